@@ -1,0 +1,64 @@
+# colfam — top-level Makefile.
+#
+#   make            the engine (libraries, colfamd, colfam) and the extension (PGXS)
+#   make install    the extension into the PostgreSQL that $(PG_CONFIG) names, the
+#                   programs into $(PREFIX)/bin
+#   make test       every suite (installs missing dependencies first; see tests/run.sh)
+#   make demo       the main job: a private PostgreSQL with colfam_fdw created
+#   make unit | unit-asan | shell | regress | pgtap   one suite alone
+#
+# The extension's sources, install scripts and regression tests are found by wildcard.
+
+PG_CONFIG ?= pg_config
+PREFIX ?= /usr/local
+
+EXTENSION = colfam_fdw
+MODULE_big = colfam_fdw
+OBJS = $(patsubst %.c,%.o,$(wildcard fdw/*.c))
+DATA = $(wildcard fdw/colfam_fdw--*.sql)
+REGRESS = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
+PG_CPPFLAGS = -Ifdw
+# -Wextra on PostgreSQL's own headers and idioms: unused callback parameters and
+# {0}-style initialisers are normal there, so only those two are silenced.
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+EXTRA_CLEAN = build results regression.diffs regression.out
+
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(wildcard $(PGXS)),)
+include $(PGXS)
+else
+# No PostgreSQL server headers yet: only the goals that install them can run.
+all install installcheck:
+	@echo "PostgreSQL server headers not found ($(PG_CONFIG) --pgxs)." >&2
+	@echo "hint: run scripts/deps.sh build (as root, or follow what it prints)." >&2
+	@exit 1
+endif
+
+ENGINE_MAKE = $(MAKE) -f mk/engine.mk
+
+all: engine
+
+.PHONY: engine engine-asan install-engine deps test demo bench unit unit-asan shell regress pgtap
+engine:
+	$(ENGINE_MAKE) all
+
+engine-asan:
+	$(ENGINE_MAKE) SAN=1 all
+
+install: install-engine
+install-engine: engine
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(wildcard build/release/bin/*) $(DESTDIR)$(PREFIX)/bin/
+
+deps:
+	scripts/deps.sh test
+
+# The harness builds and installs what it needs itself, so these run on a bare tree.
+test: deps
+	+tests/run.sh all
+
+unit unit-asan shell regress pgtap: deps
+	+tests/run.sh $@
+
+demo: deps
+	+scripts/demo.sh

@@ -1,0 +1,81 @@
+/*
+ * tools/colfam_main.c — colfam, the command-line tool: dispatches subcommands.
+ *
+ * Each subcommand is a row of the table below; the shell, node admin, schema
+ * loading, import/export and stress join it as they are built.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/crc32c.h"
+#include "util/version.h"
+
+typedef struct command
+{
+	const char *name;
+	const char *summary;
+	int			(*run) (int argc, char **argv);
+} command;
+
+static int	cmd_help(int argc, char **argv);
+
+static int
+cmd_version(int argc, char **argv)
+{
+	(void) argc;
+	(void) argv;
+	printf("colfam %s (Thrift API %s, crc32c %s)\n",
+		   CF_VERSION, CF_THRIFT_API_VERSION, cf_crc32c_impl());
+	return 0;
+}
+
+static const command commands[] = {
+	{"help", "list the commands", cmd_help},
+	{"version", "print the version", cmd_version},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void
+list_commands(FILE *out)
+{
+	fprintf(out, "usage: colfam COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+static int
+cmd_help(int argc, char **argv)
+{
+	(void) argc;
+	(void) argv;
+	list_commands(stdout);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2)
+	{
+		list_commands(stderr);
+		return 2;
+	}
+	name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+		name = "help";
+	else if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+		name = "version";
+
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+
+	fprintf(stderr, "colfam: unknown command \"%s\"\nhint: valid commands are", name);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+	fputc('\n', stderr);
+	return 2;
+}

@@ -1,0 +1,296 @@
+/*
+ * util/buf.c — growable writer and bounds-checked reader (see buf.h).
+ *
+ * Growth doubles the capacity (amortised O(1) appends) from a 64-byte floor, clamped
+ * to the limit so a capped buffer never allocates more than it may hold.
+ */
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_MIN_CAP 64
+
+void
+cf_buf_init(cf_buf *b, size_t limit)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->limit = limit;
+	b->failed = 0;
+}
+
+void
+cf_buf_free(cf_buf *b)
+{
+	free(b->data);
+	cf_buf_init(b, b->limit);
+}
+
+void
+cf_buf_reset(cf_buf *b)
+{
+	b->len = 0;
+	b->failed = 0;
+}
+
+bool
+cf_buf_reserve(cf_buf *b, size_t n)
+{
+	size_t		limit = b->limit ? b->limit : SIZE_MAX;
+	size_t		need;
+	size_t		cap;
+	uint8_t    *p;
+
+	if (b->failed)
+		return false;
+	if (n > limit - b->len)
+	{
+		b->failed = CF_BUF_OVERLIMIT;
+		return false;
+	}
+	need = b->len + n;
+	if (need <= b->cap)
+		return true;
+
+	cap = b->cap ? b->cap : BUF_MIN_CAP;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+	if (cap > limit)
+		cap = limit;
+
+	p = realloc(b->data, cap);
+	if (p == NULL)
+	{
+		b->failed = CF_BUF_NOMEM;
+		return false;
+	}
+	b->data = p;
+	b->cap = cap;
+	return true;
+}
+
+uint8_t *
+cf_buf_extend(cf_buf *b, size_t n)
+{
+	uint8_t    *p;
+
+	if (!cf_buf_reserve(b, n))
+		return NULL;
+	p = b->data + b->len;
+	b->len += n;
+	return p;
+}
+
+void
+cf_buf_put(cf_buf *b, const void *src, size_t n)
+{
+	uint8_t    *p = cf_buf_extend(b, n);
+
+	if (p && n)
+		memcpy(p, src, n);
+}
+
+void
+cf_buf_put_u8(cf_buf *b, uint8_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 1);
+
+	if (p)
+		*p = v;
+}
+
+void
+cf_buf_put_u16(cf_buf *b, uint16_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 2);
+
+	if (p)
+	{
+		p[0] = (uint8_t) (v >> 8);
+		p[1] = (uint8_t) v;
+	}
+}
+
+void
+cf_buf_put_u32(cf_buf *b, uint32_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 4);
+
+	if (p)
+		cf_store_be32(p, v);
+}
+
+void
+cf_buf_put_u64(cf_buf *b, uint64_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 8);
+
+	if (p)
+		cf_store_be64(p, v);
+}
+
+void
+cf_buf_put_varint(cf_buf *b, uint64_t v)
+{
+	uint8_t		tmp[CF_VARINT64_MAX];
+	size_t		n = 0;
+
+	while (v >= 0x80)
+	{
+		tmp[n++] = (uint8_t) (v | 0x80);
+		v >>= 7;
+	}
+	tmp[n++] = (uint8_t) v;
+	cf_buf_put(b, tmp, n);
+}
+
+void
+cf_buf_patch_u32(cf_buf *b, size_t off, uint32_t v)
+{
+	if (!b->failed && off <= b->len && b->len - off >= 4)
+		cf_store_be32(b->data + off, v);
+}
+
+cf_status *
+cf_buf_status(const cf_buf *b)
+{
+	switch (b->failed)
+	{
+		case 0:
+			return NULL;
+		case CF_BUF_OVERLIMIT:
+			return cf_status_make(CF_ERR_TOO_LARGE,
+								  "buffer would exceed its limit of %zu bytes", b->limit);
+		default:
+			return cf_status_make(CF_ERR_NO_MEMORY,
+								  "out of memory growing a buffer past %zu bytes", b->cap);
+	}
+}
+
+uint8_t *
+cf_buf_detach(cf_buf *b, size_t *len_out)
+{
+	uint8_t    *p;
+
+	if (b->failed)
+	{
+		*len_out = 0;
+		return NULL;
+	}
+	p = b->data;
+	*len_out = b->len;
+	cf_buf_init(b, b->limit);
+	return p;
+}
+
+/* True (and steps over them) if n bytes remain; else marks the reader failed. */
+static inline bool
+rd_take(cf_rd *r, size_t n, const uint8_t **out)
+{
+	if (r->failed || n > r->len - r->pos)
+	{
+		r->failed = true;
+		return false;
+	}
+	*out = r->p + r->pos;
+	r->pos += n;
+	return true;
+}
+
+uint8_t
+cf_rd_u8(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return rd_take(r, 1, &p) ? p[0] : 0;
+}
+
+uint16_t
+cf_rd_u16(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return rd_take(r, 2, &p) ? (uint16_t) ((p[0] << 8) | p[1]) : 0;
+}
+
+uint32_t
+cf_rd_u32(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return rd_take(r, 4, &p) ? cf_load_be32(p) : 0;
+}
+
+uint64_t
+cf_rd_u64(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return rd_take(r, 8, &p) ? cf_load_be64(p) : 0;
+}
+
+uint64_t
+cf_rd_varint(cf_rd *r)
+{
+	uint64_t	v = 0;
+	const uint8_t *p;
+
+	for (unsigned i = 0; i < CF_VARINT64_MAX; i++)
+	{
+		if (!rd_take(r, 1, &p))
+			return 0;
+		/* The tenth byte may only carry the top bit of a 64-bit value. */
+		if (i == CF_VARINT64_MAX - 1 && *p > 1)
+			break;
+		v |= (uint64_t) (*p & 0x7f) << (7 * i);
+		if ((*p & 0x80) == 0)
+		{
+			/* A zero final byte after the first means an overlong encoding. */
+			if (i > 0 && *p == 0)
+				break;
+			return v;
+		}
+	}
+	r->failed = true;
+	return 0;
+}
+
+const uint8_t *
+cf_rd_bytes(cf_rd *r, size_t n)
+{
+	const uint8_t *p;
+
+	return rd_take(r, n, &p) ? p : NULL;
+}
+
+bool
+cf_rd_copy(cf_rd *r, void *dst, size_t n)
+{
+	const uint8_t *p;
+
+	if (!rd_take(r, n, &p))
+		return false;
+	if (n)
+		memcpy(dst, p, n);
+	return true;
+}
+
+bool
+cf_rd_skip(cf_rd *r, size_t n)
+{
+	const uint8_t *p;
+
+	return rd_take(r, n, &p);
+}
+
+cf_status *
+cf_rd_status(const cf_rd *r, const char *what)
+{
+	if (!r->failed)
+		return NULL;
+	return cf_status_make(CF_ERR_CORRUPTION,
+						  "%s: truncated or malformed at byte %zu of %zu",
+						  what, r->pos, r->len);
+}

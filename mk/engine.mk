@@ -1,0 +1,76 @@
+# mk/engine.mk — builds the engine: one static library of every layer, the programs
+# and the C unit tests. Run from the top of the tree (the top Makefile calls it); it is
+# kept apart from PGXS so no PostgreSQL flag or header reaches the engine.
+#
+#   make -f mk/engine.mk            release build in build/release
+#   make -f mk/engine.mk SAN=1      AddressSanitizer + UBSan build in build/asan
+#
+# Everything is derived by wildcard:
+#   engine/<layer>/*.c          → build/<v>/libcolfam_engine.a
+#   engine/<layer>/<name>_main.c → build/<v>/bin/<name>
+#   tests/unit/test_*.c         → build/<v>/tests/test_*  (one cmocka program per module)
+#   tests/unit/support/*.c      → linked into every unit test
+
+CC ?= cc
+SAN ?= 0
+
+ifeq ($(SAN),1)
+O ?= build/asan
+OPT = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+else
+O ?= build/release
+OPT = -O2 -g
+endif
+
+WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wpointer-arith -Wformat=2
+ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS)
+ENGINE_LIBS = -pthread
+TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -Iengine \
+              -Itests/unit $(shell pkg-config --cflags cmocka 2>/dev/null)
+TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+MAIN_SRCS = $(wildcard engine/*/*_main.c)
+LIB_SRCS = $(filter-out $(MAIN_SRCS),$(wildcard engine/*/*.c))
+TEST_SRCS = $(wildcard tests/unit/test_*.c)
+SUPPORT_SRCS = $(wildcard tests/unit/support/*.c)
+
+LIB = $(O)/libcolfam_engine.a
+LIB_OBJS = $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+MAIN_OBJS = $(patsubst %.c,$(O)/obj/%.o,$(MAIN_SRCS))
+BINS = $(patsubst %_main.c,$(O)/bin/%,$(notdir $(MAIN_SRCS)))
+SUPPORT_OBJS = $(patsubst %.c,$(O)/obj/%.o,$(SUPPORT_SRCS))
+TESTS = $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRCS))
+
+.PHONY: all lib bins unit-tests
+all: lib bins
+lib: $(LIB)
+bins: $(BINS)
+unit-tests: $(TESTS)
+
+$(O)/obj/engine/%.o: engine/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ENGINE_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+# A program's main lives in engine/<layer>/<name>_main.c; one link rule per program.
+define program_rule
+$(O)/bin/$(patsubst %_main.c,%,$(notdir $(1))): $(patsubst %.c,$(O)/obj/%.o,$(1)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(OPT) -o $$@ $$^ $$(ENGINE_LIBS) $$(LINK_LIBS)
+endef
+$(foreach m,$(MAIN_SRCS),$(eval $(call program_rule,$(m))))
+
+$(O)/tests/%: $(O)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(OPT) -o $@ $^ $(TEST_LIBS) $(ENGINE_LIBS) $(LINK_LIBS)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,158 @@
+# tests/lib/harness.sh — start and always stop what a test run needs.
+#
+# Source it, call harness_init, then start things; everything started is stopped by
+# harness_cleanup, which runs on any exit, error, Ctrl-C or SIGTERM. Servers listen on
+# loopback only, on free ports, with their files in one temp directory.
+#
+#   harness_init                      temp dir ($H_TMP), traps
+#   harness_pg_start                  private PostgreSQL; sets PGHOST PGPORT PGUSER
+#   harness_spawn NAME CMD...         a background server; log in $H_TMP/NAME.log
+#   harness_free_port HOST            prints a port nobody listens on at HOST
+#   harness_wait_tcp HOST PORT SECS   waits until HOST:PORT accepts a connection
+#   harness_on_exit CMD...            registers a cleanup action (run in reverse order)
+#
+# A colfamd node is one harness_spawn: pick 127.0.0.N, a free port there, a data dir
+# under $H_TMP, spawn, wait for the port. PostgreSQL refuses to run as root, so as root
+# its commands run as the unprivileged user $H_PG_OSUSER (default postgres).
+
+H_PG_OSUSER=${H_PG_OSUSER:-postgres}
+H_CLEANUP=()
+H_KEEP=${H_KEEP:-0}     # 1: keep the temp dir for inspection
+
+harness_log() { printf '[harness] %s\n' "$*" >&2; }
+
+harness_on_exit() { H_CLEANUP+=("$*"); }
+
+harness_cleanup() {
+  local rc=$? i
+  trap - EXIT INT TERM HUP
+  for ((i = ${#H_CLEANUP[@]} - 1; i >= 0; i--)); do
+    eval "${H_CLEANUP[i]}" || true
+  done
+  H_CLEANUP=()
+  if [[ -n "${H_TMP:-}" && -d "$H_TMP" ]]; then
+    if [[ $rc -ne 0 || $H_KEEP == 1 ]]; then
+      harness_log "logs kept in $H_TMP"
+    else
+      rm -rf "$H_TMP"
+    fi
+  fi
+  exit "$rc"
+}
+
+harness_init() {
+  H_TMP=$(mktemp -d "${TMPDIR:-/tmp}/colfam-test.XXXXXX")
+  chmod 755 "$H_TMP"      # the unprivileged PostgreSQL user must reach its data dir
+  trap harness_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM HUP
+}
+
+# Runs a command as the PostgreSQL OS user when we are root, else as ourselves.
+harness_as_pg() {
+  if [[ $(id -u) -eq 0 ]]; then
+    (cd "$H_TMP" && runuser -u "$H_PG_OSUSER" -- "$@")
+  else
+    (cd "$H_TMP" && "$@")
+  fi
+}
+
+harness_port_busy() {   # HOST PORT
+  if command -v ss >/dev/null 2>&1; then
+    [[ -n "$(ss -Htln "src $1:$2" 2>/dev/null)" || -n "$(ss -Htln "src 0.0.0.0:$2" 2>/dev/null)" ]]
+  else
+    (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+  fi
+}
+
+harness_free_port() {   # HOST
+  local host=${1:-127.0.0.1} port tries
+  for ((tries = 0; tries < 200; tries++)); do
+    port=$((20000 + RANDOM % 40000))
+    harness_port_busy "$host" "$port" || { echo "$port"; return 0; }
+  done
+  harness_log "no free port found on $host"
+  return 1
+}
+
+harness_wait_tcp() {    # HOST PORT SECONDS
+  local deadline=$((SECONDS + ${3:-30}))
+  while ((SECONDS < deadline)); do
+    (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  harness_log "nothing accepted connections on $1:$2 within ${3:-30}s"
+  return 1
+}
+
+# Stops a process: SIGTERM, up to 10 s to exit, then SIGKILL.
+harness_stop_pid() {    # PID NAME
+  local pid=$1 i
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    sleep 0.1
+  done
+  harness_log "$2 (pid $pid) ignored SIGTERM for 10s; killing it"
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+harness_spawn() {       # NAME CMD...  → sets H_PID
+  local name=$1; shift
+  "$@" >"$H_TMP/$name.log" 2>&1 &
+  H_PID=$!
+  harness_on_exit "harness_stop_pid $H_PID $name"
+}
+
+harness_pg_bindir() { "${PG_CONFIG:-pg_config}" --bindir; }
+
+harness_pg_start() {
+  local bindir data sock attempt port
+  bindir=$(harness_pg_bindir)
+  data=$H_TMP/pg/data
+  sock=$H_TMP/pg/sock
+  mkdir -p "$H_TMP/pg" "$sock"
+  [[ $(id -u) -eq 0 ]] && chown -R "$H_PG_OSUSER" "$H_TMP/pg"
+
+  harness_as_pg "$bindir/initdb" -D "$data" -U postgres --auth=trust -E UTF8 \
+    --locale=C.UTF-8 --no-sync >"$H_TMP/pg/initdb.log" 2>&1 ||
+    { cat "$H_TMP/pg/initdb.log" >&2; harness_log "initdb failed"; return 1; }
+
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    port=$(harness_free_port 127.0.0.1) || return 1
+    harness_as_pg "$bindir/pg_ctl" -D "$data" -l "$H_TMP/pg/server.log" -w -t 60 \
+      -o "-c port=$port -c listen_addresses=127.0.0.1 -c unix_socket_directories='$sock'
+          -c fsync=off -c full_page_writes=off -c synchronous_commit=off
+          -c max_connections=30 -c shared_buffers=32MB -c log_min_messages=warning" \
+      start >"$H_TMP/pg/pg_ctl.log" 2>&1 && break
+    harness_log "PostgreSQL did not start on port $port (attempt $attempt of 5)"
+    tail -n 5 "$H_TMP/pg/server.log" >&2 2>/dev/null || true
+    port=
+  done
+  [[ -n "$port" ]] || return 1
+  harness_on_exit "harness_as_pg '$bindir/pg_ctl' -D '$data' -m fast -w -t 30 stop >/dev/null 2>&1 || harness_as_pg '$bindir/pg_ctl' -D '$data' -m immediate stop >/dev/null 2>&1"
+
+  export PGHOST=$sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+  unset PGPASSWORD PGSERVICE
+  H_PG_PORT=$port
+  harness_log "PostgreSQL $("$bindir/postgres" -V | awk '{print $3}') on 127.0.0.1:$port, socket $sock"
+}
+
+# Builds the tree and installs colfam_fdw into the PostgreSQL that pg_config names:
+# directly as root (or when its directories are writable), otherwise it must already
+# be installed (sudo make install) and be this tree's version.
+harness_install_extension() {
+  local make=${MAKE:-make} jobs
+  jobs=$(nproc 2>/dev/null || echo 2)
+  $make -s -j"$jobs" all >/dev/null || { harness_log "build failed"; return 1; }
+  if [[ $(id -u) -eq 0 || -w "$("${PG_CONFIG:-pg_config}" --pkglibdir)" ]]; then
+    $make -s install >/dev/null || { harness_log "make install failed"; return 1; }
+  elif ! cmp -s colfam_fdw.control \
+         "$("${PG_CONFIG:-pg_config}" --sharedir)/extension/colfam_fdw.control"; then
+    harness_log "colfam_fdw is not installed in $("${PG_CONFIG:-pg_config}" --sharedir)"
+    harness_log "hint: run 'sudo make install' first, or run this as root"
+    return 1
+  fi
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# tests/run.sh — runs colfam's test suites and prints one summary line.
+#
+#   tests/run.sh [all | SUITE...]
+#
+# Suites:
+#   unit       C unit tests (cmocka), one program per engine module
+#   unit-asan  the same programs built with AddressSanitizer and UBSan
+#   shell      TAP tests in bash (prove): the binaries, the harness, the layering rule
+#   regress    pg_regress: sql/*.sql against expected/*.out in a private PostgreSQL
+#   pgtap      pgTAP: pg_prove over tests/pgtap/*.sql in a private PostgreSQL
+#
+# It builds what it runs and installs the extension into the PostgreSQL that
+# pg_config names (as root; otherwise it must already be installed: sudo make install).
+# Every server it starts is stopped on exit, failure or Ctrl-C (tests/lib/harness.sh).
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+. tests/lib/harness.sh
+
+ALL_SUITES=(unit unit-asan shell regress pgtap)
+MAKE=${MAKE:-make}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+suites=()
+for arg in "${@:-all}"; do
+  case "$arg" in
+    all) suites+=("${ALL_SUITES[@]}") ;;
+    unit|unit-asan|shell|regress|pgtap) suites+=("$arg") ;;
+    *) echo "run.sh: unknown suite '$arg' (valid: all ${ALL_SUITES[*]})" >&2; exit 2 ;;
+  esac
+done
+
+harness_init
+
+total_pass=0
+total_fail=0
+failed_suites=()
+
+# Counts from a suite's log, by the runner that wrote it. Sets S_PASS and S_FAIL.
+count_cmocka() {
+  S_PASS=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' "$1" | awk '{s+=$1} END {print s+0}')
+  S_FAIL=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' "$1" | awk '{s+=$1} END {print s+0}')
+}
+count_prove() {
+  local tests failed
+  tests=$(sed -nE 's/^Files=[0-9]+, Tests=([0-9]+),.*/\1/p' "$1" | tail -n1)
+  failed=$(sed -nE 's/.*Failed ([0-9]+)\/[0-9]+ subtests.*/\1/p' "$1" | awk '{s+=$1} END {print s+0}')
+  S_PASS=$(( ${tests:-0} - failed ))
+  S_FAIL=$failed
+}
+count_pg_regress() {
+  local line
+  line=$(grep -E '^ *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed)' "$1" | tail -n1)
+  if [[ "$line" =~ All\ ([0-9]+)\ tests ]]; then
+    S_PASS=${BASH_REMATCH[1]}; S_FAIL=0
+  elif [[ "$line" =~ ([0-9]+)\ of\ ([0-9]+)\ tests ]]; then
+    S_FAIL=${BASH_REMATCH[1]}; S_PASS=$(( BASH_REMATCH[2] - BASH_REMATCH[1] ))
+  else
+    S_PASS=0; S_FAIL=0
+  fi
+}
+
+# run_suite NAME COUNTER FUNCTION: runs FUNCTION with output shown and logged.
+run_suite() {
+  local name=$1 counter=$2 fn=$3 log="$H_TMP/suite-$1.log" rc
+  printf '\n=== suite %s ===\n' "$name"
+  # Not a pipeline: the suite must run in this shell, so the servers it starts are
+  # registered with this shell's cleanup.
+  "$fn" > >(tee "$log") 2>&1
+  rc=$?
+  wait $! 2>/dev/null   # let tee drain before the log is read
+  "$counter" "$log"
+  # A suite that failed without a countable failure (a crash, a build error) counts one.
+  if [[ $rc -ne 0 && $S_FAIL -eq 0 ]]; then S_FAIL=1; fi
+  if [[ $rc -eq 0 && $S_PASS -eq 0 ]]; then
+    echo "suite $name ran no test" >&2; S_FAIL=$((S_FAIL + 1))
+  fi
+  total_pass=$((total_pass + S_PASS))
+  total_fail=$((total_fail + S_FAIL))
+  if [[ $S_FAIL -ne 0 ]]; then failed_suites+=("$name"); fi
+  printf '=== suite %s: %d passed, %d failed ===\n' "$name" "$S_PASS" "$S_FAIL"
+}
+
+run_unit_programs() {   # DIR
+  local t rc=0 found=0
+  for t in "$1"/test_*; do
+    [[ -x "$t" ]] || continue
+    found=1
+    "$t" || rc=1
+  done
+  [[ $found -eq 1 ]] || { echo "no unit test programs in $1"; return 1; }
+  return $rc
+}
+
+suite_unit() {
+  $MAKE -s -j"$JOBS" -f mk/engine.mk all unit-tests || return 1
+  run_unit_programs build/release/tests
+}
+
+suite_unit_asan() {
+  local t
+  $MAKE -s -j"$JOBS" -f mk/engine.mk SAN=1 all unit-tests || return 1
+  # Guard against a build that silently lost its instrumentation.
+  for t in build/asan/tests/test_*; do
+    nm "$t" | grep -q __asan_init || { echo "$t is not built with AddressSanitizer"; return 1; }
+  done
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_unit_programs build/asan/tests
+}
+
+suite_shell() {
+  $MAKE -s -j"$JOBS" -f mk/engine.mk all || return 1
+  COLFAM_ROOT=$ROOT prove --exec bash tests/shell/*.t
+}
+
+pg_ready=0
+ensure_pg() {
+  [[ $pg_ready -eq 1 ]] && return 0
+  harness_install_extension || return 1
+  harness_pg_start || return 1
+  pg_ready=1
+}
+
+suite_regress() {
+  local rc
+  ensure_pg || return 1
+  $MAKE -s installcheck
+  rc=$?
+  if [[ $rc -ne 0 && -f regression.diffs ]]; then
+    echo "--- regression.diffs ---"; cat regression.diffs
+  fi
+  return $rc
+}
+
+suite_pgtap() {
+  ensure_pg || return 1
+  psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE DATABASE colfam_tap' || return 1
+  psql -X -q -v ON_ERROR_STOP=1 -d colfam_tap -c 'CREATE EXTENSION pgtap' || return 1
+  pg_prove --dbname colfam_tap --ext .sql tests/pgtap/
+}
+
+for s in "${suites[@]}"; do
+  case "$s" in
+    unit) run_suite unit count_cmocka suite_unit ;;
+    unit-asan) run_suite unit-asan count_cmocka suite_unit_asan ;;
+    shell) run_suite shell count_prove suite_shell ;;
+    regress) run_suite regress count_pg_regress suite_regress ;;
+    pgtap) run_suite pgtap count_prove suite_pgtap ;;
+  esac
+done
+
+echo
+if [[ ${#failed_suites[@]} -gt 0 ]]; then
+  echo "failed suites: ${failed_suites[*]}"
+fi
+echo "test: $total_pass passed, $total_fail failed"
+[[ $total_fail -eq 0 ]]

@@ -1,0 +1,52 @@
+# tests/shell/harness.t — the harness starts servers on 127.0.0.x and always stops them,
+# which later suites rely on to run colfamd nodes. Stand-in servers are perl listeners.
+. "$COLFAM_ROOT/tests/shell/tap.sh"
+tap_plan 6
+
+pids_file=$(mktemp)
+trap 'rm -f "$pids_file"' EXIT
+
+# A child shell uses the harness the way a suite does, then exits (or is interrupted).
+child() {   # MODE: exit | fail | sigint
+  bash -c '
+    . "$COLFAM_ROOT/tests/lib/harness.sh"
+    harness_init
+    for n in 2 3; do
+      host=127.0.0.$n
+      port=$(harness_free_port $host) || exit 9
+      harness_spawn node$n perl -MIO::Socket::INET -e "
+        my \$s = IO::Socket::INET->new(LocalAddr => q($host), LocalPort => $port,
+                                       Listen => 5, ReuseAddr => 1) or die;
+        while (my \$c = \$s->accept) { close \$c }"
+      echo "$H_PID" >>"$1"
+      harness_wait_tcp $host "$port" 10 || exit 8
+    done
+    case "$2" in
+      exit) exit 0 ;;
+      fail) false; exit 1 ;;
+      sigint) kill -INT $$; sleep 5 ;;
+    esac' child "$pids_file" "$1" >/dev/null 2>&1
+}
+
+all_stopped() {
+  local pid
+  while read -r pid; do
+    kill -0 "$pid" 2>/dev/null && return 1
+  done <"$pids_file"
+  return 0
+}
+
+child exit; rc=$?
+tap_ok $((rc != 0)) "two stand-in nodes on 127.0.0.2 and 127.0.0.3 came up (exit $rc)"
+tap_ok $(all_stopped; echo $?) "they are stopped when the run ends normally"
+
+: >"$pids_file"
+child fail
+tap_ok $(( $(wc -l <"$pids_file") != 2 )) "nodes started before a failure"
+tap_ok $(all_stopped; echo $?) "they are stopped when the run fails"
+
+: >"$pids_file"
+child sigint; rc=$?
+tap_ok $((rc != 130)) "an interrupted run exits with 130 (got $rc)"
+tap_ok $(all_stopped; echo $?) "its nodes are stopped too"
+exit $T_FAILED

@@ -88,7 +88,7 @@ run_unit_programs() {   # DIR
   for t in "$1"/test_*; do
     [[ -x "$t" ]] || continue
     found=1
-    "$t" || rc=1
+    timeout --kill-after=10 300 "$t" || { echo "$t failed (exit $?)"; rc=1; }
   done
   [[ $found -eq 1 ]] || { echo "no unit test programs in $1"; return 1; }
   return $rc

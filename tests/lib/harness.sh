@@ -48,12 +48,23 @@ harness_init() {
   trap 'exit 143' TERM HUP
 }
 
+# Closes every descriptor above 2 in the current (sub)shell. Servers are started with
+# only stdin/stdout/stderr: one that inherits, say, the pipe of the runner's log would
+# keep that pipe open after the suite ends, and the runner would wait on it forever.
+harness_close_fds() {
+  local fd
+  for fd in $(ls /proc/$BASHPID/fd 2>/dev/null); do
+    ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+  done
+  return 0
+}
+
 # Runs a command as the PostgreSQL OS user when we are root, else as ourselves.
 harness_as_pg() {
   if [[ $(id -u) -eq 0 ]]; then
-    (cd "$H_TMP" && runuser -u "$H_PG_OSUSER" -- "$@")
+    (cd "$H_TMP" && harness_close_fds && exec runuser -u "$H_PG_OSUSER" -- "$@")
   else
-    (cd "$H_TMP" && "$@")
+    (cd "$H_TMP" && harness_close_fds && exec "$@")
   fi
 }
 
@@ -101,7 +112,7 @@ harness_stop_pid() {    # PID NAME
 
 harness_spawn() {       # NAME CMD...  → sets H_PID
   local name=$1; shift
-  "$@" >"$H_TMP/$name.log" 2>&1 &
+  (harness_close_fds; exec "$@") >"$H_TMP/$name.log" 2>&1 &
   H_PID=$!
   harness_on_exit "harness_stop_pid $H_PID $name"
 }

@@ -1,7 +1,7 @@
 # tests/shell/harness.t — the harness starts servers on 127.0.0.x and always stops them,
 # which later suites rely on to run colfamd nodes. Stand-in servers are perl listeners.
 . "$COLFAM_ROOT/tests/shell/tap.sh"
-tap_plan 6
+tap_plan 7
 
 pids_file=$(mktemp)
 trap 'rm -f "$pids_file"' EXIT
@@ -49,4 +49,17 @@ tap_ok $(all_stopped; echo $?) "they are stopped when the run fails"
 child sigint; rc=$?
 tap_ok $((rc != 130)) "an interrupted run exits with 130 (got $rc)"
 tap_ok $(all_stopped; echo $?) "its nodes are stopped too"
+# A server must not inherit the runner's descriptors (a pipe it held open once hung the
+# suite runner): open fd 9 on a pipe, spawn, and look at the child's fd table.
+leak=$(bash -c '
+  . "$COLFAM_ROOT/tests/lib/harness.sh"
+  harness_init
+  exec 9> >(cat >/dev/null)
+  harness_spawn sleeper sleep 30
+  for ((i = 0; i < 50; i++)); do
+    [[ "$(readlink /proc/$H_PID/exe)" == */sleep ]] && break
+    sleep 0.1
+  done
+  ls /proc/$H_PID/fd | tr "\n" " "' 2>/dev/null)
+tap_ok $([[ "$leak" == "0 1 2 " ]]; echo $?) "a spawned server holds only fds 0-2 (has: $leak)"
 exit $T_FAILED

@@ -4,7 +4,9 @@
 tap_plan 7
 
 pids_file=$(mktemp)
-trap 'rm -f "$pids_file"' EXIT
+# The children's runs fail on purpose and keep their logs; keep them in a dir of ours.
+export TMPDIR=$(mktemp -d)
+trap 'rm -rf "$pids_file" "$TMPDIR"' EXIT
 
 # A child shell uses the harness the way a suite does, then exits (or is interrupted).
 child() {   # MODE: exit | fail | sigint

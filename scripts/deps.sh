@@ -32,7 +32,7 @@ major=$(pg_major)
 
 pkgs=(gcc make pkg-config libc6-dev
       "postgresql-server-dev-$major"
-      libzstd-dev libxml2-dev libyaml-dev libicu-dev)
+      libzstd-dev libxxhash-dev libmd-dev libxml2-dev libyaml-dev libicu-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
          libcmocka-dev perl iproute2)

@@ -1,0 +1,36 @@
+/*
+ * util/arena.h — a bump allocator for memtables: many small allocations, freed all at
+ * once when the memtable is dropped after its flush.
+ *
+ * Allocation is a pointer bump inside the current block; a request larger than a
+ * quarter of the block size gets a block of its own, so big values waste no space.
+ * Memory is never returned piecemeal.
+ *
+ * Thread safety: cf_arena_alloc must not be called concurrently (the memtable's
+ * writer lock serialises it); cf_arena_memory_usage may be read from any thread at any
+ * time (flush thresholds read it). Memory handed out stays valid until cf_arena_free.
+ */
+#ifndef CF_UTIL_ARENA_H
+#define CF_UTIL_ARENA_H
+
+#include <stddef.h>
+
+typedef struct cf_arena cf_arena;
+
+/* A new arena allocating blocks of block_size bytes (0: 64 KiB). NULL on no memory. */
+cf_arena   *cf_arena_new(size_t block_size);
+
+/* n bytes aligned to 8 (to 16 when n >= 16); NULL on no memory. n = 0 returns a
+ * valid unique pointer. */
+void	   *cf_arena_alloc(cf_arena *a, size_t n);
+
+/* Copies n bytes into the arena; NULL on no memory. */
+void	   *cf_arena_dup(cf_arena *a, const void *p, size_t n);
+
+/* Bytes allocated from the system so far, block overheads included. */
+size_t		cf_arena_memory_usage(const cf_arena *a);
+
+/* Frees every block; a NULL arena is ignored. */
+void		cf_arena_free(cf_arena *a);
+
+#endif							/* CF_UTIL_ARENA_H */

@@ -1,0 +1,306 @@
+/*
+ * storage/mutation.c — encoding and decoding of row mutations.
+ *
+ * Layout (all integers big-endian or unsigned LEB128 varints; see
+ * engine/doc/mutation_format.md):
+ *   u8 version | bytes key | varint n_cfs | n_cfs × cf_update
+ *   cf_update: varint cf_id | u8 has_row_del [i64 ts i32 local] |
+ *              varint n_tombs × tomb | varint n_cells × cell
+ *   tomb:      bytes sc | bytes start | bytes finish | i64 ts | i32 local
+ *   cell:      u8 flags | bytes sc | bytes name | bytes value | i64 ts |
+ *              [i32 ttl i32 local if EXPIRING] [i32 local if DELETED]
+ *   bytes:     varint length | that many bytes
+ *
+ * Decoding is two passes over the record: the first validates and counts, the second
+ * fills one allocation sized by the first. So counts are never trusted, partial states
+ * never need unwinding, and a decoded mutation is a single free.
+ */
+#include "storage/mutation.h"
+
+#include <stdlib.h>
+
+#define KNOWN_FLAGS (CF_CELL_DELETED | CF_CELL_EXPIRING)
+
+/* Smallest possible encodings, used to bound counts by the bytes left. */
+#define MIN_TOMB_BYTES (3 + 8 + 4)
+#define MIN_CELL_BYTES (1 + 3 + 8)
+#define MIN_CF_BYTES (1 + 1 + 1 + 1)
+
+static void
+put_bytes(cf_buf *b, cf_slice s)
+{
+	cf_buf_put_varint(b, s.len);
+	cf_buf_put(b, s.p, s.len);
+}
+
+static cf_status *
+check_len(cf_slice s, size_t max, const char *what)
+{
+	if (s.len > max)
+		return cf_status_make(CF_ERR_INVALID, "%s is %zu bytes; the limit is %zu",
+							  what, s.len, max);
+	return NULL;
+}
+
+cf_status *
+cf_mutation_encode(const cf_mutation *m, cf_buf *out)
+{
+	cf_status  *s;
+
+	if ((s = check_len(m->key, CF_KEY_MAX, "row key")))
+		return s;
+
+	cf_buf_put_u8(out, CF_MUTATION_VERSION);
+	put_bytes(out, m->key);
+	cf_buf_put_varint(out, m->n_cfs);
+	for (size_t i = 0; i < m->n_cfs; i++)
+	{
+		const cf_cf_update *u = &m->cfs[i];
+
+		cf_buf_put_varint(out, u->cf_id);
+		cf_buf_put_u8(out, !cf_deletion_is_live(u->row_del));
+		if (!cf_deletion_is_live(u->row_del))
+		{
+			cf_buf_put_u64(out, (uint64_t) u->row_del.timestamp);
+			cf_buf_put_u32(out, (uint32_t) u->row_del.local_time);
+		}
+		cf_buf_put_varint(out, u->n_tombs);
+		for (size_t t = 0; t < u->n_tombs; t++)
+		{
+			const cf_range_tomb *rt = &u->tombs[t];
+
+			if ((s = check_len(rt->sc, CF_NAME_MAX, "super column name")) ||
+				(s = check_len(rt->start, CF_NAME_MAX, "slice start")) ||
+				(s = check_len(rt->finish, CF_NAME_MAX, "slice finish")))
+				return s;
+			put_bytes(out, rt->sc);
+			put_bytes(out, rt->start);
+			put_bytes(out, rt->finish);
+			cf_buf_put_u64(out, (uint64_t) rt->del.timestamp);
+			cf_buf_put_u32(out, (uint32_t) rt->del.local_time);
+		}
+		cf_buf_put_varint(out, u->n_cells);
+		for (size_t c = 0; c < u->n_cells; c++)
+		{
+			const cf_cell *cell = &u->cells[c];
+
+			if ((s = check_len(cell->sc, CF_NAME_MAX, "super column name")) ||
+				(s = check_len(cell->name, CF_NAME_MAX, "column name")))
+				return s;
+			if (cell->flags & ~KNOWN_FLAGS)
+				return cf_status_make(CF_ERR_INTERNAL, "cell has unknown flags 0x%x",
+									  cell->flags);
+			cf_buf_put_u8(out, cell->flags);
+			put_bytes(out, cell->sc);
+			put_bytes(out, cell->name);
+			put_bytes(out, cell->value);
+			cf_buf_put_u64(out, (uint64_t) cell->timestamp);
+			if (cell->flags & CF_CELL_EXPIRING)
+			{
+				cf_buf_put_u32(out, (uint32_t) cell->ttl);
+				cf_buf_put_u32(out, (uint32_t) cell->local_time);
+			}
+			if (cell->flags & CF_CELL_DELETED)
+				cf_buf_put_u32(out, (uint32_t) cell->local_time);
+		}
+	}
+	return cf_buf_status(out);
+}
+
+/* Reads a length-prefixed byte string, refusing lengths over max. */
+static cf_slice
+get_bytes(cf_rd *r, size_t max)
+{
+	uint64_t	n = cf_rd_varint(r);
+	const uint8_t *p;
+
+	if (n > max)
+	{
+		cf_rd_fail(r);
+		return cf_slice_of(NULL, 0);
+	}
+	p = cf_rd_bytes(r, (size_t) n);
+	return cf_slice_of(p, p ? (size_t) n : 0);
+}
+
+/* A count that cannot exceed what the remaining bytes could hold. */
+static size_t
+get_count(cf_rd *r, size_t min_each)
+{
+	uint64_t	n = cf_rd_varint(r);
+
+	if (n > cf_rd_left(r) / min_each)
+	{
+		cf_rd_fail(r);
+		return 0;
+	}
+	return (size_t) n;
+}
+
+/*
+ * One pass over the record. With m == NULL it only validates and counts (totals in
+ * *n_cfs, *n_tombs, *n_cells); otherwise it fills m's arrays, whose sizes pass one
+ * established.
+ */
+static cf_status *
+decode_pass(cf_slice data, cf_mutation *m, size_t *n_cfs, size_t *n_tombs, size_t *n_cells)
+{
+	cf_rd		r;
+	uint8_t		version;
+	cf_slice	key;
+	size_t		ncf;
+	size_t		tomb_at = 0;
+	size_t		cell_at = 0;
+
+	cf_rd_init(&r, data.p, data.len);
+	version = cf_rd_u8(&r);
+	if (cf_rd_ok(&r) && version != CF_MUTATION_VERSION)
+		return cf_status_make(CF_ERR_CORRUPTION,
+							  "mutation: unknown format version %u (this build reads %d)",
+							  version, CF_MUTATION_VERSION);
+	key = get_bytes(&r, CF_KEY_MAX);
+	ncf = get_count(&r, MIN_CF_BYTES);
+	if (m)
+	{
+		m->key = key;
+		m->n_cfs = ncf;
+	}
+
+	for (size_t i = 0; i < ncf && cf_rd_ok(&r); i++)
+	{
+		uint64_t	cf_id = cf_rd_varint(&r);
+		uint8_t		has_del = cf_rd_u8(&r);
+		cf_deletion del = cf_deletion_none();
+		size_t		nt;
+		size_t		nc;
+		cf_cf_update *u = m ? &m->cfs[i] : NULL;
+
+		if (cf_id > UINT32_MAX || has_del > 1)
+			cf_rd_fail(&r);
+		if (has_del)
+		{
+			del.timestamp = (int64_t) cf_rd_u64(&r);
+			del.local_time = (int32_t) cf_rd_u32(&r);
+			if (del.timestamp == CF_LIVE)
+				cf_rd_fail(&r);
+		}
+		nt = get_count(&r, MIN_TOMB_BYTES);
+		if (u)
+		{
+			u->cf_id = (uint32_t) cf_id;
+			u->row_del = del;
+			u->tombs = m->cfs[0].tombs + tomb_at;
+			u->n_tombs = nt;
+		}
+		for (size_t t = 0; t < nt && cf_rd_ok(&r); t++)
+		{
+			cf_range_tomb rt;
+
+			rt.sc = get_bytes(&r, CF_NAME_MAX);
+			rt.start = get_bytes(&r, CF_NAME_MAX);
+			rt.finish = get_bytes(&r, CF_NAME_MAX);
+			rt.del.timestamp = (int64_t) cf_rd_u64(&r);
+			rt.del.local_time = (int32_t) cf_rd_u32(&r);
+			if (u)
+				u->tombs[t] = rt;
+		}
+		tomb_at += nt;
+
+		nc = get_count(&r, MIN_CELL_BYTES);
+		if (u)
+		{
+			u->cells = m->cfs[0].cells + cell_at;
+			u->n_cells = nc;
+		}
+		for (size_t c = 0; c < nc && cf_rd_ok(&r); c++)
+		{
+			cf_cell		cell = {0};
+
+			cell.flags = cf_rd_u8(&r);
+			if ((cell.flags & ~KNOWN_FLAGS) ||
+				cell.flags == (CF_CELL_DELETED | CF_CELL_EXPIRING))
+				cf_rd_fail(&r);
+			cell.sc = get_bytes(&r, CF_NAME_MAX);
+			cell.name = get_bytes(&r, CF_NAME_MAX);
+			cell.value = get_bytes(&r, SIZE_MAX);
+			cell.timestamp = (int64_t) cf_rd_u64(&r);
+			if (cell.flags & CF_CELL_EXPIRING)
+			{
+				cell.ttl = (int32_t) cf_rd_u32(&r);
+				cell.local_time = (int32_t) cf_rd_u32(&r);
+				if (cell.ttl <= 0)
+					cf_rd_fail(&r);
+			}
+			else if (cell.flags & CF_CELL_DELETED)
+				cell.local_time = (int32_t) cf_rd_u32(&r);
+			if (u)
+				u->cells[c] = cell;
+		}
+		cell_at += nc;
+	}
+	if (cf_rd_ok(&r) && cf_rd_left(&r) != 0)
+		return cf_status_make(CF_ERR_CORRUPTION,
+							  "mutation: %zu bytes left over after the last column family",
+							  cf_rd_left(&r));
+	if (n_cfs)
+	{
+		*n_cfs = ncf;
+		*n_tombs = tomb_at;
+		*n_cells = cell_at;
+	}
+	return cf_rd_status(&r, "mutation");
+}
+
+cf_status *
+cf_mutation_decode(cf_slice data, cf_mutation *out)
+{
+	size_t		ncf;
+	size_t		nt;
+	size_t		nc;
+	cf_status  *s;
+	char	   *mem;
+
+	*out = (cf_mutation) {0};
+	if ((s = decode_pass(data, NULL, &ncf, &nt, &nc)))
+		return s;
+
+	/* One block: the cf updates, then all tombstones, then all cells. */
+	mem = calloc(1, ncf * sizeof(cf_cf_update) + nt * sizeof(cf_range_tomb) +
+				 nc * sizeof(cf_cell) + 1);
+	if (mem == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "mutation: out of memory decoding %zu cells",
+							  nc);
+	out->alloc_ = mem;
+	out->cfs = (cf_cf_update *) mem;
+	if (ncf)
+	{
+		out->cfs[0].tombs = (cf_range_tomb *) (mem + ncf * sizeof(cf_cf_update));
+		out->cfs[0].cells = (cf_cell *) (mem + ncf * sizeof(cf_cf_update) +
+										 nt * sizeof(cf_range_tomb));
+	}
+	if ((s = decode_pass(data, out, NULL, NULL, NULL)))
+	{
+		/* the first pass accepted the same bytes: this cannot happen */
+		cf_mutation_release(out);
+		return cf_status_wrap(s, "mutation: second decoding pass disagreed");
+	}
+	return NULL;
+}
+
+void
+cf_mutation_release(cf_mutation *m)
+{
+	free(m->alloc_);
+	*m = (cf_mutation) {0};
+}
+
+size_t
+cf_mutation_ops(const cf_mutation *m)
+{
+	size_t		n = 0;
+
+	for (size_t i = 0; i < m->n_cfs; i++)
+		n += m->cfs[i].n_cells + m->cfs[i].n_tombs +
+			!cf_deletion_is_live(m->cfs[i].row_del);
+	return n;
+}

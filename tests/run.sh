@@ -104,7 +104,7 @@ suite_unit_asan() {
   $MAKE -s -j"$JOBS" -f mk/engine.mk SAN=1 all unit-tests || return 1
   # Guard against a build that silently lost its instrumentation.
   for t in build/asan/tests/test_*; do
-    nm "$t" | grep -q __asan_init || { echo "$t is not built with AddressSanitizer"; return 1; }
+    grep -q __asan_init < <(nm "$t") || { echo "$t is not built with AddressSanitizer"; return 1; }
   done
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

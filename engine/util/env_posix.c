@@ -204,13 +204,67 @@ static const struct cf_wfile_ops posix_wfile_ops = {
 	.size = posix_wfile_size,
 };
 
+/*
+ * Opens path with flags (O_CLOEXEC added; EINTR retried) and reads its size. what
+ * names the purpose in messages ("writing"). On error nothing stays open.
+ */
+static cf_status *
+open_sized(const char *path, int flags, const char *what, int *fdp, uint64_t *size)
+{
+	struct stat st;
+	cf_status  *s;
+	int			fd;
+
+	do
+		fd = open(path, flags | O_CLOEXEC, 0644);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+	{
+		if (errno == EEXIST)	/* only with O_EXCL */
+			return cf_status_make(CF_ERR_BUSY, "creating %s: the file already exists",
+								  path);
+		return cf_status_errno(errno, "opening %s for %s", path, what);
+	}
+	if (fstat(fd, &st) != 0)
+	{
+		s = cf_status_errno(errno, "inspecting %s", path);
+		close(fd);
+		return s;
+	}
+	*fdp = fd;
+	*size = (uint64_t) st.st_size;
+	return NULL;
+}
+
+/*
+ * A malloc'd handle of n bytes for the file fd, with a malloc'd copy of path in
+ * *path_copy; on no memory closes fd and returns NULL.
+ */
+static void *
+new_handle(size_t n, const char *path, int fd, char **path_copy)
+{
+	void	   *h = malloc(n);
+
+	*path_copy = strdup(path);
+	if (h == NULL || *path_copy == NULL)
+	{
+		free(h);
+		free(*path_copy);
+		close(fd);
+		return NULL;
+	}
+	return h;
+}
+
 static cf_status *
 posix_open_write(cf_env *e, const char *path, cf_open_mode mode, cf_wfile **out)
 {
-	int			flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+	int			flags = O_WRONLY | O_CREAT;
 	posix_wfile *f;
-	struct stat st;
+	char	   *copy;
+	uint64_t	size;
 	int			fd;
+	cf_status  *s;
 
 	*out = NULL;
 	if (mode == CF_OPEN_CREATE_NEW)
@@ -219,37 +273,17 @@ posix_open_write(cf_env *e, const char *path, cf_open_mode mode, cf_wfile **out)
 		flags |= O_TRUNC;
 	else
 		flags |= O_APPEND;
-
-	do
-		fd = open(path, flags, 0644);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-	{
-		if (errno == EEXIST)
-			return cf_status_make(CF_ERR_BUSY, "creating %s: the file already exists",
-								  path);
-		return cf_status_errno(errno, "opening %s for writing", path);
-	}
-	if (fstat(fd, &st) != 0)
-	{
-		cf_status  *s = cf_status_errno(errno, "inspecting %s", path);
-
-		close(fd);
+	if ((s = open_sized(path, flags, "writing", &fd, &size)) != NULL)
 		return s;
-	}
-
-	f = malloc(sizeof(*f));
-	if (f == NULL || (f->hdr.path = strdup(path)) == NULL)
-	{
-		free(f);
-		close(fd);
+	if ((f = new_handle(sizeof(*f), path, fd, &copy)) == NULL)
 		return cf_status_errno(ENOMEM, "opening %s for writing", path);
-	}
+
 	f->hdr.ops = &posix_wfile_ops;
 	f->hdr.env = e;
+	f->hdr.path = copy;
 	f->fd = fd;
 	f->failed_errno = 0;
-	f->size = (uint64_t) st.st_size;	/* 0 unless appending */
+	f->size = size;				/* 0 unless appending */
 	f->len = 0;
 	*out = &f->hdr;
 	return NULL;
@@ -310,34 +344,22 @@ static cf_status *
 posix_open_read(cf_env *e, const char *path, cf_rfile **out)
 {
 	posix_rfile *f;
-	struct stat st;
+	char	   *copy;
+	uint64_t	size;
 	int			fd;
+	cf_status  *s;
 
 	*out = NULL;
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return cf_status_errno(errno, "opening %s for reading", path);
-	if (fstat(fd, &st) != 0)
-	{
-		cf_status  *s = cf_status_errno(errno, "inspecting %s", path);
-
-		close(fd);
+	if ((s = open_sized(path, O_RDONLY, "reading", &fd, &size)) != NULL)
 		return s;
-	}
-
-	f = malloc(sizeof(*f));
-	if (f == NULL || (f->hdr.path = strdup(path)) == NULL)
-	{
-		free(f);
-		close(fd);
+	if ((f = new_handle(sizeof(*f), path, fd, &copy)) == NULL)
 		return cf_status_errno(ENOMEM, "opening %s for reading", path);
-	}
+
 	f->hdr.ops = &posix_rfile_ops;
 	f->hdr.env = e;
+	f->hdr.path = copy;
 	f->fd = fd;
-	f->size = (uint64_t) st.st_size;
+	f->size = size;
 	*out = &f->hdr;
 	return NULL;
 }

@@ -53,7 +53,11 @@ struct cf_wfile_ops
 	cf_status  *(*flush) (cf_wfile *f);
 	cf_status  *(*sync) (cf_wfile *f);
 	cf_status  *(*close) (cf_wfile *f);	/* flushes (no sync) and frees f, even on error */
-	uint64_t	(*size) (cf_wfile *f);	/* bytes appended so far, buffered included */
+	/*
+	 * The file's size as this handle sees it: its size at open (non-zero only with
+	 * CF_OPEN_APPEND) plus every byte appended, buffered included.
+	 */
+	uint64_t	(*size) (cf_wfile *f);
 };
 
 /* The head of every writable file; implementations embed it as their first member. */

@@ -303,18 +303,6 @@ cf_type_validate(cf_type t, cf_slice v, const char *what)
 
 /* ---------------------------------------------------------------- text → bytes */
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static cf_status *
 bytes_from_string(const char *s, cf_buf *out)
 {
@@ -326,7 +314,7 @@ bytes_from_string(const char *s, cf_buf *out)
 							  "invalid BytesType literal '%.100s': expected an even number "
 							  "of hex digits, got %zu", s, n);
 	for (size_t i = 0; i < n; i++)
-		if (hex_value(s[i]) < 0)
+		if (cf_hex_value(s[i]) < 0)
 			return cf_status_make(CF_ERR_INVALID,
 								  "invalid BytesType literal '%.100s': '%c' at position %zu "
 								  "is not a hex digit", s, s[i], i);
@@ -334,7 +322,7 @@ bytes_from_string(const char *s, cf_buf *out)
 	if (p == NULL)
 		return NULL;			/* the caller sees it in cf_buf_status(out) */
 	for (size_t i = 0; i < n; i += 2)
-		p[i / 2] = (uint8_t) (hex_value(s[i]) << 4 | hex_value(s[i + 1]));
+		p[i / 2] = (uint8_t) (cf_hex_value(s[i]) << 4 | cf_hex_value(s[i + 1]));
 	return NULL;
 }
 

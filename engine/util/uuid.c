@@ -26,18 +26,6 @@ is_dash_pos(int i)
 	return i == 8 || i == 13 || i == 18 || i == 23;
 }
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void
 cf_uuid_format(const uint8_t u[CF_UUID_LEN], char out[CF_UUID_TEXT_LEN + 1])
 {
@@ -71,8 +59,8 @@ cf_uuid_parse(const char *s, uint8_t out[CF_UUID_LEN])
 				goto bad;
 			continue;
 		}
-		hi = hex_value(s[i]);
-		lo = s[i + 1] == '\0' ? -1 : hex_value(s[i + 1]);
+		hi = cf_hex_value(s[i]);
+		lo = s[i + 1] == '\0' ? -1 : cf_hex_value(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			goto bad;
 		out[n++] = (uint8_t) (hi << 4 | lo);

@@ -69,15 +69,17 @@ cf_status  *cf_type_validate(cf_type t, cf_slice v, const char *what);
  * Text → bytes, appended to out, as cassandra-cli reads literals: BytesType takes hex
  * (an even number of hex digits), AsciiType/UTF8Type the text itself (validated),
  * LongType and IntegerType a decimal integer (LongType: within int64), the UUID types
- * the 8-4-4-4-12 hex form (TimeUUIDType: version 1 only). CF_ERR_INVALID naming the type
- * on malformed text.
+ * the 8-4-4-4-12 hex form (TimeUUIDType: version 1 only). The empty string is the empty
+ * value for every type. CF_ERR_INVALID naming the type on malformed text, and out is
+ * then left as it was; an append that fails shows in cf_buf_status(out).
  */
 cf_status  *cf_type_from_string(cf_type t, const char *s, cf_buf *out);
 
 /*
  * Bytes → text, appended to out (no NUL), in the form cf_type_from_string reads:
  * hex for BytesType, the text for ASCII/UTF-8, decimal for the integer types, the
- * 8-4-4-4-12 form for UUIDs. Invalid bytes are written as hex.
+ * 8-4-4-4-12 form for UUIDs. Invalid bytes are written as hex; the empty value as
+ * nothing.
  */
 void		cf_type_to_string(cf_type t, cf_slice v, cf_buf *out);
 

@@ -28,7 +28,7 @@ ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine 
 # zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner.
 ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc 2>/dev/null || \
                 echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata) -lm -pthread
-TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -Iengine \
+TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -pthread -D_GNU_SOURCE -Iengine \
               -Itests/unit $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
@@ -74,5 +74,8 @@ $(foreach m,$(MAIN_SRCS),$(eval $(call program_rule,$(m))))
 $(O)/tests/%: $(O)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(OPT) -o $@ $^ $(TEST_LIBS) $(ENGINE_LIBS) $(LINK_LIBS)
+
+# Objects are products, not intermediates: keep them so a rebuild relinks nothing new.
+.SECONDARY:
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -166,9 +166,20 @@ cf_type_compare(cf_type t, cf_slice a, cf_slice b)
 				int64_t		ta = cf_timeuuid_timestamp(a);
 				int64_t		tb = cf_timeuuid_timestamp(b);
 
-				if (ta >= 0 && tb >= 0 && ta != tb)
-					return cmp_i64(ta, tb);
-				break;			/* equal times (or invalid): unsigned bytes */
+				if (ta >= 0 && tb >= 0)
+				{
+					if (ta != tb)
+						return cmp_i64(ta, tb);
+					/*
+					 * Equal times: Cassandra 0.7 falls back to ByteBuffer.compareTo,
+					 * which compares bytes as signed Java bytes.
+					 */
+					for (size_t i = 0; i < CF_UUID_LEN; i++)
+						if (a.p[i] != b.p[i])
+							return (int8_t) a.p[i] < (int8_t) b.p[i] ? -1 : 1;
+					return 0;
+				}
+				break;			/* invalid: byte order */
 			}
 		case CF_TYPE_BYTES:
 		case CF_TYPE_ASCII:

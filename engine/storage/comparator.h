@@ -15,7 +15,7 @@
  *  - LexicalUUIDType: 16 bytes, compared as Java's UUID.compareTo does: the most
  *    significant 8 bytes as a signed long, then the least significant 8 as signed.
  *  - TimeUUIDType: 16-byte version-1 UUIDs, by their 60-bit timestamp, then by the
- *    unsigned bytes.
+ *    bytes compared as signed (Java's ByteBuffer.compareTo, which 0.7 falls back to).
  * The empty value is valid for every type and sorts before everything else (it is the
  * unbounded start or finish of a slice).
  *

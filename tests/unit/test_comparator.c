@@ -390,17 +390,17 @@ time_uuid_order_is_by_time_not_bytes(void **state)
 }
 
 static void
-time_uuid_equal_times_break_ties_on_unsigned_bytes(void **state)
+time_uuid_equal_times_break_ties_on_signed_bytes(void **state)
 {
 	(void) state;
 	/* same timestamp; clock_seq differs */
 	assert_int_equal(cmp_hex(CF_TYPE_TIME_UUID,
 							 "71a896804d4011e08000000000000000",
 							 "71a896804d4011e08001000000000000"), -1);
-	/* same timestamp; node byte 0x7f against 0x80: unsigned, so 0x7f first */
+	/* same timestamp; node byte 0x7f against 0x80: signed as in Java, so 0x80 first */
 	assert_int_equal(cmp_hex(CF_TYPE_TIME_UUID,
 							 "71a896804d4011e080007f0000000000",
-							 "71a896804d4011e0800080000000000f"), -1);
+							 "71a896804d4011e0800080000000000f"), 1);
 	assert_int_equal(cmp_hex(CF_TYPE_TIME_UUID,
 							 "71a896804d4011e08000010203040506",
 							 "71a896804d4011e08000010203040506"), 0);
@@ -773,7 +773,7 @@ main(void)
 		cmocka_unit_test(integer_order_matches_int64),
 		cmocka_unit_test(lexical_uuid_order_is_java_signed),
 		cmocka_unit_test(time_uuid_order_is_by_time_not_bytes),
-		cmocka_unit_test(time_uuid_equal_times_break_ties_on_unsigned_bytes),
+		cmocka_unit_test(time_uuid_equal_times_break_ties_on_signed_bytes),
 		cmocka_unit_test(invalid_input_compares_as_bytes),
 		cmocka_unit_test(validate_lengths),
 		cmocka_unit_test(validate_time_uuid_version),

@@ -108,103 +108,151 @@ fill(cf_skiplist *list, cf_arena *arena, size_t n, uint64_t seed, uint64_t **sor
 	return count;
 }
 
+/*
+ * A full forward scan of list yields exactly the n ascending keys, in reverse when
+ * descending is set.
+ */
+static void
+assert_scan_is(const cf_skiplist *list, const uint64_t *keys, size_t n, bool descending)
+{
+	cf_skiplist_iter it;
+	size_t		i = 0;
+
+	cf_skiplist_iter_init(&it, list);
+	for (cf_skiplist_iter_seek_first(&it); cf_skiplist_iter_valid(&it);
+		 cf_skiplist_iter_next(&it))
+	{
+		assert_true(i < n);
+		assert_true(key_of(&it) == keys[descending ? n - 1 - i : i]);
+		i++;
+	}
+	assert_int_equal(i, n);
+}
+
+/* Each test's list, its arena and its sorted model (keys may stay NULL). */
+typedef struct fixture
+{
+	order		o;
+	cf_arena   *arena;
+	cf_skiplist *list;
+	cf_skiplist_iter it;
+	uint64_t   *keys;
+	size_t		n;
+} fixture;
+
+static int
+setup_with_sign(void **state, int sign)
+{
+	fixture    *f = calloc(1, sizeof(fixture));
+
+	if (f == NULL)
+		return -1;
+	f->o.sign = sign;
+	f->arena = cf_arena_new(0);
+	f->list = f->arena ? cf_skiplist_new(f->arena, cmp_u64, &f->o) : NULL;
+	if (f->list == NULL)
+		return -1;
+	cf_skiplist_iter_init(&f->it, f->list);
+	*state = f;
+	return 0;
+}
+
+static int
+setup_ascending(void **state)
+{
+	return setup_with_sign(state, 1);
+}
+
+static int
+setup_descending(void **state)
+{
+	return setup_with_sign(state, -1);
+}
+
+static int
+teardown(void **state)
+{
+	fixture    *f = *state;
+
+	free(f->keys);
+	cf_arena_free(f->arena);
+	free(f);
+	return 0;
+}
+
 static void
 empty_list(void **state)
 {
-	order		o = {1, 0};
-	cf_arena   *arena = cf_arena_new(0);
-	cf_skiplist *list = cf_skiplist_new(arena, cmp_u64, &o);
-	cf_skiplist_iter it;
+	fixture    *f = *state;
 	uint64_t	probe = 5;
 
-	(void) state;
-	assert_non_null(list);
-	assert_int_equal(cf_skiplist_count(list), 0);
-	assert_null(cf_skiplist_find(list, &probe));
-	cf_skiplist_iter_init(&it, list);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek_first(&it);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek_last(&it);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek(&it, &probe);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek_le(&it, &probe);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_arena_free(arena);
+	assert_int_equal(cf_skiplist_count(f->list), 0);
+	assert_null(cf_skiplist_find(f->list, &probe));
+	assert_false(cf_skiplist_iter_valid(&f->it));
+	cf_skiplist_iter_seek_first(&f->it);
+	assert_false(cf_skiplist_iter_valid(&f->it));
+	cf_skiplist_iter_seek_last(&f->it);
+	assert_false(cf_skiplist_iter_valid(&f->it));
+	cf_skiplist_iter_seek(&f->it, &probe);
+	assert_false(cf_skiplist_iter_valid(&f->it));
+	cf_skiplist_iter_seek_le(&f->it, &probe);
+	assert_false(cf_skiplist_iter_valid(&f->it));
 }
 
 static void
 single_key(void **state)
 {
-	order		o = {1, 0};
-	cf_arena   *arena = cf_arena_new(0);
-	cf_skiplist *list = cf_skiplist_new(arena, cmp_u64, &o);
-	cf_skiplist_iter it;
+	fixture    *f = *state;
+	cf_skiplist_iter *it = &f->it;
 	uint64_t	k = 10;
 	uint64_t	lo = 9;
 	uint64_t	hi = 11;
 
-	(void) state;
-	assert_true(cf_skiplist_insert(list, &k));
-	assert_int_equal(cf_skiplist_count(list), 1);
-	cf_skiplist_iter_init(&it, list);
-	cf_skiplist_iter_seek_first(&it);
-	assert_ptr_equal(cf_skiplist_iter_key(&it), &k);
-	cf_skiplist_iter_next(&it);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek_last(&it);
-	assert_ptr_equal(cf_skiplist_iter_key(&it), &k);
-	cf_skiplist_iter_prev(&it);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek(&it, &hi);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek_le(&it, &lo);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek(&it, &lo);
-	assert_ptr_equal(cf_skiplist_iter_key(&it), &k);
-	cf_skiplist_iter_seek_le(&it, &hi);
-	assert_ptr_equal(cf_skiplist_iter_key(&it), &k);
-	cf_arena_free(arena);
+	assert_true(cf_skiplist_insert(f->list, &k));
+	assert_int_equal(cf_skiplist_count(f->list), 1);
+	cf_skiplist_iter_seek_first(it);
+	assert_ptr_equal(cf_skiplist_iter_key(it), &k);
+	cf_skiplist_iter_next(it);
+	assert_false(cf_skiplist_iter_valid(it));
+	cf_skiplist_iter_seek_last(it);
+	assert_ptr_equal(cf_skiplist_iter_key(it), &k);
+	cf_skiplist_iter_prev(it);
+	assert_false(cf_skiplist_iter_valid(it));
+	cf_skiplist_iter_seek(it, &hi);
+	assert_false(cf_skiplist_iter_valid(it));
+	cf_skiplist_iter_seek_le(it, &lo);
+	assert_false(cf_skiplist_iter_valid(it));
+	cf_skiplist_iter_seek(it, &lo);
+	assert_ptr_equal(cf_skiplist_iter_key(it), &k);
+	cf_skiplist_iter_seek_le(it, &hi);
+	assert_ptr_equal(cf_skiplist_iter_key(it), &k);
 }
 
 static void
 matches_sorted_model(void **state)
 {
-	order		o = {1, 0};
-	cf_arena   *arena = cf_arena_new(0);
-	cf_skiplist *list = cf_skiplist_new(arena, cmp_u64, &o);
-	cf_skiplist_iter it;
-	uint64_t   *keys;
+	fixture    *f = *state;
+	cf_skiplist_iter *it = &f->it;
+	const uint64_t *keys;
 	size_t		n;
 	size_t		i;
 	uint64_t	probe;
 
-	(void) state;
-	n = fill(list, arena, 5000, 0x1234567, &keys);
+	n = f->n = fill(f->list, f->arena, 5000, 0x1234567, &f->keys);
+	keys = f->keys;
 	assert_true(n > 4900);
-	assert_int_equal(cf_skiplist_count(list), n);
-	cf_skiplist_iter_init(&it, list);
+	assert_int_equal(cf_skiplist_count(f->list), n);
 
-	/* Forward. */
-	i = 0;
-	for (cf_skiplist_iter_seek_first(&it); cf_skiplist_iter_valid(&it);
-		 cf_skiplist_iter_next(&it))
-	{
-		assert_true(i < n);
-		assert_true(key_of(&it) == keys[i]);
-		i++;
-	}
-	assert_int_equal(i, n);
+	assert_scan_is(f->list, keys, n, false);
 
 	/* Backward. */
 	i = n;
-	for (cf_skiplist_iter_seek_last(&it); cf_skiplist_iter_valid(&it);
-		 cf_skiplist_iter_prev(&it))
+	for (cf_skiplist_iter_seek_last(it); cf_skiplist_iter_valid(it);
+		 cf_skiplist_iter_prev(it))
 	{
 		assert_true(i > 0);
 		i--;
-		assert_true(key_of(&it) == keys[i]);
+		assert_true(key_of(it) == keys[i]);
 	}
 	assert_int_equal(i, 0);
 
@@ -214,134 +262,108 @@ matches_sorted_model(void **state)
 
 		/* At the key: find returns the stored copy, not the probe. */
 		probe = keys[i];
-		found = cf_skiplist_find(list, &probe);
+		found = cf_skiplist_find(f->list, &probe);
 		assert_non_null(found);
 		assert_ptr_not_equal(found, &probe);
 		assert_true(*found == keys[i]);
-		cf_skiplist_iter_seek(&it, &probe);
-		assert_ptr_equal(cf_skiplist_iter_key(&it), found);
-		cf_skiplist_iter_seek_le(&it, &probe);
-		assert_ptr_equal(cf_skiplist_iter_key(&it), found);
+		cf_skiplist_iter_seek(it, &probe);
+		assert_ptr_equal(cf_skiplist_iter_key(it), found);
+		cf_skiplist_iter_seek_le(it, &probe);
+		assert_ptr_equal(cf_skiplist_iter_key(it), found);
 
 		/* Just after the key: absent; seek goes on, seek_le comes back. */
 		probe = keys[i] + 1;
-		assert_null(cf_skiplist_find(list, &probe));
-		cf_skiplist_iter_seek(&it, &probe);
+		assert_null(cf_skiplist_find(f->list, &probe));
+		cf_skiplist_iter_seek(it, &probe);
 		if (i + 1 < n)
-			assert_true(key_of(&it) == keys[i + 1]);
+			assert_true(key_of(it) == keys[i + 1]);
 		else
-			assert_false(cf_skiplist_iter_valid(&it));
-		cf_skiplist_iter_seek_le(&it, &probe);
-		assert_true(key_of(&it) == keys[i]);
+			assert_false(cf_skiplist_iter_valid(it));
+		cf_skiplist_iter_seek_le(it, &probe);
+		assert_true(key_of(it) == keys[i]);
 
 		/* Just before the key. */
 		probe = keys[i] - 1;
-		assert_null(cf_skiplist_find(list, &probe));
-		cf_skiplist_iter_seek(&it, &probe);
-		assert_true(key_of(&it) == keys[i]);
-		cf_skiplist_iter_seek_le(&it, &probe);
+		assert_null(cf_skiplist_find(f->list, &probe));
+		cf_skiplist_iter_seek(it, &probe);
+		assert_true(key_of(it) == keys[i]);
+		cf_skiplist_iter_seek_le(it, &probe);
 		if (i > 0)
-			assert_true(key_of(&it) == keys[i - 1]);
+			assert_true(key_of(it) == keys[i - 1]);
 		else
-			assert_false(cf_skiplist_iter_valid(&it));
+			assert_false(cf_skiplist_iter_valid(it));
 	}
 
 	/* Beyond both ends. */
 	probe = 0;
-	cf_skiplist_iter_seek(&it, &probe);
-	assert_true(key_of(&it) == keys[0]);
-	cf_skiplist_iter_seek_le(&it, &probe);
-	assert_false(cf_skiplist_iter_valid(&it));
+	cf_skiplist_iter_seek(it, &probe);
+	assert_true(key_of(it) == keys[0]);
+	cf_skiplist_iter_seek_le(it, &probe);
+	assert_false(cf_skiplist_iter_valid(it));
 	probe = UINT64_MAX;
-	cf_skiplist_iter_seek(&it, &probe);
-	assert_false(cf_skiplist_iter_valid(&it));
-	cf_skiplist_iter_seek_le(&it, &probe);
-	assert_true(key_of(&it) == keys[n - 1]);
+	cf_skiplist_iter_seek(it, &probe);
+	assert_false(cf_skiplist_iter_valid(it));
+	cf_skiplist_iter_seek_le(it, &probe);
+	assert_true(key_of(it) == keys[n - 1]);
 
 	/* An iterator is a value: a copy moves on its own. */
 	{
 		cf_skiplist_iter copy;
 
-		cf_skiplist_iter_seek_first(&it);
-		copy = it;
+		cf_skiplist_iter_seek_first(it);
+		copy = *it;
 		cf_skiplist_iter_next(&copy);
-		assert_true(key_of(&it) == keys[0]);
+		assert_true(key_of(it) == keys[0]);
 		assert_true(key_of(&copy) == keys[1]);
 	}
-
-	free(keys);
-	cf_arena_free(arena);
 }
 
 static void
 context_compare_is_honoured(void **state)
 {
-	order		o = {-1, 0};
-	cf_arena   *arena = cf_arena_new(0);
-	cf_skiplist *list = cf_skiplist_new(arena, cmp_u64, &o);
-	cf_skiplist_iter it;
-	uint64_t   *keys;
-	size_t		n;
-	size_t		i;
+	fixture    *f = *state;
+	cf_skiplist_iter *it = &f->it;
+	size_t		mid;
 	uint64_t	probe;
 
-	(void) state;
-	n = fill(list, arena, 1000, 99, &keys);
-	assert_true(o.compares > 0);
+	f->n = fill(f->list, f->arena, 1000, 99, &f->keys);
+	assert_true(f->o.compares > 0);
 
 	/* Descending order: forward iteration walks the sorted model from its end. */
-	cf_skiplist_iter_init(&it, list);
-	i = n;
-	for (cf_skiplist_iter_seek_first(&it); cf_skiplist_iter_valid(&it);
-		 cf_skiplist_iter_next(&it))
-		assert_true(key_of(&it) == keys[--i]);
-	assert_int_equal(i, 0);
+	assert_scan_is(f->list, f->keys, f->n, true);
 
 	/* "First key >= probe" in list order is the next smaller number. */
-	probe = keys[n / 2] + 1;
-	cf_skiplist_iter_seek(&it, &probe);
-	assert_true(key_of(&it) == keys[n / 2]);
-	cf_skiplist_iter_seek_le(&it, &probe);
-	assert_true(key_of(&it) == keys[n / 2 + 1]);
-	cf_skiplist_iter_prev(&it);
-	assert_true(key_of(&it) == keys[n / 2 + 2]);
-
-	free(keys);
-	cf_arena_free(arena);
+	mid = f->n / 2;
+	probe = f->keys[mid] + 1;
+	cf_skiplist_iter_seek(it, &probe);
+	assert_true(key_of(it) == f->keys[mid]);
+	cf_skiplist_iter_seek_le(it, &probe);
+	assert_true(key_of(it) == f->keys[mid + 1]);
+	cf_skiplist_iter_prev(it);
+	assert_true(key_of(it) == f->keys[mid + 2]);
 }
 
 static void
 searches_are_logarithmic(void **state)
 {
-	order		o = {1, 0};
-	cf_arena   *arena = cf_arena_new(0);
-	cf_skiplist *list = cf_skiplist_new(arena, cmp_u64, &o);
-	cf_skiplist_iter it;
-	uint64_t   *keys;
-	size_t		n;
+	fixture    *f = *state;
 	unsigned long before;
 
-	(void) state;
-	n = fill(list, arena, 100000, 5, &keys);
+	f->n = fill(f->list, f->arena, 100000, 5, &f->keys);
+	assert_int_equal(cf_skiplist_count(f->list), f->n);
 
 	/*
 	 * Expected ~ (branching * log_4 n) compares; a linear scan of level 0 would take
 	 * tens of thousands. The bound is loose so that no seed makes it flaky.
 	 */
-	cf_skiplist_iter_init(&it, list);
-	before = o.compares;
-	for (size_t i = 0; i < n; i += 1000)
+	before = f->o.compares;
+	for (size_t i = 0; i < f->n; i += 1000)
 	{
-		assert_non_null(cf_skiplist_find(list, &keys[i]));
-		cf_skiplist_iter_seek_le(&it, &keys[i]);
-		cf_skiplist_iter_prev(&it);
+		assert_non_null(cf_skiplist_find(f->list, &f->keys[i]));
+		cf_skiplist_iter_seek_le(&f->it, &f->keys[i]);
+		cf_skiplist_iter_prev(&f->it);
 	}
-	assert_true((o.compares - before) / (3 * (n / 1000)) < 200);
-
-	/* Every key of the model is there, and nothing else. */
-	assert_int_equal(cf_skiplist_count(list), n);
-	free(keys);
-	cf_arena_free(arena);
+	assert_true((f->o.compares - before) / (3 * (f->n / 1000)) < 200);
 }
 
 /* --- one writer, two readers --------------------------------------------------- */
@@ -497,7 +519,6 @@ one_writer_two_readers(void **state)
 	pthread_t	w;
 	pthread_t	t[2];
 	uint64_t	seed = 0xC0FFEE;
-	cf_skiplist_iter it;
 	uint64_t   *sorted;
 	size_t		n;
 	size_t		i;
@@ -543,16 +564,7 @@ one_writer_two_readers(void **state)
 	assert_non_null(sorted);
 	memcpy(sorted, r.keys, n * sizeof(uint64_t));
 	qsort(sorted, n, sizeof(uint64_t), qsort_u64);
-	cf_skiplist_iter_init(&it, r.list);
-	i = 0;
-	for (cf_skiplist_iter_seek_first(&it); cf_skiplist_iter_valid(&it);
-		 cf_skiplist_iter_next(&it))
-	{
-		assert_true(i < n);
-		assert_true(key_of(&it) == sorted[i]);
-		i++;
-	}
-	assert_int_equal(i, n);
+	assert_scan_is(r.list, sorted, n, false);
 
 	free(sorted);
 	free(r.keys);
@@ -564,11 +576,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(empty_list),
-		cmocka_unit_test(single_key),
-		cmocka_unit_test(matches_sorted_model),
-		cmocka_unit_test(context_compare_is_honoured),
-		cmocka_unit_test(searches_are_logarithmic),
+		cmocka_unit_test_setup_teardown(empty_list, setup_ascending, teardown),
+		cmocka_unit_test_setup_teardown(single_key, setup_ascending, teardown),
+		cmocka_unit_test_setup_teardown(matches_sorted_model, setup_ascending, teardown),
+		cmocka_unit_test_setup_teardown(context_compare_is_honoured, setup_descending,
+										teardown),
+		cmocka_unit_test_setup_teardown(searches_are_logarithmic, setup_ascending,
+										teardown),
 		cmocka_unit_test(one_writer_two_readers),
 	};
 

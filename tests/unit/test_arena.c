@@ -1,0 +1,187 @@
+/* tests/unit/test_arena.c — util/arena: alignment, big blocks, usage, dup, zero sizes. */
+#include "support/cmocka_prelude.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+
+/* A small deterministic generator, so a failure reproduces. */
+static uint64_t
+next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void
+odd_sizes_are_aligned_and_disjoint(void **state)
+{
+	enum { N = 5000 };
+	cf_arena   *a = cf_arena_new(4096);
+	unsigned char **p = calloc(N, sizeof(*p));
+	size_t	   *n = calloc(N, sizeof(*n));
+	uint64_t	seed = 42;
+
+	(void) state;
+	assert_non_null(a);
+	assert_non_null(p);
+	assert_non_null(n);
+	for (int i = 0; i < N; i++)
+	{
+		/* Mostly small and odd, now and then past a quarter block. */
+		n[i] = next_rand(&seed) % (i % 50 == 0 ? 3000 : 61);
+		p[i] = cf_arena_alloc(a, n[i]);
+		assert_non_null(p[i]);
+		assert_int_equal((uintptr_t) p[i] % (n[i] >= 16 ? 16 : 8), 0);
+		memset(p[i], i & 0xff, n[i]);	/* ASan catches writes past a block */
+	}
+	/* Every allocation still holds its own pattern: no two overlap. */
+	for (int i = 0; i < N; i++)
+		for (size_t j = 0; j < n[i]; j++)
+			assert_int_equal(p[i][j], i & 0xff);
+	free(p);
+	free(n);
+	cf_arena_free(a);
+}
+
+static void
+big_requests_get_their_own_block(void **state)
+{
+	cf_arena   *a = cf_arena_new(4096);
+	unsigned char *small1;
+	unsigned char *big;
+	unsigned char *small2;
+	size_t		u1;
+	size_t		u2;
+
+	(void) state;
+	small1 = cf_arena_alloc(a, 10);
+	u1 = cf_arena_memory_usage(a);
+	big = cf_arena_alloc(a, 2000);	/* > 4096 / 4 */
+	u2 = cf_arena_memory_usage(a);
+	assert_non_null(big);
+	/* Its block is sized for it, not a whole regular block. */
+	assert_true(u2 - u1 >= 2000);
+	assert_true(u2 - u1 < 4096);
+	memset(big, 0xab, 2000);
+
+	/* The current block was left alone: the next small request follows the first. */
+	small2 = cf_arena_alloc(a, 10);
+	assert_true(small2 > small1 && small2 - small1 < 4096);
+	assert_int_equal(cf_arena_memory_usage(a), u2);
+
+	/* A request of exactly a quarter block still comes from regular blocks. */
+	assert_non_null(cf_arena_alloc(a, 1024));
+	assert_int_equal(cf_arena_memory_usage(a), u2);
+	cf_arena_free(a);
+}
+
+static void
+usage_grows_and_covers_requests(void **state)
+{
+	cf_arena   *a = cf_arena_new(0);
+	size_t		asked = 0;
+	size_t		last = cf_arena_memory_usage(a);
+	uint64_t	seed = 7;
+
+	(void) state;
+	assert_true(last > 0);
+	/* The default block is 64 KiB: the first allocation takes one. */
+	assert_non_null(cf_arena_alloc(a, 1));
+	asked = 1;
+	assert_true(cf_arena_memory_usage(a) >= last + 64 * 1024);
+	for (int i = 0; i < 20000; i++)
+	{
+		size_t		n = next_rand(&seed) % (i % 100 == 0 ? 100000 : 300);
+		size_t		u;
+
+		assert_non_null(cf_arena_alloc(a, n));
+		asked += n;
+		u = cf_arena_memory_usage(a);
+		assert_true(u >= last);
+		assert_true(u >= asked);
+		last = u;
+	}
+	cf_arena_free(a);
+}
+
+static void
+dup_copies(void **state)
+{
+	cf_arena   *a = cf_arena_new(128);
+	static const char text[] = "columns are always sorted by their comparator";
+	char	   *c;
+
+	(void) state;
+	c = cf_arena_dup(a, text, sizeof(text));
+	assert_non_null(c);
+	assert_ptr_not_equal(c, text);
+	assert_string_equal(c, text);
+	/* Bigger than a quarter of this small block: a dedicated block, same copy. */
+	assert_memory_equal(cf_arena_dup(a, text, sizeof(text)), text, sizeof(text));
+	assert_non_null(cf_arena_dup(a, NULL, 0));
+	cf_arena_free(a);
+}
+
+static int
+cmp_ptr(const void *x, const void *y)
+{
+	uintptr_t	a = (uintptr_t) *(void *const *) x;
+	uintptr_t	b = (uintptr_t) *(void *const *) y;
+
+	return (a > b) - (a < b);
+}
+
+static void
+zero_size_pointers_are_unique(void **state)
+{
+	enum { N = 1000 };
+	cf_arena   *a = cf_arena_new(256);
+	void	   *p[N];
+
+	(void) state;
+	for (int i = 0; i < N; i++)
+	{
+		p[i] = cf_arena_alloc(a, 0);
+		assert_non_null(p[i]);
+		assert_int_equal((uintptr_t) p[i] % 8, 0);
+	}
+	qsort(p, N, sizeof(p[0]), cmp_ptr);
+	for (int i = 1; i < N; i++)
+		assert_ptr_not_equal(p[i - 1], p[i]);
+	cf_arena_free(a);
+}
+
+static void
+impossible_request_fails_cleanly(void **state)
+{
+	cf_arena   *a = cf_arena_new(4096);
+	size_t		u = cf_arena_memory_usage(a);
+
+	(void) state;
+	assert_null(cf_arena_alloc(a, SIZE_MAX));
+	assert_null(cf_arena_alloc(a, SIZE_MAX - 8));
+	assert_int_equal(cf_arena_memory_usage(a), u);
+	/* Still usable afterwards. */
+	assert_non_null(cf_arena_alloc(a, 32));
+	cf_arena_free(a);
+	cf_arena_free(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(odd_sizes_are_aligned_and_disjoint),
+		cmocka_unit_test(big_requests_get_their_own_block),
+		cmocka_unit_test(usage_grows_and_covers_requests),
+		cmocka_unit_test(dup_copies),
+		cmocka_unit_test(zero_size_pointers_are_unique),
+		cmocka_unit_test(impossible_request_fails_cleanly),
+	};
+
+	return cmocka_run_group_tests_name("util/arena", tests, NULL, NULL);
+}

@@ -8,6 +8,7 @@
  */
 #include "support/cmocka_prelude.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -800,6 +801,53 @@ copp_strings_and_long_keys(void **state)
 	cf_buf_free(&b);
 }
 
+/* Each thread computes the tokens of the same keys; the collator opens under them. */
+#define COPP_THREADS 4
+
+static void *
+copp_thread(void *arg)
+{
+	cf_buf	   *out = arg;
+
+	for (int i = 0; i < 200; i++)
+	{
+		char		key[16];
+
+		snprintf(key, sizeof(key), "K%dz", i);
+		if (cf_partitioner_token(CF_PARTITIONER_COLLATING_ORDER_PRESERVING,
+								 cf_slice_str(key), out) != NULL)
+			return "error";
+	}
+	return NULL;
+}
+
+/* Runs first in main, so the threads race to open the collator. */
+static void
+copp_first_use_from_many_threads(void **state)
+{
+	pthread_t	th[COPP_THREADS];
+	cf_buf		out[COPP_THREADS];
+
+	(void) state;
+	for (int i = 0; i < COPP_THREADS; i++)
+	{
+		cf_buf_init(&out[i], 0);
+		assert_int_equal(pthread_create(&th[i], NULL, copp_thread, &out[i]), 0);
+	}
+	for (int i = 0; i < COPP_THREADS; i++)
+	{
+		void	   *ret;
+
+		assert_int_equal(pthread_join(th[i], &ret), 0);
+		assert_null(ret);
+	}
+	for (int i = 1; i < COPP_THREADS; i++)
+		assert_true(cf_slice_eq(bslice(&out[0]), bslice(&out[i])));
+	assert_true(out[0].len > 200 * 4);
+	for (int i = 0; i < COPP_THREADS; i++)
+		cf_buf_free(&out[i]);
+}
+
 /* ---------------------------------------------------------------- ranges */
 
 static void
@@ -883,6 +931,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(copp_first_use_from_many_threads),
 		cmocka_unit_test(names_parse_short_and_class),
 		cmocka_unit_test(names_unknown_list_the_valid_ones),
 		cmocka_unit_test(only_random_scrambles_order),

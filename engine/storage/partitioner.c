@@ -2,6 +2,9 @@
  * storage/partitioner.c — tokens of keys, their text forms, midpoints and ranges
  * (see partitioner.h).
  *
+ * Each partitioner is a row of operations (partitioner_ops, at the end); the API
+ * functions pick the row and report a failed buffer once, after the operation.
+ *
  * Assumptions:
  *  - unsigned __int128 (gcc, clang) holds every RandomPartitioner token, so decimal
  *    conversion and midpoint arithmetic are exact without a bignum library.
@@ -34,68 +37,6 @@ typedef unsigned __int128 u128;
 
 /* How much of a caller's text an error message quotes. */
 #define QUOTE_MAX 64
-
-static const struct
-{
-	const char *name;
-	const char *class;
-}			partitioners[CF_PARTITIONER_COUNT_] = {
-	[CF_PARTITIONER_RANDOM] =
-	{"RandomPartitioner", "org.apache.cassandra.dht.RandomPartitioner"},
-	[CF_PARTITIONER_BYTE_ORDERED] =
-	{"ByteOrderedPartitioner", "org.apache.cassandra.dht.ByteOrderedPartitioner"},
-	[CF_PARTITIONER_ORDER_PRESERVING] =
-	{"OrderPreservingPartitioner", "org.apache.cassandra.dht.OrderPreservingPartitioner"},
-	[CF_PARTITIONER_COLLATING_ORDER_PRESERVING] =
-	{"CollatingOrderPreservingPartitioner",
-	"org.apache.cassandra.dht.CollatingOrderPreservingPartitioner"},
-};
-
-/* ---------------------------------------------------------------- names */
-
-cf_status *
-cf_partitioner_parse(const char *name, cf_partitioner *out)
-{
-	for (int i = 0; name != NULL && i < CF_PARTITIONER_COUNT_; i++)
-	{
-		if (strcmp(name, partitioners[i].name) == 0 ||
-			strcmp(name, partitioners[i].class) == 0)
-		{
-			*out = (cf_partitioner) i;
-			return NULL;
-		}
-	}
-	return cf_status_make(CF_ERR_INVALID,
-						  "unknown partitioner \"%s\": valid partitioners are %s, %s, %s "
-						  "and %s (short or org.apache.cassandra.dht.* class names)",
-						  name ? name : "(null)",
-						  partitioners[0].name, partitioners[1].name,
-						  partitioners[2].name, partitioners[3].name);
-}
-
-static bool
-partitioner_valid(cf_partitioner p)
-{
-	return (unsigned) p < CF_PARTITIONER_COUNT_;
-}
-
-const char *
-cf_partitioner_name(cf_partitioner p)
-{
-	return partitioner_valid(p) ? partitioners[p].name : "?";
-}
-
-const char *
-cf_partitioner_class(cf_partitioner p)
-{
-	return partitioner_valid(p) ? partitioners[p].class : "?";
-}
-
-bool
-cf_partitioner_preserves_order(cf_partitioner p)
-{
-	return partitioner_valid(p) && p != CF_PARTITIONER_RANDOM;
-}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -228,7 +169,7 @@ fill_random(void *p, size_t n)
 
 /* ---------------------------------------------------------------- Random */
 
-static void
+static cf_status *
 random_token(cf_slice key, cf_buf *out)
 {
 	MD5_CTX		ctx;
@@ -243,6 +184,7 @@ random_token(cf_slice key, cf_buf *out)
 	if (v & RANDOM_MAX)
 		v = ~v + 1;
 	put_be128(out, v);
+	return NULL;
 }
 
 /* Reads a non-minimum Random token; false if it is not one (wrong length, > 2^127). */
@@ -356,18 +298,27 @@ random_random(cf_buf *out)
 
 static const char hex_digits[] = "0123456789abcdef";
 
-static void
+/* Any bytes are a ByteOrdered token. */
+static cf_status *
+bop_token(cf_slice key, cf_buf *out)
+{
+	cf_buf_put(out, key.p, key.len);
+	return NULL;
+}
+
+static cf_status *
 bop_to_string(cf_slice token, cf_buf *out)
 {
 	char	   *d = (char *) cf_buf_extend(out, token.len * 2);
 
 	if (d == NULL)
-		return;
+		return NULL;			/* the caller reports the buffer's failure */
 	for (size_t i = 0; i < token.len; i++)
 	{
 		*d++ = hex_digits[token.p[i] >> 4];
 		*d++ = hex_digits[token.p[i] & 0xf];
 	}
+	return NULL;
 }
 
 static int
@@ -496,6 +447,78 @@ bop_midpoint(cf_slice left, cf_slice right, cf_buf *out)
 		cf_buf_put_u8(out, 0x80);
 	free(l);
 	return NULL;
+}
+
+static cf_status *
+bop_random(cf_buf *out)
+{
+	uint8_t		b[16];
+	cf_status  *s = fill_random(b, sizeof(b));
+
+	if (s == NULL)
+		cf_buf_put(out, b, sizeof(b));
+	return s;
+}
+
+/* ---------------------------------------------------------------- OrderPreserving */
+
+/* A key and its token are the same UTF-8 bytes; what names which one is checked. */
+static cf_status *
+opp_put(cf_slice bytes, const char *what, cf_buf *out)
+{
+	cf_status  *s = check_utf8(CF_PARTITIONER_ORDER_PRESERVING, bytes, what);
+
+	if (s == NULL)
+		cf_buf_put(out, bytes.p, bytes.len);
+	return s;
+}
+
+static cf_status *
+opp_token(cf_slice key, cf_buf *out)
+{
+	return opp_put(key, "key", out);
+}
+
+static cf_status *
+opp_to_string(cf_slice token, cf_buf *out)
+{
+	return opp_put(token, "token", out);
+}
+
+#define RANDOM_KEY_LEN 16
+
+/*
+ * Appends token_of(a random key of RANDOM_KEY_LEN characters from [a-zA-Z0-9]), as
+ * Cassandra's order-preserving partitioners make random tokens. Uniform over the
+ * alphabet: bytes of 248 (4 * 62) and up are dropped.
+ */
+static cf_status *
+random_key_token(cf_status *(*token_of) (cf_slice key, cf_buf *out), cf_buf *out)
+{
+	char		key[RANDOM_KEY_LEN];
+	static const char alnum[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	const size_t nalnum = sizeof(alnum) - 1;
+	uint8_t		b[RANDOM_KEY_LEN];
+	size_t		n = 0;
+
+	while (n < RANDOM_KEY_LEN)
+	{
+		cf_status  *s = fill_random(b, sizeof(b));
+
+		if (s != NULL)
+			return s;
+		for (size_t i = 0; i < sizeof(b) && n < RANDOM_KEY_LEN; i++)
+			if (b[i] < 256 - 256 % nalnum)
+				key[n++] = alnum[b[i] % nalnum];
+	}
+	return token_of(cf_slice_of(key, sizeof(key)), out);
+}
+
+static cf_status *
+opp_random(cf_buf *out)
+{
+	return random_key_token(opp_token, out);
 }
 
 /* ---------------------------------------------------------------- Collating */
@@ -630,7 +653,104 @@ collating_to_string(cf_slice token, cf_buf *out)
 	return NULL;
 }
 
+static cf_status *
+collating_random(cf_buf *out)
+{
+	return random_key_token(collating_token, out);
+}
+
 /* ---------------------------------------------------------------- the API */
+
+/*
+ * One row per partitioner: its names and its operations. Each operation appends to
+ * out and may leave a failed buffer for the API function to report; midpoint is NULL
+ * where Cassandra has none.
+ */
+typedef struct partitioner_ops
+{
+	const char *name;
+	const char *class;
+	cf_status  *(*token) (cf_slice key, cf_buf *out);
+	cf_status  *(*to_string) (cf_slice token, cf_buf *out);
+	cf_status  *(*from_string) (cf_slice text, cf_buf *out);
+	cf_status  *(*midpoint) (cf_slice left, cf_slice right, cf_buf *out);
+	cf_status  *(*random) (cf_buf *out);
+} partitioner_ops;
+
+static const partitioner_ops partitioners[CF_PARTITIONER_COUNT_] = {
+	[CF_PARTITIONER_RANDOM] = {
+		"RandomPartitioner", "org.apache.cassandra.dht.RandomPartitioner",
+		random_token, random_to_string, random_from_string, random_midpoint,
+		random_random,
+	},
+	[CF_PARTITIONER_BYTE_ORDERED] = {
+		"ByteOrderedPartitioner", "org.apache.cassandra.dht.ByteOrderedPartitioner",
+		bop_token, bop_to_string, bop_from_string, bop_midpoint, bop_random,
+	},
+	/* the text form of an order-preserving token is its key, so from_string is token */
+	[CF_PARTITIONER_ORDER_PRESERVING] = {
+		"OrderPreservingPartitioner",
+		"org.apache.cassandra.dht.OrderPreservingPartitioner",
+		opp_token, opp_to_string, opp_token, NULL, opp_random,
+	},
+	[CF_PARTITIONER_COLLATING_ORDER_PRESERVING] = {
+		"CollatingOrderPreservingPartitioner",
+		"org.apache.cassandra.dht.CollatingOrderPreservingPartitioner",
+		collating_token, collating_to_string, collating_token, NULL, collating_random,
+	},
+};
+
+cf_status *
+cf_partitioner_parse(const char *name, cf_partitioner *out)
+{
+	for (int i = 0; name != NULL && i < CF_PARTITIONER_COUNT_; i++)
+	{
+		if (strcmp(name, partitioners[i].name) == 0 ||
+			strcmp(name, partitioners[i].class) == 0)
+		{
+			*out = (cf_partitioner) i;
+			return NULL;
+		}
+	}
+	return cf_status_make(CF_ERR_INVALID,
+						  "unknown partitioner \"%s\": valid partitioners are %s, %s, %s "
+						  "and %s (short or org.apache.cassandra.dht.* class names)",
+						  name ? name : "(null)",
+						  partitioners[0].name, partitioners[1].name,
+						  partitioners[2].name, partitioners[3].name);
+}
+
+/* The row of p, or NULL for a value out of range. */
+static const partitioner_ops *
+ops_of(cf_partitioner p)
+{
+	return (unsigned) p < CF_PARTITIONER_COUNT_ ? &partitioners[p] : NULL;
+}
+
+const char *
+cf_partitioner_name(cf_partitioner p)
+{
+	return ops_of(p) ? ops_of(p)->name : "?";
+}
+
+const char *
+cf_partitioner_class(cf_partitioner p)
+{
+	return ops_of(p) ? ops_of(p)->class : "?";
+}
+
+bool
+cf_partitioner_preserves_order(cf_partitioner p)
+{
+	return ops_of(p) != NULL && p != CF_PARTITIONER_RANDOM;
+}
+
+/* An operation's result: its own error, else the buffer's, else NULL. */
+static cf_status *
+finish(cf_status *s, const cf_buf *out)
+{
+	return s ? s : cf_buf_status(out);
+}
 
 static cf_status *
 unknown_partitioner(cf_partitioner p)
@@ -641,141 +761,47 @@ unknown_partitioner(cf_partitioner p)
 cf_status *
 cf_partitioner_token(cf_partitioner p, cf_slice key, cf_buf *out)
 {
-	cf_status  *s = NULL;
+	const partitioner_ops *ops = ops_of(p);
 
-	switch (p)
-	{
-		case CF_PARTITIONER_RANDOM:
-			random_token(key, out);
-			break;
-		case CF_PARTITIONER_ORDER_PRESERVING:
-			if ((s = check_utf8(p, key, "key")) != NULL)
-				return s;
-			/* FALLTHROUGH */
-		case CF_PARTITIONER_BYTE_ORDERED:
-			cf_buf_put(out, key.p, key.len);
-			break;
-		case CF_PARTITIONER_COLLATING_ORDER_PRESERVING:
-			s = collating_token(key, out);
-			break;
-		default:
-			return unknown_partitioner(p);
-	}
-	return s ? s : cf_buf_status(out);
+	return ops ? finish(ops->token(key, out), out) : unknown_partitioner(p);
 }
 
 cf_status *
 cf_token_to_string(cf_partitioner p, cf_slice token, cf_buf *out)
 {
-	cf_status  *s = NULL;
+	const partitioner_ops *ops = ops_of(p);
 
-	switch (p)
-	{
-		case CF_PARTITIONER_RANDOM:
-			s = random_to_string(token, out);
-			break;
-		case CF_PARTITIONER_BYTE_ORDERED:
-			bop_to_string(token, out);
-			break;
-		case CF_PARTITIONER_ORDER_PRESERVING:
-			if ((s = check_utf8(p, token, "token")) != NULL)
-				return s;
-			cf_buf_put(out, token.p, token.len);
-			break;
-		case CF_PARTITIONER_COLLATING_ORDER_PRESERVING:
-			s = collating_to_string(token, out);
-			break;
-		default:
-			return unknown_partitioner(p);
-	}
-	return s ? s : cf_buf_status(out);
+	return ops ? finish(ops->to_string(token, out), out) : unknown_partitioner(p);
 }
 
 cf_status *
 cf_token_from_string(cf_partitioner p, cf_slice text, cf_buf *out)
 {
-	cf_status  *s = NULL;
+	const partitioner_ops *ops = ops_of(p);
 
-	switch (p)
-	{
-		case CF_PARTITIONER_RANDOM:
-			s = random_from_string(text, out);
-			break;
-		case CF_PARTITIONER_BYTE_ORDERED:
-			s = bop_from_string(text, out);
-			break;
-		case CF_PARTITIONER_ORDER_PRESERVING:
-		case CF_PARTITIONER_COLLATING_ORDER_PRESERVING:
-			/* The text is a key; the order-preserving token of a key checks UTF-8. */
-			s = cf_partitioner_token(p, text, out);
-			break;
-		default:
-			return unknown_partitioner(p);
-	}
-	return s ? s : cf_buf_status(out);
+	return ops ? finish(ops->from_string(text, out), out) : unknown_partitioner(p);
 }
 
 cf_status *
 cf_token_midpoint(cf_partitioner p, cf_slice left, cf_slice right, cf_buf *out)
 {
-	cf_status  *s;
+	const partitioner_ops *ops = ops_of(p);
 
-	switch (p)
-	{
-		case CF_PARTITIONER_RANDOM:
-			s = random_midpoint(left, right, out);
-			break;
-		case CF_PARTITIONER_BYTE_ORDERED:
-			s = bop_midpoint(left, right, out);
-			break;
-		case CF_PARTITIONER_ORDER_PRESERVING:
-		case CF_PARTITIONER_COLLATING_ORDER_PRESERVING:
-			return cf_status_make(CF_ERR_NOT_SUPPORTED,
-								  "%s has no midpoint of tokens; only RandomPartitioner "
-								  "and ByteOrderedPartitioner do",
-								  cf_partitioner_name(p));
-		default:
-			return unknown_partitioner(p);
-	}
-	return s ? s : cf_buf_status(out);
+	if (ops == NULL)
+		return unknown_partitioner(p);
+	if (ops->midpoint == NULL)
+		return cf_status_make(CF_ERR_NOT_SUPPORTED,
+							  "%s has no midpoint of tokens; only RandomPartitioner "
+							  "and ByteOrderedPartitioner do", ops->name);
+	return finish(ops->midpoint(left, right, out), out);
 }
 
 cf_status *
 cf_token_random(cf_partitioner p, cf_buf *out)
 {
-	static const char alnum[] =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	const size_t nalnum = sizeof(alnum) - 1;
-	uint8_t		b[16];
-	char		key[16];
-	size_t		n = 0;
-	cf_status  *s;
+	const partitioner_ops *ops = ops_of(p);
 
-	switch (p)
-	{
-		case CF_PARTITIONER_RANDOM:
-			s = random_random(out);
-			return s ? s : cf_buf_status(out);
-		case CF_PARTITIONER_BYTE_ORDERED:
-			if ((s = fill_random(b, sizeof(b))) != NULL)
-				return s;
-			cf_buf_put(out, b, sizeof(b));
-			return cf_buf_status(out);
-		case CF_PARTITIONER_ORDER_PRESERVING:
-		case CF_PARTITIONER_COLLATING_ORDER_PRESERVING:
-			/* Uniform over the alphabet: bytes of 248 (4 * 62) and up are dropped. */
-			while (n < sizeof(key))
-			{
-				if ((s = fill_random(b, sizeof(b))) != NULL)
-					return s;
-				for (size_t i = 0; i < sizeof(b) && n < sizeof(key); i++)
-					if (b[i] < 256 - 256 % nalnum)
-						key[n++] = alnum[b[i] % nalnum];
-			}
-			return cf_partitioner_token(p, cf_slice_of(key, sizeof(key)), out);
-		default:
-			return unknown_partitioner(p);
-	}
+	return ops ? finish(ops->random(out), out) : unknown_partitioner(p);
 }
 
 bool

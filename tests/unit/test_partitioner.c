@@ -108,6 +108,70 @@ hex_to_bytes(const char *hex, uint8_t *out)
 	}
 }
 
+/*
+ * Asserts that the tokens read from texts[0..n) ascend strictly, that each prints back
+ * as its text, and that the minimum token precedes every one that is not the minimum.
+ */
+static void
+assert_ascending(cf_partitioner p, const char *const *texts, size_t n)
+{
+	cf_buf	   *toks = calloc(n, sizeof(cf_buf));
+
+	assert_non_null(toks);
+	for (size_t i = 0; i < n; i++)
+	{
+		assert_ok(cf_token_from_string(p, cf_slice_str(texts[i]), &toks[i]));
+		assert_token_text(p, bslice(&toks[i]), texts[i]);
+		assert_true(cf_token_is_minimum(bslice(&toks[i])) ||
+					cf_token_cmp(cf_slice_of(NULL, 0), bslice(&toks[i])) < 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+		{
+			int			c = cf_token_cmp(bslice(&toks[i]), bslice(&toks[j]));
+
+			if ((i < j && c >= 0) || (i == j && c != 0) || (i > j && c <= 0))
+				fail_msg("%s: \"%s\" vs \"%s\" compares %d", cf_partitioner_name(p),
+						 texts[i], texts[j], c);
+		}
+	for (size_t i = 0; i < n; i++)
+		cf_buf_free(&toks[i]);
+	free(toks);
+}
+
+/* A midpoint in text form: the midpoint of (left, right] is mid; "" is the minimum. */
+typedef struct midpoint_case
+{
+	const char *left;
+	const char *right;
+	const char *mid;
+} midpoint_case;
+
+static void
+assert_midpoints(cf_partitioner p, const midpoint_case *cases, size_t n)
+{
+	cf_buf		l = CF_BUF_INIT,
+				r = CF_BUF_INIT,
+				m = CF_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		cf_buf_reset(&l);
+		cf_buf_reset(&r);
+		cf_buf_reset(&m);
+		if (*cases[i].left)
+			token_from(p, cases[i].left, &l);
+		if (*cases[i].right)
+			token_from(p, cases[i].right, &r);
+		assert_ok(cf_token_midpoint(p, bslice(&l), bslice(&r), &m));
+		assert_true(m.len > 0);
+		assert_token_text(p, bslice(&m), cases[i].mid);
+	}
+	cf_buf_free(&l);
+	cf_buf_free(&r);
+	cf_buf_free(&m);
+}
+
 /* ---------------------------------------------------------------- names */
 
 static void
@@ -328,43 +392,15 @@ random_order_is_numeric_order(void **state)
 		"18446744073709551616", "58332598431525814501020785164969033090",
 		"76838167865092648291202220064490649847", RANDOM_MAX_TEXT,
 	};
-	enum
-	{
-	N = sizeof(asc) / sizeof(asc[0])};
-	cf_buf		toks[N];
 
 	(void) state;
-	for (size_t i = 0; i < N; i++)
-	{
-		cf_buf_init(&toks[i], 0);
-		assert_ok(cf_token_from_string(CF_PARTITIONER_RANDOM, cf_slice_str(asc[i]),
-									   &toks[i]));
-	}
-	for (size_t i = 0; i < N; i++)
-	{
-		/* the minimum token precedes every token, 0 included */
-		assert_true(cf_token_cmp(cf_slice_of(NULL, 0), bslice(&toks[i])) < 0);
-		for (size_t j = 0; j < N; j++)
-		{
-			int			c = cf_token_cmp(bslice(&toks[i]), bslice(&toks[j]));
-
-			if ((i < j && c >= 0) || (i == j && c != 0) || (i > j && c <= 0))
-				fail_msg("%s vs %s compares %d", asc[i], asc[j], c);
-		}
-	}
-	for (size_t i = 0; i < N; i++)
-		cf_buf_free(&toks[i]);
+	assert_ascending(CF_PARTITIONER_RANDOM, asc, sizeof(asc) / sizeof(asc[0]));
 }
 
 static void
 random_midpoints_follow_cassandra(void **state)
 {
-	static const struct
-	{
-		const char *left;		/* "" is the minimum token */
-		const char *right;
-		const char *mid;
-	}			cases[] = {
+	static const midpoint_case cases[] = {
 		{"0", "10", "5"},
 		{"1", "2", "1"},
 		{"0", RANDOM_MAX_TEXT, "85070591730234615865843651857942052864"},
@@ -381,27 +417,9 @@ random_midpoints_follow_cassandra(void **state)
 		{"", "", "85070591730234615865843651857942052864"},
 		{"", "10", "5"},
 	};
-	cf_buf		l = CF_BUF_INIT,
-				r = CF_BUF_INIT,
-				m = CF_BUF_INIT;
 
 	(void) state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-	{
-		cf_buf_reset(&l);
-		cf_buf_reset(&r);
-		cf_buf_reset(&m);
-		if (*cases[i].left)
-			token_from(CF_PARTITIONER_RANDOM, cases[i].left, &l);
-		if (*cases[i].right)
-			token_from(CF_PARTITIONER_RANDOM, cases[i].right, &r);
-		assert_ok(cf_token_midpoint(CF_PARTITIONER_RANDOM, bslice(&l), bslice(&r), &m));
-		assert_int_equal(m.len, CF_RANDOM_TOKEN_LEN);
-		assert_token_text(CF_PARTITIONER_RANDOM, bslice(&m), cases[i].mid);
-	}
-	cf_buf_free(&l);
-	cf_buf_free(&r);
-	cf_buf_free(&m);
+	assert_midpoints(CF_PARTITIONER_RANDOM, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void
@@ -470,33 +488,15 @@ bop_order_is_byte_order(void **state)
 {
 	/* ascending in unsigned byte order, shorter prefix first */
 	static const char *const asc[] = {"", "00", "0000", "0001", "01", "7f", "80", "ff", "ff00"};
-	enum
-	{
-	N = sizeof(asc) / sizeof(asc[0])};
-	cf_buf		toks[N];
 
 	(void) state;
-	for (size_t i = 0; i < N; i++)
-	{
-		cf_buf_init(&toks[i], 0);
-		assert_ok(cf_token_from_string(CF_PARTITIONER_BYTE_ORDERED, cf_slice_str(asc[i]),
-									   &toks[i]));
-	}
-	for (size_t i = 0; i + 1 < N; i++)
-		assert_true(cf_token_cmp(bslice(&toks[i]), bslice(&toks[i + 1])) < 0);
-	for (size_t i = 0; i < N; i++)
-		cf_buf_free(&toks[i]);
+	assert_ascending(CF_PARTITIONER_BYTE_ORDERED, asc, sizeof(asc) / sizeof(asc[0]));
 }
 
 static void
 bop_midpoints_follow_cassandra(void **state)
 {
-	static const struct
-	{
-		const char *left;
-		const char *right;
-		const char *mid;
-	}			cases[] = {
+	static const midpoint_case cases[] = {
 		{"00", "02", "01"},
 		{"00", "01", "0080"},	/* odd sum: a trailing 0x80 byte */
 		{"61", "63", "62"},
@@ -507,23 +507,9 @@ bop_midpoints_follow_cassandra(void **state)
 		{"62", "61", "e180"},
 		{"", "", "80"},
 	};
-	cf_buf		l = CF_BUF_INIT,
-				r = CF_BUF_INIT,
-				m = CF_BUF_INIT;
 
 	(void) state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-	{
-		token_from(CF_PARTITIONER_BYTE_ORDERED, cases[i].left, &l);
-		token_from(CF_PARTITIONER_BYTE_ORDERED, cases[i].right, &r);
-		cf_buf_reset(&m);
-		assert_ok(cf_token_midpoint(CF_PARTITIONER_BYTE_ORDERED, bslice(&l), bslice(&r),
-									&m));
-		assert_token_text(CF_PARTITIONER_BYTE_ORDERED, bslice(&m), cases[i].mid);
-	}
-	cf_buf_free(&l);
-	cf_buf_free(&r);
-	cf_buf_free(&m);
+	assert_midpoints(CF_PARTITIONER_BYTE_ORDERED, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void
@@ -687,31 +673,24 @@ copp_orders_by_collation(void **state)
 {
 	const cf_partitioner p = CF_PARTITIONER_COLLATING_ORDER_PRESERVING;
 	/* en_US order; in bytes "B" (0x42) and "Z" would come before "a" */
-	static const char *const asc[] = {"", "a", "A", "ab", "B", "c", "caf\xc3\xa9", "cafe\xcc\x81x",
-	"Z"};
-	enum
-	{
-	N = sizeof(asc) / sizeof(asc[0])};
-	cf_buf		toks[N];
+	static const char *const asc[] = {
+		"", "a", "A", "ab", "B", "c", "caf\xc3\xa9", "cafe\xcc\x81x", "Z",
+	};
+	cf_buf		b = CF_BUF_INIT;
+	cf_slice	t;
 
 	(void) state;
-	for (size_t i = 0; i < N; i++)
-	{
-		cf_buf_init(&toks[i], 0);
-		assert_ok(cf_partitioner_token(p, cf_slice_str(asc[i]), &toks[i]));
-		assert_token_text(p, bslice(&toks[i]), asc[i]);
-	}
-	for (size_t i = 0; i + 1 < N; i++)
-		if (cf_token_cmp(bslice(&toks[i]), bslice(&toks[i + 1])) >= 0)
-			fail_msg("\"%s\" does not sort before \"%s\"", asc[i], asc[i + 1]);
-	/* the token is sort key, then the key: it ends with the key's bytes */
-	assert_true(toks[4].len > 1);
-	assert_memory_equal(toks[4].data + toks[4].len - 1, "B", 1);
-	assert_int_equal(toks[4].data[toks[4].len - 2], 0);
+	assert_ascending(p, asc, sizeof(asc) / sizeof(asc[0]));
+
+	/* the token is the sort key, its 0x00, then the key's bytes */
+	t = token_of(p, "B", &b);
+	assert_true(t.len > 2);
+	assert_int_equal(t.p[t.len - 1], 'B');
+	assert_int_equal(t.p[t.len - 2], 0);
+	assert_null(memchr(t.p, 0, t.len - 2));
 	/* even the empty key has a non-empty token, after the minimum */
-	assert_false(cf_token_is_minimum(bslice(&toks[0])));
-	for (size_t i = 0; i < N; i++)
-		cf_buf_free(&toks[i]);
+	assert_false(cf_token_is_minimum(token_of(p, "", &b)));
+	cf_buf_free(&b);
 }
 
 static void
@@ -853,42 +832,36 @@ copp_first_use_from_many_threads(void **state)
 static void
 ranges_are_start_exclusive_end_inclusive(void **state)
 {
-	cf_slice	b = cf_slice_str("b"),
-				d = cf_slice_str("d"),
-				min = cf_slice_of(NULL, 0);
+	/* "" is the minimum token */
+	static const struct
+	{
+		const char *left;
+		const char *right;
+		const char *t;
+		bool		in;
+	}			cases[] = {
+		/* (b, d] */
+		{"b", "d", "a", false}, {"b", "d", "b", false}, {"b", "d", "ba", true},
+		{"b", "d", "c", true}, {"b", "d", "d", true}, {"b", "d", "da", false},
+		{"b", "d", "", false},
+		/* (d, b] wraps: after d, or up to b */
+		{"d", "b", "z", true}, {"d", "b", "a", true}, {"d", "b", "b", true},
+		{"d", "b", "", true}, {"d", "b", "d", false}, {"d", "b", "c", false},
+		/* (b, b] and (min, min] are the whole ring */
+		{"b", "b", "b", true}, {"b", "b", "a", true}, {"b", "b", "zz", true},
+		{"b", "b", "", true}, {"", "", "", true}, {"", "", "b", true},
+		/* (min, d] from the start; (b, min] to the end */
+		{"", "d", "a", true}, {"", "d", "", false}, {"", "d", "e", false},
+		{"b", "", "zzz", true}, {"b", "", "a", false},
+	};
 
 	(void) state;
-	/* (b, d] */
-	assert_false(cf_token_range_contains(b, d, cf_slice_str("a")));
-	assert_false(cf_token_range_contains(b, d, b));
-	assert_true(cf_token_range_contains(b, d, cf_slice_str("ba")));
-	assert_true(cf_token_range_contains(b, d, cf_slice_str("c")));
-	assert_true(cf_token_range_contains(b, d, d));
-	assert_false(cf_token_range_contains(b, d, cf_slice_str("da")));
-	assert_false(cf_token_range_contains(b, d, min));
-
-	/* (d, b] wraps: after d, or up to b */
-	assert_true(cf_token_range_contains(d, b, cf_slice_str("z")));
-	assert_true(cf_token_range_contains(d, b, cf_slice_str("a")));
-	assert_true(cf_token_range_contains(d, b, b));
-	assert_true(cf_token_range_contains(d, b, min));
-	assert_false(cf_token_range_contains(d, b, d));
-	assert_false(cf_token_range_contains(d, b, cf_slice_str("c")));
-
-	/* (b, b] and (min, min] are the whole ring */
-	assert_true(cf_token_range_contains(b, b, b));
-	assert_true(cf_token_range_contains(b, b, cf_slice_str("a")));
-	assert_true(cf_token_range_contains(b, b, cf_slice_str("zz")));
-	assert_true(cf_token_range_contains(b, b, min));
-	assert_true(cf_token_range_contains(min, min, min));
-	assert_true(cf_token_range_contains(min, min, b));
-
-	/* (min, d] from the start; (b, min] to the end */
-	assert_true(cf_token_range_contains(min, d, cf_slice_str("a")));
-	assert_false(cf_token_range_contains(min, d, min));
-	assert_false(cf_token_range_contains(min, d, cf_slice_str("e")));
-	assert_true(cf_token_range_contains(b, min, cf_slice_str("zzz")));
-	assert_false(cf_token_range_contains(b, min, cf_slice_str("a")));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cf_token_range_contains(cf_slice_str(cases[i].left),
+									cf_slice_str(cases[i].right),
+									cf_slice_str(cases[i].t)) != cases[i].in)
+			fail_msg("(\"%s\", \"%s\"] contains \"%s\": want %s", cases[i].left,
+					 cases[i].right, cases[i].t, cases[i].in ? "true" : "false");
 }
 
 static void

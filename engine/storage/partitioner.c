@@ -17,7 +17,6 @@
 #include "storage/partitioner.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <md5.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -78,6 +78,7 @@ bool		cf_partitioner_preserves_order(cf_partitioner p);
 /*
  * Appends the token of key to out. Errors: CF_ERR_INVALID naming the partitioner when
  * the key is not valid UTF-8 (order-preserving and collating partitioners);
+ * collating only: CF_ERR_TOO_LARGE for a key over INT32_MAX bytes, CF_ERR_NO_MEMORY,
  * CF_ERR_INTERNAL when ICU fails; the buffer's status when out has failed.
  */
 cf_status  *cf_partitioner_token(cf_partitioner p, cf_slice key, cf_buf *out);

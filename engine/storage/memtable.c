@@ -1,0 +1,611 @@
+/*
+ * storage/memtable.c — one skiplist of entries per column family (see memtable.h).
+ *
+ * Entry order: row (token bytes, then key bytes), then `bound` (only search targets
+ * carry a non-zero bound: -1 sorts before every entry of its row, +1 after), then the
+ * path under the CF's comparators. The header entry has the empty path and so comes
+ * first in its row.
+ *
+ * Publication: every entry, version and meta record is fully written before a release
+ * store makes it reachable (the skiplist publishes entries; the entry's `version`
+ * pointer is swapped with __atomic release stores and read with acquire loads).
+ */
+#include "storage/memtable.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+
+/* A row's token and key, stored once per row and shared by its entries. */
+typedef struct mt_row
+{
+	const uint8_t *bytes;		/* token, then key */
+	uint16_t	token_len;
+	uint16_t	key_len;
+} mt_row;
+
+/* One version of a cell; immutable once published. */
+typedef struct mt_version
+{
+	int64_t		timestamp;
+	int32_t		ttl;
+	int32_t		local_time;
+	uint32_t	value_len;
+	uint8_t		flags;
+	uint8_t		value[];
+} mt_version;
+
+/* A header's deletion info; immutable once published, replaced whole. */
+typedef struct mt_meta
+{
+	cf_deletion del;
+	size_t		n_tombs;
+	cf_range_tomb tombs[];
+} mt_meta;
+
+typedef struct mt_entry
+{
+	const mt_row *row;
+	void	   *current;		/* mt_version (cell) or mt_meta (header); atomic */
+	const uint8_t *names;		/* sc, then name */
+	uint16_t	sc_len;
+	uint16_t	name_len;
+	int8_t		bound;			/* search targets only: row -1 before, +1 after */
+	uint8_t		header;
+	uint8_t		name_inf;		/* search targets only: the name is +infinity */
+} mt_entry;
+
+struct cf_memtable
+{
+	cf_col_order order;
+	cf_arena   *arena;
+	cf_skiplist *list;
+	pthread_mutex_t write_lock;
+	uint64_t	ops;			/* atomic */
+	uint64_t	rows;			/* atomic */
+	int			refs;			/* atomic */
+};
+
+static inline cf_slice
+row_token(const mt_row *r)
+{
+	return cf_slice_of(r->bytes, r->token_len);
+}
+
+static inline cf_slice
+row_key(const mt_row *r)
+{
+	return cf_slice_of(r->bytes + r->token_len, r->key_len);
+}
+
+static inline cf_slice
+entry_sc(const mt_entry *e)
+{
+	return cf_slice_of(e->names, e->sc_len);
+}
+
+static inline cf_slice
+entry_name(const mt_entry *e)
+{
+	return cf_slice_of(e->names + e->sc_len, e->name_len);
+}
+
+static int
+entry_cmp(void *ctx, const void *va, const void *vb)
+{
+	const cf_col_order *o = ctx;
+	const mt_entry *a = va;
+	const mt_entry *b = vb;
+	int			c;
+
+	if (a->row != b->row)
+	{
+		c = cf_slice_cmp(row_token(a->row), row_token(b->row));
+		if (c == 0)
+			c = cf_slice_cmp(row_key(a->row), row_key(b->row));
+		if (c != 0)
+			return c;
+	}
+	if (a->bound != b->bound)
+		return a->bound < b->bound ? -1 : 1;
+	if (a->header != b->header)
+		return a->header ? -1 : 1;
+	if (a->header)
+		return 0;
+	if (o->super && (c = cf_type_compare(o->cmp, entry_sc(a), entry_sc(b))) != 0)
+		return c;
+	if (a->name_inf != b->name_inf)
+		return a->name_inf ? 1 : -1;
+	if (a->name_inf)
+		return 0;
+	return cf_type_compare(o->super ? o->subcmp : o->cmp, entry_name(a), entry_name(b));
+}
+
+cf_memtable *
+cf_memtable_new(const cf_col_order *order)
+{
+	cf_memtable *mt = calloc(1, sizeof(*mt));
+
+	if (mt == NULL)
+		return NULL;
+	mt->order = *order;
+	mt->arena = cf_arena_new(0);
+	if (mt->arena)
+		mt->list = cf_skiplist_new(mt->arena, entry_cmp, &mt->order);
+	if (mt->list == NULL)
+	{
+		cf_arena_free(mt->arena);
+		free(mt);
+		return NULL;
+	}
+	pthread_mutex_init(&mt->write_lock, NULL);
+	mt->refs = 1;
+	return mt;
+}
+
+void
+cf_memtable_ref(cf_memtable *mt)
+{
+	__atomic_add_fetch(&mt->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+cf_memtable_unref(cf_memtable *mt)
+{
+	if (mt && __atomic_sub_fetch(&mt->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	{
+		pthread_mutex_destroy(&mt->write_lock);
+		cf_arena_free(mt->arena);
+		free(mt);
+	}
+}
+
+size_t
+cf_memtable_memory(const cf_memtable *mt)
+{
+	return cf_arena_memory_usage(mt->arena);
+}
+
+uint64_t
+cf_memtable_ops(const cf_memtable *mt)
+{
+	return __atomic_load_n(&mt->ops, __ATOMIC_RELAXED);
+}
+
+uint64_t
+cf_memtable_rows(const cf_memtable *mt)
+{
+	return __atomic_load_n(&mt->rows, __ATOMIC_RELAXED);
+}
+
+const cf_col_order *
+cf_memtable_order(const cf_memtable *mt)
+{
+	return &mt->order;
+}
+
+/* ---- writing (under write_lock) ---- */
+
+/* The stored row for (token, key), or a new one copied into the arena. */
+static const mt_row *
+find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key)
+{
+	mt_row		probe_row = {NULL, 0, 0};
+	uint8_t    *bytes;
+	mt_row	   *row;
+	uint8_t		stack[512];
+	uint8_t    *tmp = stack;
+	mt_entry	probe = {0};
+	cf_skiplist_iter it;
+
+	/* the probe needs token and key contiguous; small ones go on the stack */
+	if (token.len + key.len > sizeof(stack) && !(tmp = malloc(token.len + key.len)))
+		return NULL;
+	memcpy(tmp, token.p, token.len);
+	memcpy(tmp + token.len, key.p, key.len);
+	probe_row.bytes = tmp;
+	probe_row.token_len = (uint16_t) token.len;
+	probe_row.key_len = (uint16_t) key.len;
+	probe.row = &probe_row;
+	probe.bound = -1;
+
+	cf_skiplist_iter_init(&it, mt->list);
+	cf_skiplist_iter_seek(&it, &probe);
+	if (cf_skiplist_iter_valid(&it))
+	{
+		const mt_entry *e = cf_skiplist_iter_key(&it);
+
+		if (cf_slice_eq(row_token(e->row), token) && cf_slice_eq(row_key(e->row), key))
+		{
+			if (tmp != stack)
+				free(tmp);
+			return e->row;
+		}
+	}
+	if (tmp != stack)
+		free(tmp);
+
+	row = cf_arena_alloc(mt->arena, sizeof(*row));
+	bytes = cf_arena_alloc(mt->arena, token.len + key.len);
+	if (row == NULL || bytes == NULL)
+		return NULL;
+	memcpy(bytes, token.p, token.len);
+	memcpy(bytes + token.len, key.p, key.len);
+	row->bytes = bytes;
+	row->token_len = (uint16_t) token.len;
+	row->key_len = (uint16_t) key.len;
+	__atomic_add_fetch(&mt->rows, 1, __ATOMIC_RELAXED);
+	return row;
+}
+
+static mt_entry *
+new_entry(cf_memtable *mt, const mt_row *row, cf_slice sc, cf_slice name, bool header)
+{
+	mt_entry   *e = cf_arena_alloc(mt->arena, sizeof(*e));
+	uint8_t    *names = cf_arena_alloc(mt->arena, sc.len + name.len);
+
+	if (e == NULL || names == NULL)
+		return NULL;
+	if (sc.len)
+		memcpy(names, sc.p, sc.len);
+	if (name.len)
+		memcpy(names + sc.len, name.p, name.len);
+	/* every field, so none is left as whatever the arena block held */
+	*e = (mt_entry) {
+		.row = row,.names = names,.sc_len = (uint16_t) sc.len,
+		.name_len = (uint16_t) name.len,.header = header,
+	};
+	return e;
+}
+
+static mt_version *
+new_version(cf_memtable *mt, const cf_cell *c)
+{
+	mt_version *v = cf_arena_alloc(mt->arena, sizeof(*v) + c->value.len);
+
+	if (v == NULL)
+		return NULL;
+	v->timestamp = c->timestamp;
+	v->ttl = c->ttl;
+	v->local_time = c->local_time;
+	v->value_len = (uint32_t) c->value.len;
+	v->flags = c->flags;
+	if (c->value.len)
+		memcpy(v->value, c->value.p, c->value.len);
+	return v;
+}
+
+static void
+version_to_cell(const mt_entry *e, const mt_version *v, cf_cell *c)
+{
+	c->sc = entry_sc(e);
+	c->name = entry_name(e);
+	c->value = cf_slice_of(v->value, v->value_len);
+	c->timestamp = v->timestamp;
+	c->ttl = v->ttl;
+	c->local_time = v->local_time;
+	c->flags = v->flags;
+}
+
+static cf_status *
+apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c)
+{
+	mt_entry	probe = {.row = row, .names = NULL};
+	uint8_t		stack[1024];
+	uint8_t    *tmp = stack;
+	mt_entry   *e;
+	mt_version *v;
+
+	if (c->sc.len + c->name.len > sizeof(stack) && !(tmp = malloc(c->sc.len + c->name.len)))
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	if (c->sc.len)
+		memcpy(tmp, c->sc.p, c->sc.len);
+	if (c->name.len)
+		memcpy(tmp + c->sc.len, c->name.p, c->name.len);
+	probe.names = tmp;
+	probe.sc_len = (uint16_t) c->sc.len;
+	probe.name_len = (uint16_t) c->name.len;
+	e = (mt_entry *) cf_skiplist_find(mt->list, &probe);
+	if (tmp != stack)
+		free(tmp);
+
+	if (e)
+	{
+		const mt_version *cur = __atomic_load_n(&e->current, __ATOMIC_ACQUIRE);
+		cf_cell		old;
+
+		version_to_cell(e, cur, &old);
+		if (cf_cell_reconcile(c, &old) <= 0)
+			return NULL;		/* the stored version wins or is identical */
+		if ((v = new_version(mt, c)) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+		__atomic_store_n(&e->current, v, __ATOMIC_RELEASE);
+		return NULL;
+	}
+
+	if ((e = new_entry(mt, row, c->sc, c->name, false)) == NULL ||
+		(v = new_version(mt, c)) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	e->current = v;
+	if (!cf_skiplist_insert(mt->list, e))
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	return NULL;
+}
+
+/* Copies a slice into the arena (empty stays empty). */
+static bool
+arena_slice(cf_arena *a, cf_slice in, cf_slice *out)
+{
+	uint8_t    *p = in.len ? cf_arena_dup(a, in.p, in.len) : NULL;
+
+	if (in.len && p == NULL)
+		return false;
+	*out = cf_slice_of(p, in.len);
+	return true;
+}
+
+/*
+ * Merges a row deletion and range tombstones into the row's header, creating it if
+ * needed. Tombstones already shadowed by the row deletion are dropped.
+ */
+static cf_status *
+apply_deletion(cf_memtable *mt, const mt_row *row, const cf_cf_update *u)
+{
+	mt_entry	probe = {.row = row, .header = 1};
+	mt_entry   *e = (mt_entry *) cf_skiplist_find(mt->list, &probe);
+	const mt_meta *old = e ? __atomic_load_n(&e->current, __ATOMIC_ACQUIRE) : NULL;
+	cf_deletion del = u->row_del;
+	size_t		n = 0;
+	size_t		cap = u->n_tombs + (old ? old->n_tombs : 0);
+	mt_meta    *m;
+
+	if (old)
+		del = cf_deletion_max(del, old->del);
+
+	m = cf_arena_alloc(mt->arena, sizeof(*m) + cap * sizeof(cf_range_tomb));
+	if (m == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	m->del = del;
+	for (size_t i = 0; old && i < old->n_tombs; i++)
+		if (!cf_deletion_shadows(del, old->tombs[i].del.timestamp))
+			m->tombs[n++] = old->tombs[i];	/* already in the arena */
+	for (size_t i = 0; i < u->n_tombs; i++)
+	{
+		const cf_range_tomb *t = &u->tombs[i];
+		cf_range_tomb *dst = &m->tombs[n];
+
+		if (cf_deletion_shadows(del, t->del.timestamp))
+			continue;
+		if (!arena_slice(mt->arena, t->sc, &dst->sc) ||
+			!arena_slice(mt->arena, t->start, &dst->start) ||
+			!arena_slice(mt->arena, t->finish, &dst->finish))
+			return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+		dst->del = t->del;
+		n++;
+	}
+	m->n_tombs = n;
+
+	if (e)
+	{
+		__atomic_store_n(&e->current, m, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	if ((e = new_entry(mt, row, cf_slice_of(NULL, 0), cf_slice_of(NULL, 0), true)) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	e->current = m;
+	if (!cf_skiplist_insert(mt->list, e))
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	return NULL;
+}
+
+cf_status *
+cf_memtable_apply(cf_memtable *mt, cf_slice token, cf_slice key, const cf_cf_update *u)
+{
+	const mt_row *row;
+	cf_status  *s = NULL;
+	uint64_t	ops = u->n_cells + u->n_tombs + !cf_deletion_is_live(u->row_del);
+
+	if (token.len > UINT16_MAX || key.len > UINT16_MAX)
+		return cf_status_make(CF_ERR_INVALID, "memtable: token or key over 65535 bytes");
+
+	pthread_mutex_lock(&mt->write_lock);
+	row = find_or_add_row(mt, token, key);
+	if (row == NULL)
+		s = cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	if (!s && (u->n_tombs || !cf_deletion_is_live(u->row_del)))
+		s = apply_deletion(mt, row, u);
+	for (size_t i = 0; !s && i < u->n_cells; i++)
+		s = apply_cell(mt, row, &u->cells[i]);
+	pthread_mutex_unlock(&mt->write_lock);
+
+	if (!s)
+		__atomic_add_fetch(&mt->ops, ops, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* ---- reading ---- */
+
+void
+cf_mt_iter_init(cf_mt_iter *it, const cf_memtable *mt)
+{
+	cf_skiplist_iter_init(&it->it, mt->list);
+	it->mt = mt;
+}
+
+bool
+cf_mt_iter_valid(const cf_mt_iter *it)
+{
+	return cf_skiplist_iter_valid(&it->it);
+}
+
+void
+cf_mt_iter_next(cf_mt_iter *it)
+{
+	cf_skiplist_iter_next(&it->it);
+}
+
+void
+cf_mt_iter_prev(cf_mt_iter *it)
+{
+	cf_skiplist_iter_prev(&it->it);
+}
+
+void
+cf_mt_iter_seek_first(cf_mt_iter *it)
+{
+	cf_skiplist_iter_seek_first(&it->it);
+}
+
+void
+cf_mt_iter_seek_last(cf_mt_iter *it)
+{
+	cf_skiplist_iter_seek_last(&it->it);
+}
+
+/*
+ * Search targets point at the caller's bytes: the row's token and key must be
+ * contiguous for mt_row, so they are copied to a small buffer (or the heap when long).
+ */
+typedef struct probe
+{
+	mt_row		row;
+	mt_entry	entry;
+	uint8_t    *heap;
+	uint8_t		buf[256];
+} probe;
+
+static bool
+probe_init(probe *p, cf_slice token, cf_slice key, int8_t bound, cf_slice sc, cf_slice name,
+		   bool le)
+{
+	size_t		n = token.len + key.len + sc.len + name.len;
+	uint8_t    *b = p->buf;
+
+	p->heap = NULL;
+	if (n > sizeof(p->buf) && (b = p->heap = malloc(n)) == NULL)
+		return false;
+	if (token.len)
+		memcpy(b, token.p, token.len);
+	if (key.len)
+		memcpy(b + token.len, key.p, key.len);
+	if (sc.len)
+		memcpy(b + token.len + key.len, sc.p, sc.len);
+	if (name.len)
+		memcpy(b + token.len + key.len + sc.len, name.p, name.len);
+	p->row = (mt_row) {b, (uint16_t) token.len, (uint16_t) key.len};
+	p->entry = (mt_entry) {
+		.row = &p->row,.names = b + token.len + key.len,
+		.sc_len = (uint16_t) sc.len,.name_len = (uint16_t) name.len,.bound = bound,
+		.header = (bound == 0 && sc.len == 0 && name.len == 0),
+	};
+	if (le && bound == 0 && name.len == 0)
+	{
+		/* an empty finish is open: the end of super column sc, or of the row */
+		p->entry.header = 0;
+		if (sc.len)
+			p->entry.name_inf = 1;
+		else
+			p->entry.bound = 1;
+	}
+	return true;
+}
+
+static void
+probe_done(probe *p)
+{
+	free(p->heap);
+}
+
+/* Positions it by a probe; on allocation failure the iterator becomes invalid. */
+static void
+seek_probe(cf_mt_iter *it, cf_slice token, cf_slice key, int8_t bound,
+		   cf_slice sc, cf_slice name, bool le)
+{
+	probe		p;
+
+	if (!probe_init(&p, token, key, bound, sc, name, le))
+	{
+		it->it.node = NULL;
+		return;
+	}
+	if (le)
+		cf_skiplist_iter_seek_le(&it->it, &p.entry);
+	else
+		cf_skiplist_iter_seek(&it->it, &p.entry);
+	probe_done(&p);
+}
+
+void
+cf_mt_iter_seek_row(cf_mt_iter *it, cf_slice token, cf_slice key)
+{
+	seek_probe(it, token, key, -1, cf_slice_of(NULL, 0), cf_slice_of(NULL, 0), false);
+}
+
+void
+cf_mt_iter_seek_after_row(cf_mt_iter *it, cf_slice token, cf_slice key)
+{
+	seek_probe(it, token, key, 1, cf_slice_of(NULL, 0), cf_slice_of(NULL, 0), false);
+}
+
+void
+cf_mt_iter_seek_row_last(cf_mt_iter *it, cf_slice token, cf_slice key)
+{
+	seek_probe(it, token, key, 1, cf_slice_of(NULL, 0), cf_slice_of(NULL, 0), true);
+}
+
+void
+cf_mt_iter_seek(cf_mt_iter *it, cf_slice token, cf_slice key, cf_slice sc, cf_slice name)
+{
+	seek_probe(it, token, key, 0, sc, name, false);
+}
+
+void
+cf_mt_iter_seek_le(cf_mt_iter *it, cf_slice token, cf_slice key, cf_slice sc, cf_slice name)
+{
+	seek_probe(it, token, key, 0, sc, name, true);
+}
+
+static inline const mt_entry *
+cur_entry(const cf_mt_iter *it)
+{
+	return cf_skiplist_iter_key(&it->it);
+}
+
+cf_slice
+cf_mt_iter_token(const cf_mt_iter *it)
+{
+	return row_token(cur_entry(it)->row);
+}
+
+cf_slice
+cf_mt_iter_key(const cf_mt_iter *it)
+{
+	return row_key(cur_entry(it)->row);
+}
+
+bool
+cf_mt_iter_is_header(const cf_mt_iter *it)
+{
+	return cur_entry(it)->header;
+}
+
+void
+cf_mt_iter_cell(const cf_mt_iter *it, cf_cell *cell)
+{
+	const mt_entry *e = cur_entry(it);
+
+	version_to_cell(e, __atomic_load_n(&e->current, __ATOMIC_ACQUIRE), cell);
+}
+
+void
+cf_mt_iter_deletion(const cf_mt_iter *it, cf_deletion *del,
+					const cf_range_tomb **tombs, size_t *n_tombs)
+{
+	const mt_meta *m = __atomic_load_n(&cur_entry(it)->current, __ATOMIC_ACQUIRE);
+
+	*del = m->del;
+	*tombs = m->tombs;
+	*n_tombs = m->n_tombs;
+}

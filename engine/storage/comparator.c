@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hex.h"
+#include "util/utf8.h"
 #include "util/uuid.h"
 
 #define MARSHAL_PREFIX "org.apache.cassandra.db.marshal."
@@ -200,61 +202,6 @@ cf_timeuuid_timestamp(cf_slice u)
 
 /* ---------------------------------------------------------------- validation */
 
-/*
- * Offset of the first byte of the first ill-formed sequence in p[0..n), or n if it is
- * all well-formed UTF-8 (Unicode table 3-7: no overlong forms, no surrogates
- * U+D800..U+DFFF, nothing above U+10FFFF, no truncated sequence).
- */
-static size_t
-utf8_invalid_at(const uint8_t *p, size_t n)
-{
-	size_t		i = 0;
-
-	while (i < n)
-	{
-		uint8_t		c = p[i];
-		size_t		need;
-		uint8_t		lo = 0x80,
-					hi = 0xbf;	/* range of the second byte */
-
-		if (c < 0x80)
-		{
-			i++;
-			continue;
-		}
-		if (c < 0xc2)			/* continuation byte, or overlong 2-byte lead */
-			return i;
-		if (c < 0xe0)
-			need = 1;
-		else if (c < 0xf0)
-		{
-			need = 2;
-			if (c == 0xe0)
-				lo = 0xa0;		/* overlong */
-			else if (c == 0xed)
-				hi = 0x9f;		/* surrogates */
-		}
-		else if (c < 0xf5)
-		{
-			need = 3;
-			if (c == 0xf0)
-				lo = 0x90;		/* overlong */
-			else if (c == 0xf4)
-				hi = 0x8f;		/* above U+10FFFF */
-		}
-		else
-			return i;
-
-		if (n - i - 1 < need || p[i + 1] < lo || p[i + 1] > hi)
-			return i;
-		for (size_t k = 2; k <= need; k++)
-			if ((p[i + k] & 0xc0) != 0x80)
-				return i;
-		i += need + 1;
-	}
-	return n;
-}
-
 static cf_status *
 length_error(const char *what, cf_type t, size_t want, size_t got)
 {
@@ -286,7 +233,7 @@ cf_type_validate(cf_type t, cf_slice v, const char *what)
 			return NULL;
 		case CF_TYPE_UTF8:
 			{
-				size_t		bad = utf8_invalid_at(v.p, v.len);
+				size_t		bad = cf_utf8_invalid_at(v.p, v.len);
 
 				if (bad < v.len)
 					return cf_status_make(CF_ERR_INVALID,

@@ -28,6 +28,9 @@
 #include <unicode/ustring.h>
 #include <unicode/utypes.h>
 
+#include "util/hex.h"
+#include "util/utf8.h"
+
 typedef unsigned __int128 u128;
 
 /* 2^127: the largest RandomPartitioner token, and the size of its ring. */
@@ -57,68 +60,13 @@ quote_len(cf_slice text)
 	return (int) (text.len < QUOTE_MAX ? text.len : QUOTE_MAX);
 }
 
-/*
- * true if p[0..len) is well-formed UTF-8 (no overlong forms, no surrogates, nothing
- * past U+10FFFF); otherwise false with *bad_at the offset of the first bad sequence.
- */
-static bool
-utf8_valid(const uint8_t *p, size_t len, size_t *bad_at)
-{
-	size_t		i = 0;
-
-	while (i < len)
-	{
-		uint8_t		c = p[i];
-		size_t		n;
-		uint8_t		lo = 0x80,
-					hi = 0xbf;	/* range of the second byte */
-
-		if (c < 0x80)
-		{
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-		{
-			n = 2;
-			if (c == 0xe0)
-				lo = 0xa0;		/* overlong */
-			else if (c == 0xed)
-				hi = 0x9f;		/* surrogates */
-		}
-		else if (c >= 0xf0 && c <= 0xf4)
-		{
-			n = 3;
-			if (c == 0xf0)
-				lo = 0x90;		/* overlong */
-			else if (c == 0xf4)
-				hi = 0x8f;		/* past U+10FFFF */
-		}
-		else
-			goto bad;
-		if (len - i <= n || p[i + 1] < lo || p[i + 1] > hi)
-			goto bad;
-		for (size_t k = 2; k <= n; k++)
-			if ((p[i + k] & 0xc0) != 0x80)
-				goto bad;
-		i += n + 1;
-	}
-	return true;
-
-bad:
-	*bad_at = i;
-	return false;
-}
-
 /* NULL if s is valid UTF-8, else CF_ERR_INVALID: "<partitioner>: <what> is not ...". */
 static cf_status *
 check_utf8(cf_partitioner p, cf_slice s, const char *what)
 {
-	size_t		bad_at;
+	size_t		bad_at = cf_utf8_invalid_at(s.p, s.len);
 
-	if (utf8_valid(s.p, s.len, &bad_at))
+	if (bad_at == s.len)
 		return NULL;
 	return cf_status_make(CF_ERR_INVALID,
 						  "%s: %s is not valid UTF-8 (bad byte 0x%02x at offset %zu); "
@@ -320,18 +268,6 @@ bop_to_string(cf_slice token, cf_buf *out)
 	return NULL;
 }
 
-static int
-hex_value(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static cf_status *
 bop_from_string(cf_slice text, cf_buf *out)
 {
@@ -345,8 +281,8 @@ bop_from_string(cf_slice text, cf_buf *out)
 		return cf_buf_status(out);
 	for (size_t i = 0; i < text.len; i += 2)
 	{
-		int			hi = hex_value(text.p[i]);
-		int			lo = hex_value(text.p[i + 1]);
+		int			hi = cf_hex_value((char) text.p[i]);
+		int			lo = cf_hex_value((char) text.p[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			goto bad;

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/hex.h"
+
 #include "util/status.h"
 
 #define CF_UUID_LEN 16
@@ -26,21 +28,6 @@
 /* Largest 60-bit v1 timestamp. */
 #define CF_UUID_V1_TIMESTAMP_MAX ((INT64_C(1) << 60) - 1)
 
-/*
- * The value of one hex digit of either case, or -1. Shared by the UUID text form and
- * BytesType's hex literals; it would move to a util/hex.h should one appear.
- */
-static inline int
-cf_hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /*
  * Writes u as 36 lowercase characters "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" and a

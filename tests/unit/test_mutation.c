@@ -33,6 +33,24 @@ build_sample(cf_mutation *m, cf_cf_update cfs[2], cf_cell cells[4], cf_range_tom
 	*m = (cf_mutation) {.key = S("jsmith"), .cfs = cfs, .n_cfs = 2};
 }
 
+/* The sample mutation and its encoding, for the tests that start from them. */
+typedef struct sample
+{
+	cf_mutation m;
+	cf_cf_update cfs[2];
+	cf_cell		cells[4];
+	cf_range_tomb tombs[2];
+	cf_buf		b;
+} sample;
+
+static void
+sample_encode(sample *s)
+{
+	build_sample(&s->m, s->cfs, s->cells, s->tombs);
+	cf_buf_init(&s->b, 0);
+	assert_null(cf_mutation_encode(&s->m, &s->b));
+}
+
 static void
 assert_slice(cf_slice a, cf_slice b)
 {
@@ -44,28 +62,24 @@ assert_slice(cf_slice a, cf_slice b)
 static void
 round_trip(void **state)
 {
-	cf_mutation m, d;
-	cf_cf_update cfs[2];
-	cf_cell		cells[4];
-	cf_range_tomb tombs[2];
-	cf_buf		b = CF_BUF_INIT;
+	sample		smp;
+	cf_mutation d;
 
 	(void) state;
-	build_sample(&m, cfs, cells, tombs);
-	assert_null(cf_mutation_encode(&m, &b));
-	assert_null(cf_mutation_decode(cf_slice_of(b.data, b.len), &d));
+	sample_encode(&smp);
+	assert_null(cf_mutation_decode(cf_slice_of(smp.b.data, smp.b.len), &d));
 
-	assert_slice(d.key, m.key);
+	assert_slice(d.key, smp.m.key);
 	assert_int_equal(d.n_cfs, 2);
 	for (size_t i = 0; i < 2; i++)
 	{
-		assert_int_equal(d.cfs[i].cf_id, m.cfs[i].cf_id);
-		assert_true(d.cfs[i].row_del.timestamp == m.cfs[i].row_del.timestamp);
-		assert_int_equal(d.cfs[i].n_cells, m.cfs[i].n_cells);
-		assert_int_equal(d.cfs[i].n_tombs, m.cfs[i].n_tombs);
+		assert_int_equal(d.cfs[i].cf_id, smp.m.cfs[i].cf_id);
+		assert_true(d.cfs[i].row_del.timestamp == smp.m.cfs[i].row_del.timestamp);
+		assert_int_equal(d.cfs[i].n_cells, smp.m.cfs[i].n_cells);
+		assert_int_equal(d.cfs[i].n_tombs, smp.m.cfs[i].n_tombs);
 		for (size_t c = 0; c < d.cfs[i].n_cells; c++)
 		{
-			const cf_cell *x = &d.cfs[i].cells[c], *y = &m.cfs[i].cells[c];
+			const cf_cell *x = &d.cfs[i].cells[c], *y = &smp.m.cfs[i].cells[c];
 
 			assert_slice(x->sc, y->sc);
 			assert_slice(x->name, y->name);
@@ -77,7 +91,7 @@ round_trip(void **state)
 		}
 		for (size_t t = 0; t < d.cfs[i].n_tombs; t++)
 		{
-			const cf_range_tomb *x = &d.cfs[i].tombs[t], *y = &m.cfs[i].tombs[t];
+			const cf_range_tomb *x = &d.cfs[i].tombs[t], *y = &smp.m.cfs[i].tombs[t];
 
 			assert_slice(x->sc, y->sc);
 			assert_slice(x->start, y->start);
@@ -87,11 +101,11 @@ round_trip(void **state)
 		}
 	}
 	/* zero-copy: the key points into the encoded bytes */
-	assert_true(d.key.p >= b.data && d.key.p < b.data + b.len);
+	assert_true(d.key.p >= smp.b.data && d.key.p < smp.b.data + smp.b.len);
 	assert_int_equal(cf_mutation_ops(&d), 4 + 2 + 1);	/* cells + tombstones + row deletions */
 	cf_mutation_release(&d);
 	cf_mutation_release(&d);	/* twice is harmless */
-	cf_buf_free(&b);
+	cf_buf_free(&smp.b);
 }
 
 static void
@@ -112,45 +126,37 @@ empty_mutation(void **state)
 static void
 every_truncation_is_corruption(void **state)
 {
-	cf_mutation m, d;
-	cf_cf_update cfs[2];
-	cf_cell		cells[4];
-	cf_range_tomb tombs[2];
-	cf_buf		b = CF_BUF_INIT;
+	sample		smp;
+	cf_mutation d;
 
 	(void) state;
-	build_sample(&m, cfs, cells, tombs);
-	assert_null(cf_mutation_encode(&m, &b));
-	for (size_t n = 0; n < b.len; n++)
+	sample_encode(&smp);
+	for (size_t n = 0; n < smp.b.len; n++)
 	{
 		/* a copy of exactly n bytes, so ASan sees any read past the end */
 		uint8_t    *cut = malloc(n ? n : 1);
 		cf_status  *s;
 
-		memcpy(cut, b.data, n);
+		memcpy(cut, smp.b.data, n);
 		s = cf_mutation_decode(cf_slice_of(cut, n), &d);
 		assert_int_equal(cf_status_code(s), CF_ERR_CORRUPTION);
 		assert_null(d.alloc_);
 		cf_status_free(s);
 		free(cut);
 	}
-	cf_buf_free(&b);
+	cf_buf_free(&smp.b);
 }
 
 static void
 every_byte_flip_is_safe(void **state)
 {
-	cf_mutation m, d;
-	cf_cf_update cfs[2];
-	cf_cell		cells[4];
-	cf_range_tomb tombs[2];
-	cf_buf		b = CF_BUF_INIT;
+	sample		smp;
+	cf_mutation d;
 	size_t		rejected = 0;
 
 	(void) state;
-	build_sample(&m, cfs, cells, tombs);
-	assert_null(cf_mutation_encode(&m, &b));
-	for (size_t i = 0; i < b.len; i++)
+	sample_encode(&smp);
+	for (size_t i = 0; i < smp.b.len; i++)
 	{
 		static const uint8_t xors[] = {0x01, 0x80, 0xff};
 
@@ -158,8 +164,8 @@ every_byte_flip_is_safe(void **state)
 		{
 			cf_status  *s;
 
-			b.data[i] ^= xors[x];
-			s = cf_mutation_decode(cf_slice_of(b.data, b.len), &d);
+			smp.b.data[i] ^= xors[x];
+			s = cf_mutation_decode(cf_slice_of(smp.b.data, smp.b.len), &d);
 			if (s)
 			{
 				assert_int_equal(cf_status_code(s), CF_ERR_CORRUPTION);
@@ -167,12 +173,12 @@ every_byte_flip_is_safe(void **state)
 			}
 			cf_status_free(s);
 			cf_mutation_release(&d);
-			b.data[i] ^= xors[x];
+			smp.b.data[i] ^= xors[x];
 		}
 	}
 	/* flips in lengths, counts and flags must be caught; value bytes need not be */
-	assert_true(rejected > b.len / 2);
-	cf_buf_free(&b);
+	assert_true(rejected > smp.b.len / 2);
+	cf_buf_free(&smp.b);
 }
 
 static void

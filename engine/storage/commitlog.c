@@ -1206,7 +1206,8 @@ cf_commitlog_open(const cf_commitlog_options *opts, cf_commitlog **out)
 		cf_env_unlock(log->env, log->lock);
 		goto fail;
 	}
-	qsort(l.ids, l.n, sizeof(*l.ids), cmp_u64);
+	if (l.n > 1)
+		qsort(l.ids, l.n, sizeof(*l.ids), cmp_u64);
 	log->found_ids = l.ids;
 	log->nfound = l.n;
 

@@ -10,7 +10,6 @@
 #include "support/cmocka_prelude.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "storage/commitlog.h"
+#include "support/scratch_dir.h"
 #include "util/env_fault.h"
 #include "util/log.h"
 
@@ -106,28 +106,13 @@ replayed_has(const replayed *r, uint32_t id)
 static char *
 make_tmpdir(void)
 {
-	const char *base = getenv("TMPDIR");
-	char	   *d;
-
-	assert_true(asprintf(&d, "%s/cf_commitlog_XXXXXX", base && *base ? base : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void) st;
-	(void) flag;
-	(void) ftw;
-	return remove(path);
+	return cf_test_scratch_dir("cf_commitlog");
 }
 
 static void
 remove_tmpdir(char *d)
 {
-	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
+	cf_test_scratch_dir_remove(d);
 }
 
 static void
@@ -731,6 +716,36 @@ callback_error_stops_replay(void **state)
 
 /* ==================== injected failures ==================== */
 
+/* A scratch directory and a fault env over the POSIX one, with warnings captured. */
+typedef struct fault_fixture
+{
+	char	   *dir;
+	cf_env	   *env;
+} fault_fixture;
+
+static int
+setup_fault(void **state)
+{
+	fault_fixture *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	fx->dir = make_tmpdir();
+	assert_non_null(fx->env = cf_env_fault_new(cf_env_posix()));
+	*state = fx;
+	return setup_quiet_log(state);
+}
+
+static int
+teardown_fault(void **state)
+{
+	fault_fixture *fx = *state;
+
+	cf_env_fault_free(fx->env);
+	remove_tmpdir(fx->dir);
+	free(fx);
+	return teardown_log(state);
+}
+
 /*
  * Appends ids from *next on until an append fails; returns that failure. acked[] gets
  * every acknowledged id.
@@ -774,14 +789,14 @@ assert_acked_survive(cf_env *env, const char *dir, uint32_t acked, uint32_t at_m
 static void
 failed_sync_fails_the_log(void **state)
 {
-	char	   *dir = make_tmpdir();
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	fault_fixture *fx = *state;
+	const char *dir = fx->dir;
+	cf_env	   *env = fx->env;
 	cf_commitlog *log = open_log(env, dir, CF_COMMITLOG_BATCH, 0, NULL);
 	uint32_t	next = 0;
 	cf_status  *s;
 	struct cf_commitlog_stats st;
 
-	(void) state;
 	assert_null(append_until_failure(log, &next, 10));
 	cf_env_fault_fail(env, CF_FAULT_SYNC, 0, EIO, 1);
 	s = append_until_failure(log, &next, 20);
@@ -797,8 +812,6 @@ failed_sync_fails_the_log(void **state)
 	assert_ok(cf_commitlog_close(log));
 
 	assert_acked_survive(env, dir, 10, 11);
-	cf_env_fault_free(env);
-	remove_tmpdir(dir);
 }
 
 static void
@@ -892,14 +905,14 @@ crash_worker_main(void *arg)
 static void
 batch_crash_keeps_every_acknowledged_record(void **state)
 {
-	char	   *dir = make_tmpdir();
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	fault_fixture *fx = *state;
+	const char *dir = fx->dir;
+	cf_env	   *env = fx->env;
 	crash_worker w[4];
 	replayed	r = {0};
 	cf_commitlog *log;
 	size_t		total = 0;
 
-	(void) state;
 	for (int round = 0; round < 3; round++)
 	{
 		log = open_log(env, dir, CF_COMMITLOG_BATCH, 4096, &r);
@@ -934,20 +947,18 @@ batch_crash_keeps_every_acknowledged_record(void **state)
 	print_message("batch crash: %zu records acknowledged over 3 crashes, all present\n", total);
 	replayed_free(&r);
 	assert_ok(cf_commitlog_close(log));
-	cf_env_fault_free(env);
-	remove_tmpdir(dir);
 }
 
 static void
 periodic_crash_loses_only_unsynced_records(void **state)
 {
-	char	   *dir = make_tmpdir();
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	fault_fixture *fx = *state;
+	const char *dir = fx->dir;
+	cf_env	   *env = fx->env;
 	cf_commitlog *log = open_log(env, dir, CF_COMMITLOG_PERIODIC, 0, NULL);
 	replayed	r = {0};
 	cf_commitlog_pos pos[300];
 
-	(void) state;
 	/* Synced by hand: the background period (10 s) never comes. */
 	for (uint32_t i = 0; i < 50; i++)
 		append_id(log, 1, i);
@@ -980,22 +991,20 @@ periodic_crash_loses_only_unsynced_records(void **state)
 				  r.n);
 	replayed_free(&r);
 	assert_ok(cf_commitlog_close(log));
-	cf_env_fault_free(env);
-	remove_tmpdir(dir);
 }
 
 static void
 periodic_background_sync_runs(void **state)
 {
-	char	   *dir = make_tmpdir();
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	fault_fixture *fx = *state;
+	const char *dir = fx->dir;
+	cf_env	   *env = fx->env;
 	cf_commitlog_options o = {.env = env, .dir = dir, .sync_mode = CF_COMMITLOG_PERIODIC,
 	.sync_period_us = 2000};
 	struct cf_commitlog_stats st;
 	replayed	r = {0};
 	cf_commitlog *log;
 
-	(void) state;
 	assert_ok(cf_commitlog_open(&o, &log));
 	assert_ok(cf_commitlog_replay(log, collect, &r, NULL));
 	for (uint32_t i = 0; i < 20; i++)
@@ -1014,8 +1023,6 @@ periodic_background_sync_runs(void **state)
 	assert_int_equal(r.n, 20);
 	replayed_free(&r);
 	assert_ok(cf_commitlog_close(log));
-	cf_env_fault_free(env);
-	remove_tmpdir(dir);
 }
 
 /* ==================== group commit ==================== */
@@ -1188,12 +1195,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(flipped_byte_in_middle_segment_is_corruption, setup_quiet_log, teardown_log),
 		cmocka_unit_test_setup_teardown(garbage_tails_are_torn, setup_quiet_log, teardown_log),
 		cmocka_unit_test(callback_error_stops_replay),
-		cmocka_unit_test_setup_teardown(failed_sync_fails_the_log, setup_quiet_log, teardown_log),
+		cmocka_unit_test_setup_teardown(failed_sync_fails_the_log, setup_fault, teardown_fault),
 		cmocka_unit_test_setup_teardown(enospc_fails_the_log, setup_quiet_log, teardown_log),
 		cmocka_unit_test_setup_teardown(short_write_and_failed_rollover, setup_quiet_log, teardown_log),
-		cmocka_unit_test_setup_teardown(batch_crash_keeps_every_acknowledged_record, setup_quiet_log, teardown_log),
-		cmocka_unit_test_setup_teardown(periodic_crash_loses_only_unsynced_records, setup_quiet_log, teardown_log),
-		cmocka_unit_test_setup_teardown(periodic_background_sync_runs, setup_quiet_log, teardown_log),
+		cmocka_unit_test_setup_teardown(batch_crash_keeps_every_acknowledged_record, setup_fault, teardown_fault),
+		cmocka_unit_test_setup_teardown(periodic_crash_loses_only_unsynced_records, setup_fault, teardown_fault),
+		cmocka_unit_test_setup_teardown(periodic_background_sync_runs, setup_fault, teardown_fault),
 		cmocka_unit_test(group_commit_shares_fsyncs),
 		cmocka_unit_test(concurrent_appends_replay_in_order),
 	};

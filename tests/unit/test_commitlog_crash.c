@@ -17,7 +17,6 @@
 #include "support/cmocka_prelude.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "storage/commitlog.h"
+#include "support/scratch_dir.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -173,15 +173,6 @@ child_main(const char *dir, cf_commitlog_sync_mode mode, uint32_t cycle, int fd)
 
 /* ---- the parent ---- */
 
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void) st;
-	(void) flag;
-	(void) ftw;
-	return remove(path);
-}
-
 /*
  * Reads ack reports from fd into acked[thread][seq] until deadline_ms (or forever when
  * deadline_ms < 0, i.e. until EOF). Returns the number read.
@@ -226,7 +217,6 @@ read_acks(int fd, uint8_t **acked, int64_t wait_ms)
 static void
 crash_cycles(cf_commitlog_sync_mode mode, const char *name)
 {
-	const char *base = getenv("TMPDIR");
 	const char *seed_env = getenv("CF_CRASH_SEED");
 	uint64_t	seed;
 	char	   *dir;
@@ -245,8 +235,7 @@ crash_cycles(cf_commitlog_sync_mode mode, const char *name)
 	print_message("%s: seed %llu (set CF_CRASH_SEED to repeat)\n", name,
 				  (unsigned long long) seed);
 
-	assert_true(asprintf(&dir, "%s/cf_clcrash_XXXXXX", base && *base ? base : "/tmp") > 0);
-	assert_non_null(mkdtemp(dir));
+	dir = cf_test_scratch_dir("cf_clcrash");
 	for (int t = 0; t < THREADS; t++)
 		assert_non_null(acked[t] = malloc(MAX_SEQ));
 
@@ -323,8 +312,7 @@ crash_cycles(cf_commitlog_sync_mode mode, const char *name)
 	assert_true(total_acked > 0);
 	for (int t = 0; t < THREADS; t++)
 		free(acked[t]);
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(dir);
+	cf_test_scratch_dir_remove(dir);
 }
 
 static void

@@ -58,7 +58,8 @@ cf_status  *cf_status_makev(cf_code code, const char *fmt, va_list ap)
 /*
  * A new error from an errno value: the code follows errnum (ENOENT → NOT_FOUND,
  * ENOSPC/EDQUOT → NO_SPACE, ENOMEM → NO_MEMORY, EADDRINUSE/EBUSY/EAGAIN → BUSY,
- * ETIMEDOUT → TIMEOUT, EINTR/ECANCELED → CANCELLED, anything else → IO) and the message is
+ * ETIMEDOUT → TIMEOUT, EINTR/ECANCELED → CANCELLED, EACCES/EPERM → AUTHORIZATION,
+ * EFBIG/EMSGSIZE → TOO_LARGE, anything else → IO) and the message is
  * "<fmt>: <strerror(errnum)>".
  */
 cf_status  *cf_status_errno(int errnum, const char *fmt,...)

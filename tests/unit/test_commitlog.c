@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "storage/commitlog.h"
-#include "support/scratch_dir.h"
+#include "support/tmpdir.h"
 #include "util/env_fault.h"
 #include "util/log.h"
 
@@ -106,13 +106,16 @@ replayed_has(const replayed *r, uint32_t id)
 static char *
 make_tmpdir(void)
 {
-	return cf_test_scratch_dir("cf_commitlog");
+	char	   *d = test_tmpdir_new("cf_commitlog");
+
+	assert_non_null(d);
+	return d;
 }
 
 static void
 remove_tmpdir(char *d)
 {
-	cf_test_scratch_dir_remove(d);
+	test_tmpdir_free(d);
 }
 
 static void

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "storage/commitlog.h"
-#include "support/scratch_dir.h"
+#include "support/tmpdir.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -235,7 +235,8 @@ crash_cycles(cf_commitlog_sync_mode mode, const char *name)
 	print_message("%s: seed %llu (set CF_CRASH_SEED to repeat)\n", name,
 				  (unsigned long long) seed);
 
-	dir = cf_test_scratch_dir("cf_clcrash");
+	dir = test_tmpdir_new("cf_clcrash");
+	assert_non_null(dir);
 	for (int t = 0; t < THREADS; t++)
 		assert_non_null(acked[t] = malloc(MAX_SEQ));
 
@@ -312,7 +313,7 @@ crash_cycles(cf_commitlog_sync_mode mode, const char *name)
 	assert_true(total_acked > 0);
 	for (int t = 0; t < THREADS; t++)
 		free(acked[t]);
-	cf_test_scratch_dir_remove(dir);
+	test_tmpdir_free(dir);
 }
 
 static void

@@ -41,12 +41,15 @@ block_crc(const uint8_t *stored, size_t n, uint8_t type)
 	return cf_crc32c_mask(crc);
 }
 
+/* Appends the trailer of the n stored bytes at out->data + start. */
 static void
-put_trailer(cf_buf *out, const uint8_t *stored, size_t n, uint8_t type, size_t raw_len)
+put_trailer(cf_buf *out, size_t start, size_t n, uint8_t type, size_t raw_len)
 {
+	uint32_t	crc = block_crc(out->data + start, n, type);	/* before out may move */
+
 	cf_buf_put_u8(out, type);
 	cf_buf_put_u32(out, (uint32_t) raw_len);
-	cf_buf_put_u32(out, block_crc(stored, n, type));
+	cf_buf_put_u32(out, crc);
 }
 
 cf_status *
@@ -72,8 +75,7 @@ cf_block_seal(const void *raw, size_t len, int level, void *cctx, cf_buf *out, u
 		if (!ZSTD_isError(got) && got < len)
 		{
 			out->len = start + got;
-			/* extend may have moved the data: recompute from out */
-			put_trailer(out, out->data + start, got, CF_BLOCK_ZSTD, len);
+			put_trailer(out, start, got, CF_BLOCK_ZSTD, len);
 			if (type)
 				*type = CF_BLOCK_ZSTD;
 			return cf_buf_status(out);
@@ -88,7 +90,7 @@ cf_block_seal(const void *raw, size_t len, int level, void *cctx, cf_buf *out, u
 	cf_buf_put(out, raw, len);
 	if (!cf_buf_ok(out))
 		return cf_buf_status(out);
-	put_trailer(out, out->data + start, len, CF_BLOCK_RAW, len);
+	put_trailer(out, start, len, CF_BLOCK_RAW, len);
 	if (type)
 		*type = CF_BLOCK_RAW;
 	return cf_buf_status(out);

@@ -18,13 +18,13 @@
 #define CF_SSTABLE_VERSION 1
 
 /*
- * Footer: u64 data_end | top-level index, bloom and stats handles (u64 offset, u64
- * size each) | u32 version | u32 masked CRC-32C of the 60 bytes before it | u64 magic.
+ * Footer: top-level index, bloom and stats handles (u64 offset, u64 size each) | u32
+ * version | u32 masked CRC-32C of the 52 bytes before it | u64 magic.
  */
-#define CF_SSTABLE_FOOTER_SIZE 72
-#define CF_SSTABLE_FOOTER_CRC_AT 60
-#define CF_SSTABLE_FOOTER_VERSION_AT 56
-#define CF_SSTABLE_FOOTER_MAGIC_AT 64
+#define CF_SSTABLE_FOOTER_SIZE 64
+#define CF_SSTABLE_FOOTER_VERSION_AT 48
+#define CF_SSTABLE_FOOTER_CRC_AT 52
+#define CF_SSTABLE_FOOTER_MAGIC_AT 56
 
 /* Data-block record tags. A row-start record is exactly CF_SST_TAG_ROW; any other tag
  * is a cell whose flags are CF_CELL_DELETED / CF_CELL_EXPIRING, plus SAME_SC when the

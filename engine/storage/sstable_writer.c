@@ -661,12 +661,10 @@ write_tail(cf_sstable_writer *w)
 	cf_block_handle top_h, bloom_h, stats_h;
 	cf_buf		b = CF_BUF_INIT;
 	uint8_t		footer[CF_SSTABLE_FOOTER_SIZE];
-	uint64_t	data_end;
 	cf_status  *s;
 
 	if ((s = flush_data(w)) != NULL)
 		return s;
-	data_end = w->off;
 	if ((s = flush_kblock(w)) != NULL || (s = write_block(w, &w->top, &top_h)) != NULL)
 		return s;
 
@@ -688,13 +686,12 @@ write_tail(cf_sstable_writer *w)
 	if (s)
 		return fail(w, s);
 
-	cf_store_be64(footer, data_end);
-	cf_store_be64(footer + 8, top_h.offset);
-	cf_store_be64(footer + 16, top_h.size);
-	cf_store_be64(footer + 24, bloom_h.offset);
-	cf_store_be64(footer + 32, bloom_h.size);
-	cf_store_be64(footer + 40, stats_h.offset);
-	cf_store_be64(footer + 48, stats_h.size);
+	cf_store_be64(footer, top_h.offset);
+	cf_store_be64(footer + 8, top_h.size);
+	cf_store_be64(footer + 16, bloom_h.offset);
+	cf_store_be64(footer + 24, bloom_h.size);
+	cf_store_be64(footer + 32, stats_h.offset);
+	cf_store_be64(footer + 40, stats_h.size);
 	cf_store_be32(footer + CF_SSTABLE_FOOTER_VERSION_AT, CF_SSTABLE_VERSION);
 	cf_store_be32(footer + CF_SSTABLE_FOOTER_CRC_AT,
 				  cf_crc32c_mask(cf_crc32c(footer, CF_SSTABLE_FOOTER_CRC_AT)));

@@ -37,12 +37,20 @@ typedef struct mt_version
 	uint8_t		value[];
 } mt_version;
 
-/* A header's deletion info; immutable once published, replaced whole. */
+/*
+ * A header's deletion info: a small snapshot, immutable once published and replaced
+ * whole. Its tombstones are the first n_tombs slots of an append-only array shared by
+ * the row's successive snapshots: a writer fills slot n_tombs (which no published
+ * snapshot covers) and then publishes a snapshot with n_tombs + 1, so readers never see
+ * a slot being written. A full array is copied once into one of twice the capacity, so
+ * adding a tombstone is amortised O(1) and memory stays linear in their number.
+ */
 typedef struct mt_meta
 {
 	cf_deletion del;
 	size_t		n_tombs;
-	cf_range_tomb tombs[];
+	size_t		cap;
+	cf_range_tomb *tombs;
 } mt_meta;
 
 typedef struct mt_entry
@@ -188,9 +196,13 @@ cf_memtable_order(const cf_memtable *mt)
 
 /* ---- writing (under write_lock) ---- */
 
-/* The stored row for (token, key), or a new one copied into the arena. */
+/*
+ * The stored row for (token, key), or a new one copied into the arena (*is_new set).
+ * A new row is reachable only through its entries, so it counts as a row once the
+ * caller has inserted one; if none is, the arena bytes are simply unused.
+ */
 static const mt_row *
-find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key)
+find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new)
 {
 	mt_row		probe_row = {NULL, 0, 0};
 	uint8_t    *bytes;
@@ -236,7 +248,7 @@ find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key)
 	row->bytes = bytes;
 	row->token_len = (uint16_t) token.len;
 	row->key_len = (uint16_t) key.len;
-	__atomic_add_fetch(&mt->rows, 1, __ATOMIC_RELAXED);
+	*is_new = true;
 	return row;
 }
 
@@ -348,7 +360,9 @@ arena_slice(cf_arena *a, cf_slice in, cf_slice *out)
 
 /*
  * Merges a row deletion and range tombstones into the row's header, creating it if
- * needed. Tombstones already shadowed by the row deletion are dropped.
+ * needed. New tombstones already shadowed by the row deletion are not stored; older
+ * ones it shadows stay (they hide nothing more than the deletion does) so that no
+ * write rewrites the array.
  */
 static cf_status *
 apply_deletion(cf_memtable *mt, const mt_row *row, const cf_cf_update *u)
@@ -356,36 +370,40 @@ apply_deletion(cf_memtable *mt, const mt_row *row, const cf_cf_update *u)
 	mt_entry	probe = {.row = row, .header = 1};
 	mt_entry   *e = (mt_entry *) cf_skiplist_find(mt->list, &probe);
 	const mt_meta *old = e ? __atomic_load_n(&e->current, __ATOMIC_ACQUIRE) : NULL;
-	cf_deletion del = u->row_del;
-	size_t		n = 0;
-	size_t		cap = u->n_tombs + (old ? old->n_tombs : 0);
-	mt_meta    *m;
+	mt_meta    *m = cf_arena_alloc(mt->arena, sizeof(*m));
 
-	if (old)
-		del = cf_deletion_max(del, old->del);
-
-	m = cf_arena_alloc(mt->arena, sizeof(*m) + cap * sizeof(cf_range_tomb));
 	if (m == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
-	m->del = del;
-	for (size_t i = 0; old && i < old->n_tombs; i++)
-		if (!cf_deletion_shadows(del, old->tombs[i].del.timestamp))
-			m->tombs[n++] = old->tombs[i];	/* already in the arena */
+	*m = old ? *old : (mt_meta) {cf_deletion_none(), 0, 0, NULL};
+	m->del = cf_deletion_max(m->del, u->row_del);
+
 	for (size_t i = 0; i < u->n_tombs; i++)
 	{
 		const cf_range_tomb *t = &u->tombs[i];
-		cf_range_tomb *dst = &m->tombs[n];
+		cf_range_tomb *dst;
 
-		if (cf_deletion_shadows(del, t->del.timestamp))
+		if (cf_deletion_shadows(m->del, t->del.timestamp))
 			continue;
+		if (m->n_tombs == m->cap)
+		{
+			size_t		cap = m->cap ? 2 * m->cap : 4;
+			cf_range_tomb *grown = cf_arena_alloc(mt->arena, cap * sizeof(*grown));
+
+			if (grown == NULL)
+				return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+			if (m->n_tombs)
+				memcpy(grown, m->tombs, m->n_tombs * sizeof(*grown));
+			m->tombs = grown;
+			m->cap = cap;
+		}
+		dst = &m->tombs[m->n_tombs];
 		if (!arena_slice(mt->arena, t->sc, &dst->sc) ||
 			!arena_slice(mt->arena, t->start, &dst->start) ||
 			!arena_slice(mt->arena, t->finish, &dst->finish))
 			return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
 		dst->del = t->del;
-		n++;
+		m->n_tombs++;
 	}
-	m->n_tombs = n;
 
 	if (e)
 	{
@@ -406,18 +424,25 @@ cf_memtable_apply(cf_memtable *mt, cf_slice token, cf_slice key, const cf_cf_upd
 	const mt_row *row;
 	cf_status  *s = NULL;
 	uint64_t	ops = u->n_cells + u->n_tombs + !cf_deletion_is_live(u->row_del);
+	uint64_t	entries_before;
+	bool		is_new = false;
 
 	if (token.len > UINT16_MAX || key.len > UINT16_MAX)
 		return cf_status_make(CF_ERR_INVALID, "memtable: token or key over 65535 bytes");
+	if (ops == 0)
+		return NULL;			/* nothing to store: no row either */
 
 	pthread_mutex_lock(&mt->write_lock);
-	row = find_or_add_row(mt, token, key);
+	entries_before = cf_skiplist_count(mt->list);
+	row = find_or_add_row(mt, token, key, &is_new);
 	if (row == NULL)
 		s = cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
 	if (!s && (u->n_tombs || !cf_deletion_is_live(u->row_del)))
 		s = apply_deletion(mt, row, u);
 	for (size_t i = 0; !s && i < u->n_cells; i++)
 		s = apply_cell(mt, row, &u->cells[i]);
+	if (is_new && cf_skiplist_count(mt->list) > entries_before)
+		__atomic_add_fetch(&mt->rows, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&mt->write_lock);
 
 	if (!s)

@@ -113,7 +113,8 @@ void		cf_mt_iter_cell(const cf_mt_iter *it, cf_cell *cell);
 
 /*
  * REQUIRES: valid, a header. A snapshot of the row's deletion and range tombstones;
- * the array lives as long as the memtable.
+ * the array lives as long as the memtable. Tombstones the row deletion came to shadow
+ * after they were written are still listed (they hide nothing more than it does).
  */
 void		cf_mt_iter_deletion(const cf_mt_iter *it, cf_deletion *del,
 								const cf_range_tomb **tombs, size_t *n_tombs);

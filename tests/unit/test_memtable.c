@@ -166,13 +166,18 @@ deletions_live_in_a_header_first_in_the_row(void **state)
 	put(mt, "t", "k", "", "b", "v", 1, 0);
 	assert_null(cf_memtable_apply(mt, S("t"), S("k"), &u));
 	assert_string_equal(dump(mt), "k#del=-9223372036854775808,tombs=2 k/:b=v@1 ");
-	/* a row deletion at 10 drops the tombstone at 5 and keeps the one at 50 */
+	/* a row deletion at 10: both tombstones stay listed (the one at 5 hides nothing more) */
 	assert_null(cf_memtable_apply(mt, S("t"), S("k"), &rowdel));
-	assert_string_equal(dump(mt), "k#del=10,tombs=1 k/:b=v@1 ");
+	assert_string_equal(dump(mt), "k#del=10,tombs=2 k/:b=v@1 ");
 	/* an older row deletion does not lower it */
 	rowdel.row_del.timestamp = 3;
 	assert_null(cf_memtable_apply(mt, S("t"), S("k"), &rowdel));
-	assert_string_equal(dump(mt), "k#del=10,tombs=1 k/:b=v@1 ");
+	assert_string_equal(dump(mt), "k#del=10,tombs=2 k/:b=v@1 ");
+	/* a new tombstone the row deletion already shadows is not stored */
+	tombs[0].del.timestamp = 9;
+	u.n_tombs = 1;
+	assert_null(cf_memtable_apply(mt, S("t"), S("k"), &u));
+	assert_string_equal(dump(mt), "k#del=10,tombs=2 k/:b=v@1 ");
 	cf_memtable_unref(mt);
 }
 
@@ -239,6 +244,66 @@ long_keys_and_names(void **state)
 	assert_memory_equal(c.value.p, "v2", 2);
 	free(key);
 	free(name);
+	cf_memtable_unref(mt);
+}
+
+/* Range tombstones one at a time on one row: memory must stay linear in their number. */
+static void
+many_tombstones_on_one_row_stay_linear(void **state)
+{
+	cf_memtable *mt = cf_memtable_new(&utf8_order);
+	size_t		before = cf_memtable_memory(mt);
+	cf_mt_iter	it;
+	cf_deletion d;
+	const cf_range_tomb *t;
+	size_t		n;
+
+	(void) state;
+	for (int i = 0; i < 4000; i++)
+	{
+		char		lo[16], hi[16];
+		cf_range_tomb rt;
+		cf_cf_update u = {.cf_id = 1, .row_del = cf_deletion_none(), .tombs = &rt, .n_tombs = 1};
+
+		snprintf(lo, sizeof(lo), "a%05d", i);
+		snprintf(hi, sizeof(hi), "b%05d", i);
+		rt = (cf_range_tomb) {.start = S(lo), .finish = S(hi), .del = {i + 1, 100}};
+		assert_null(cf_memtable_apply(mt, S("t"), S("k"), &u));
+	}
+	/* ~100 bytes a tombstone; the quadratic copy this guards against needed ~500 MB */
+	print_message("4000 tombstones on one row: %zu bytes\n", cf_memtable_memory(mt) - before);
+	assert_true(cf_memtable_memory(mt) - before < 2 * 1024 * 1024);
+
+	cf_mt_iter_init(&it, mt);
+	cf_mt_iter_seek_first(&it);
+	assert_true(cf_mt_iter_is_header(&it));
+	cf_mt_iter_deletion(&it, &d, &t, &n);
+	assert_int_equal(n, 4000);
+	for (size_t i = 0; i < n; i++)
+		assert_true(t[i].del.timestamp == (int64_t) i + 1);
+	assert_int_equal(cf_memtable_rows(mt), 1);
+	cf_memtable_unref(mt);
+}
+
+/* An update with nothing in it stores nothing, not even a row. */
+static void
+empty_updates_make_no_rows(void **state)
+{
+	cf_memtable *mt = cf_memtable_new(&utf8_order);
+	cf_cf_update empty = {.cf_id = 1, .row_del = cf_deletion_none()};
+	cf_mt_iter	it;
+
+	(void) state;
+	for (int i = 0; i < 3; i++)
+		assert_null(cf_memtable_apply(mt, S("t"), S("k"), &empty));
+	assert_int_equal(cf_memtable_rows(mt), 0);
+	assert_int_equal(cf_memtable_ops(mt), 0);
+	cf_mt_iter_init(&it, mt);
+	cf_mt_iter_seek_first(&it);
+	assert_false(cf_mt_iter_valid(&it));
+	put(mt, "t", "k", "", "c", "v", 1, 0);
+	put(mt, "t", "k", "", "d", "v", 1, 0);
+	assert_int_equal(cf_memtable_rows(mt), 1);
 	cf_memtable_unref(mt);
 }
 
@@ -362,6 +427,8 @@ main(void)
 		cmocka_unit_test(deletions_live_in_a_header_first_in_the_row),
 		cmocka_unit_test(row_seeks),
 		cmocka_unit_test(long_keys_and_names),
+		cmocka_unit_test(many_tombstones_on_one_row_stay_linear),
+		cmocka_unit_test(empty_updates_make_no_rows),
 		cmocka_unit_test(concurrent_readers_see_consistent_cells),
 		cmocka_unit_test(memory_against_raw_data),
 	};

@@ -96,6 +96,7 @@ struct cf_commitlog
 	clog_segment *active;		/* where new records go; NULL until the first */
 	uint64_t	next_id;
 	bool		replayed;
+	bool		replay_failed;	/* a failed replay is final for this handle */
 	bool		closing;
 	cf_status  *failure;		/* set once: the log has failed */
 	bool		unsynced;		/* bytes reached the OS since the last sync */
@@ -994,7 +995,7 @@ replay_segment(clog_replay_ctx *ctx, uint64_t id, bool last)
 	if (why != NULL)
 	{
 		/* A segment is synced with its header before any record goes in it. */
-		if (last && r.size <= CF_COMMITLOG_HEADER_SIZE)
+		if (last && r.size <= CF_COMMITLOG_HEADER_SIZE && code != CF_ERR_NOT_SUPPORTED)
 		{
 			cf_log_warn(LOG_COMPONENT, "commit log segment %s: %s; a torn segment creation, "
 						"removing it (%" PRIu64 " bytes ignored)", seg->path, why, r.size);
@@ -1054,12 +1055,16 @@ cf_commitlog_replay(cf_commitlog *log, cf_commitlog_replay_fn fn, void *arg,
 	cf_status  *s = NULL;
 
 	*ctx.stats = local;
-	if (log->replayed)
+	if (log->replayed || log->replay_failed)
 		return cf_status_make(CF_ERR_INVALID, "commit log %s: replay runs once", log->dir);
 	for (size_t i = 0; i < log->nfound && s == NULL; i++)
 		s = replay_segment(&ctx, log->found_ids[i], i + 1 == log->nfound);
 	if (s != NULL)
+	{
+		/* segments replayed so far stay linked: a second attempt would link them again */
+		log->replay_failed = true;
 		return s;
+	}
 
 	pthread_mutex_lock(&log->mu);
 	log->replayed = true;

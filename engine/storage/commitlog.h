@@ -21,7 +21,11 @@
  *    record queued before it started, syncs once and wakes the others.
  *  - A failed write or fsync puts the log into a failed state for good: what reached
  *    the disk after a failed fsync is unknown (PostgreSQL's fsync lesson), so every
- *    later append fails with CF_ERR_IO. Records acknowledged before stay valid.
+ *    later append fails with CF_ERR_IO. In batch mode every record acknowledged before
+ *    the failure was synced and stays. In periodic mode records acknowledged since the
+ *    last periodic sync were never promised durable, and after a failed write they are
+ *    not synced again (the file refuses further syncs): a crash then loses them, the
+ *    same window periodic mode always risks.
  *  - Replay ends at a torn tail in the last segment (a crash mid-write) and succeeds;
  *    damage anywhere else is CF_ERR_CORRUPTION. Replay truncates the torn tail and the
  *    log then starts a new segment, so older segments are always whole.

@@ -615,6 +615,28 @@ flipped_byte_in_middle_segment_is_corruption(void **state)
 	assert_int_equal(r.n, victim);
 	replayed_free(&r);
 
+	/* A failed replay is final for its handle: no second replay, no appends. */
+	{
+		cf_commitlog_options o = {.env = cf_env_posix(), .dir = dir,
+		.sync_mode = CF_COMMITLOG_PERIODIC};
+		cf_commitlog *log;
+		uint32_t	cf = 1;
+
+		assert_ok(cf_commitlog_open(&o, &log));
+		s = cf_commitlog_replay(log, collect, &r, NULL);
+		assert_int_equal(cf_status_code(s), CF_ERR_CORRUPTION);
+		cf_status_free(s);
+		s = cf_commitlog_replay(log, collect, &r, NULL);
+		assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+		cf_status_free(s);
+		s = cf_commitlog_append(log, &cf, 1, cf_slice_of("x", 1), NULL);
+		assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+		cf_status_free(s);
+		assert_int_equal(r.n, victim);	/* the retry handed over nothing twice */
+		assert_ok(cf_commitlog_close(log));
+		replayed_free(&r);
+	}
+
 	/* A damaged header of a middle segment is corruption too. */
 	flip_byte(path, pos[victim].offset + 9);	/* repair */
 	flip_byte(path, 2);

@@ -1,0 +1,467 @@
+/*
+ * storage/rowmerge.c — merging one row's cells across memtables and SSTables.
+ *
+ * The merge keeps one position per source and, at each step, scans them for the next
+ * path in walking order: O(n) per step for n sources. A heap would make that O(log n),
+ * but n is the number of tables holding the row (a few memtables plus the SSTables
+ * compaction has not merged yet, single digits in steady state), where a linear scan
+ * is faster; revisit if size-tiered compaction lets n grow past ~16.
+ */
+#include "storage/rowmerge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- memtable source */
+
+typedef struct mt_source
+{
+	cf_cell_source base;
+	cf_memtable *mt;
+	cf_mt_iter	it;
+	uint8_t    *rowkey;			/* token, then key: copies, for seeks and row checks */
+	cf_slice	token;
+	cf_slice	key;
+	bool		has_header;
+	cf_mt_iter	header;			/* positioned at the header when has_header */
+} mt_source;
+
+static bool
+mt_in_row(const mt_source *s)
+{
+	return cf_mt_iter_valid(&s->it) &&
+		cf_slice_eq(cf_mt_iter_key(&s->it), s->key) &&
+		cf_slice_eq(cf_mt_iter_token(&s->it), s->token);
+}
+
+static bool
+mt_valid(const cf_cell_source *src)
+{
+	const mt_source *s = (const mt_source *) src;
+
+	return mt_in_row(s) && !cf_mt_iter_is_header(&s->it);
+}
+
+static cf_status *
+mt_seek(cf_cell_source *src, cf_slice sc, cf_slice name)
+{
+	mt_source  *s = (mt_source *) src;
+
+	if (sc.len == 0 && name.len == 0)
+		cf_mt_iter_seek_row(&s->it, s->token, s->key);
+	else
+		cf_mt_iter_seek(&s->it, s->token, s->key, sc, name);
+	if (mt_in_row(s) && cf_mt_iter_is_header(&s->it))
+		cf_mt_iter_next(&s->it);
+	return NULL;
+}
+
+static cf_status *
+mt_seek_le(cf_cell_source *src, cf_slice sc, cf_slice name)
+{
+	mt_source  *s = (mt_source *) src;
+
+	cf_mt_iter_seek_le(&s->it, s->token, s->key, sc, name);
+	return NULL;
+}
+
+static cf_status *
+mt_next(cf_cell_source *src)
+{
+	cf_mt_iter_next(&((mt_source *) src)->it);
+	return NULL;
+}
+
+static cf_status *
+mt_prev(cf_cell_source *src)
+{
+	cf_mt_iter_prev(&((mt_source *) src)->it);
+	return NULL;
+}
+
+static void
+mt_cell(const cf_cell_source *src, cf_cell *out)
+{
+	cf_mt_iter_cell(&((const mt_source *) src)->it, out);
+}
+
+static void
+mt_deletion(const cf_cell_source *src, cf_deletion *del, const cf_range_tomb **tombs,
+			size_t *n)
+{
+	const mt_source *s = (const mt_source *) src;
+
+	if (!s->has_header)
+	{
+		*del = cf_deletion_none();
+		*tombs = NULL;
+		*n = 0;
+		return;
+	}
+	cf_mt_iter_deletion(&s->header, del, tombs, n);
+}
+
+static void
+mt_free(cf_cell_source *src)
+{
+	mt_source  *s = (mt_source *) src;
+
+	cf_memtable_unref(s->mt);
+	free(s->rowkey);
+	free(s);
+}
+
+static const struct cf_cell_source_ops mt_ops = {
+	mt_seek, mt_seek_le, mt_next, mt_prev, mt_valid, mt_cell, mt_deletion, mt_free,
+};
+
+cf_status *
+cf_cell_source_memtable(cf_memtable *mt, cf_slice token, cf_slice key, cf_cell_source **out)
+{
+	mt_source  *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (s == NULL || (s->rowkey = malloc(token.len + key.len + 1)) == NULL)
+	{
+		free(s);
+		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
+	}
+	s->base.ops = &mt_ops;
+	if (token.len)
+		memcpy(s->rowkey, token.p, token.len);
+	if (key.len)
+		memcpy(s->rowkey + token.len, key.p, key.len);
+	s->token = cf_slice_of(s->rowkey, token.len);
+	s->key = cf_slice_of(s->rowkey + token.len, key.len);
+	cf_memtable_ref(mt);
+	s->mt = mt;
+	cf_mt_iter_init(&s->it, mt);
+	cf_mt_iter_seek_row(&s->it, s->token, s->key);
+	if (!mt_in_row(s))
+	{
+		mt_free(&s->base);
+		return NULL;			/* nothing of the row here */
+	}
+	if (cf_mt_iter_is_header(&s->it))
+	{
+		s->has_header = true;
+		s->header = s->it;
+	}
+	*out = &s->base;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- sstable source */
+
+typedef struct sst_source
+{
+	cf_cell_source base;
+	cf_sstable_row *row;
+	cf_sstable_cells *cells;
+} sst_source;
+
+static cf_status *
+sst_seek(cf_cell_source *src, cf_slice sc, cf_slice name)
+{
+	sst_source *s = (sst_source *) src;
+
+	if (sc.len == 0 && name.len == 0)
+		return cf_sstable_cells_first(s->cells);
+	return cf_sstable_cells_seek(s->cells, sc, name);
+}
+
+static cf_status *
+sst_seek_le(cf_cell_source *src, cf_slice sc, cf_slice name)
+{
+	return cf_sstable_cells_seek_le(((sst_source *) src)->cells, sc, name);
+}
+
+static cf_status *
+sst_next(cf_cell_source *src)
+{
+	return cf_sstable_cells_next(((sst_source *) src)->cells);
+}
+
+static cf_status *
+sst_prev(cf_cell_source *src)
+{
+	return cf_sstable_cells_prev(((sst_source *) src)->cells);
+}
+
+static bool
+sst_valid(const cf_cell_source *src)
+{
+	return cf_sstable_cells_valid(((const sst_source *) src)->cells);
+}
+
+static void
+sst_cell(const cf_cell_source *src, cf_cell *out)
+{
+	cf_sstable_cells_cell(((const sst_source *) src)->cells, out);
+}
+
+static void
+sst_deletion(const cf_cell_source *src, cf_deletion *del, const cf_range_tomb **tombs,
+			 size_t *n)
+{
+	const sst_source *s = (const sst_source *) src;
+
+	*del = cf_sstable_row_deletion(s->row);
+	*tombs = cf_sstable_row_tombs(s->row, n);
+}
+
+static void
+sst_free(cf_cell_source *src)
+{
+	sst_source *s = (sst_source *) src;
+
+	cf_sstable_cells_free(s->cells);
+	cf_sstable_row_free(s->row);
+	free(s);
+}
+
+static const struct cf_cell_source_ops sst_ops = {
+	sst_seek, sst_seek_le, sst_next, sst_prev, sst_valid, sst_cell, sst_deletion, sst_free,
+};
+
+cf_status *
+cf_cell_source_sstable(cf_sstable_row *row, cf_cell_source **out)
+{
+	sst_source *s = calloc(1, sizeof(*s));
+	cf_status  *st;
+
+	*out = NULL;
+	if (s == NULL)
+	{
+		cf_sstable_row_free(row);
+		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
+	}
+	s->base.ops = &sst_ops;
+	s->row = row;
+	if ((st = cf_sstable_cells_new(row, &s->cells)) != NULL)
+	{
+		cf_sstable_row_free(row);
+		free(s);
+		return st;
+	}
+	*out = &s->base;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- the merge */
+
+struct cf_row_merge
+{
+	cf_col_order order;
+	bool		reversed;
+	size_t		n;
+	cf_cell_source **src;
+	bool	   *at_cur;			/* which sources sit at the current path */
+	bool		valid;
+	cf_cell		cur;			/* the winner at the current path */
+	cf_deletion del;			/* combined row deletion */
+	const cf_range_tomb **tombs;
+	size_t		n_tombs;
+	bool		exists;
+};
+
+void
+cf_row_merge_free(cf_row_merge *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->src[i])
+			m->src[i]->ops->free(m->src[i]);
+	free(m->src);
+	free(m->at_cur);
+	free(m->tombs);
+	free(m);
+}
+
+cf_status *
+cf_row_merge_new(const cf_col_order *order, cf_cell_source **sources, size_t n,
+				 bool reversed, cf_row_merge **out)
+{
+	cf_row_merge *m = calloc(1, sizeof(*m));
+	size_t		total = 0;
+
+	*out = NULL;
+	if (m == NULL || (n && ((m->src = calloc(n, sizeof(*m->src))) == NULL ||
+							(m->at_cur = calloc(n, sizeof(*m->at_cur))) == NULL)))
+	{
+		for (size_t i = 0; i < n; i++)
+			sources[i]->ops->free(sources[i]);
+		if (m)
+		{
+			free(m->src);
+			free(m);
+		}
+		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
+	}
+	m->order = *order;
+	m->reversed = reversed;
+	m->n = n;
+	m->del = cf_deletion_none();
+	memcpy(m->src, sources, n * sizeof(*sources));
+	m->exists = n > 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		cf_deletion d;
+		const cf_range_tomb *t;
+		size_t		nt;
+
+		m->src[i]->ops->deletion(m->src[i], &d, &t, &nt);
+		m->del = cf_deletion_max(m->del, d);
+		total += nt;
+	}
+	if (total && (m->tombs = malloc(total * sizeof(*m->tombs))) == NULL)
+	{
+		cf_row_merge_free(m);
+		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		cf_deletion d;
+		const cf_range_tomb *t;
+		size_t		nt;
+
+		m->src[i]->ops->deletion(m->src[i], &d, &t, &nt);
+		for (size_t k = 0; k < nt; k++)
+			m->tombs[m->n_tombs++] = &t[k];
+	}
+	*out = m;
+	return NULL;
+}
+
+/* Picks the next path among the sources and reconciles the versions there. */
+static void
+settle(cf_row_merge *m)
+{
+	bool		have = false;
+
+	for (size_t i = 0; i < m->n; i++)
+	{
+		cf_cell		c;
+		int			cmp;
+
+		m->at_cur[i] = false;
+		if (!m->src[i]->ops->valid(m->src[i]))
+			continue;
+		m->src[i]->ops->cell(m->src[i], &c);
+		if (!have)
+		{
+			m->cur = c;
+			m->at_cur[i] = true;
+			have = true;
+			continue;
+		}
+		cmp = cf_cell_cmp(&m->order, &c, &m->cur);
+		if (m->reversed)
+			cmp = -cmp;
+		if (cmp < 0)
+		{
+			/* a path earlier in walking order: it becomes the current one */
+			for (size_t k = 0; k < i; k++)
+				m->at_cur[k] = false;
+			m->cur = c;
+			m->at_cur[i] = true;
+		}
+		else if (cmp == 0)
+		{
+			m->at_cur[i] = true;
+			if (cf_cell_reconcile(&c, &m->cur) > 0)
+				m->cur = c;
+		}
+	}
+	m->valid = have;
+}
+
+cf_status *
+cf_row_merge_seek(cf_row_merge *m, cf_slice sc, cf_slice name)
+{
+	for (size_t i = 0; i < m->n; i++)
+	{
+		cf_cell_source *s = m->src[i];
+		cf_status  *st = m->reversed ? s->ops->seek_le(s, sc, name) : s->ops->seek(s, sc, name);
+
+		if (st)
+		{
+			m->valid = false;
+			return st;
+		}
+	}
+	settle(m);
+	return NULL;
+}
+
+cf_status *
+cf_row_merge_next(cf_row_merge *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+	{
+		cf_cell_source *s = m->src[i];
+		cf_status  *st;
+
+		if (!m->at_cur[i])
+			continue;
+		st = m->reversed ? s->ops->prev(s) : s->ops->next(s);
+		if (st)
+		{
+			m->valid = false;
+			return st;
+		}
+	}
+	settle(m);
+	return NULL;
+}
+
+bool
+cf_row_merge_valid(const cf_row_merge *m)
+{
+	return m->valid;
+}
+
+const cf_cell *
+cf_row_merge_cell(const cf_row_merge *m)
+{
+	return &m->cur;
+}
+
+bool
+cf_row_merge_shadowed(const cf_row_merge *m)
+{
+	const cf_cell *c = &m->cur;
+
+	if (cf_deletion_shadows(m->del, c->timestamp))
+		return true;
+	for (size_t i = 0; i < m->n_tombs; i++)
+	{
+		const cf_range_tomb *t = m->tombs[i];
+
+		if (cf_deletion_shadows(t->del, c->timestamp) &&
+			cf_range_tomb_covers(&m->order, t, c->sc, c->name))
+			return true;
+	}
+	return false;
+}
+
+cf_deletion
+cf_row_merge_deletion(const cf_row_merge *m)
+{
+	return m->del;
+}
+
+const cf_range_tomb *const *
+cf_row_merge_tombs(const cf_row_merge *m, size_t *n)
+{
+	*n = m->n_tombs;
+	return m->tombs;
+}
+
+bool
+cf_row_merge_exists(const cf_row_merge *m)
+{
+	return m->exists;
+}

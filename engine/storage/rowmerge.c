@@ -303,7 +303,8 @@ cf_row_merge_new(const cf_col_order *order, cf_cell_source **sources, size_t n,
 	m->reversed = reversed;
 	m->n = n;
 	m->del = cf_deletion_none();
-	memcpy(m->src, sources, n * sizeof(*sources));
+	if (n)
+		memcpy(m->src, sources, n * sizeof(*sources));
 	m->exists = n > 0;
 
 	for (size_t i = 0; i < n; i++)

@@ -12,6 +12,7 @@
 #include "db/schema.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1254,19 +1255,26 @@ cf_schema_keyspace_at(const cf_schema *s, size_t i)
 	return i < s->n_ks ? &s->ks[i] : NULL;
 }
 
+/*
+ * Binary search for name in an array of n structs of `stride` bytes, sorted by the
+ * char * at name_off in each: its index, or -1.
+ */
 static ssize_t
-ks_index(const cf_schema *s, const char *name)
+find_by_name(const void *base, size_t n, size_t stride, size_t name_off, const char *name)
 {
 	size_t		lo = 0;
-	size_t		hi = s->n_ks;
+	size_t		hi = n;
 
 	if (name == NULL)
 		return -1;
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
-		int			c = strcmp(s->ks[mid].name, name);
+		const char *m;
+		int			c;
 
+		memcpy(&m, (const char *) base + mid * stride + name_off, sizeof(m));
+		c = strcmp(m, name);
 		if (c == 0)
 			return (ssize_t) mid;
 		if (c < 0)
@@ -1278,26 +1286,15 @@ ks_index(const cf_schema *s, const char *name)
 }
 
 static ssize_t
+ks_index(const cf_schema *s, const char *name)
+{
+	return find_by_name(s->ks, s->n_ks, sizeof(cf_ks_def), offsetof(cf_ks_def, name), name);
+}
+
+static ssize_t
 cf_index(const cf_ks_def *k, const char *name)
 {
-	size_t		lo = 0;
-	size_t		hi = k->n_cfs;
-
-	if (name == NULL)
-		return -1;
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-		int			c = strcmp(k->cfs[mid].name, name);
-
-		if (c == 0)
-			return (ssize_t) mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return find_by_name(k->cfs, k->n_cfs, sizeof(cf_cf_def), offsetof(cf_cf_def, name), name);
 }
 
 const cf_ks_def *

@@ -400,15 +400,23 @@ flusher_main(void *arg)
 		cf_status_free(cf->flush_error);
 		cf->flush_error = NULL;
 		cf->flushes++;
+		pthread_mutex_unlock(&cf->mu);
+
+		/*
+		 * Tell the db before the memtable leaves the queue: whoever waits for the
+		 * flush (a shutdown about to close the commit log) must not wake before this
+		 * call is over. Meanwhile readers see the rows twice, which reconciles.
+		 */
+		if (cf->o.on_flushed)
+			cf->o.on_flushed(cf->o.arg, cf->o.cf_id, p.pos);
+
+		pthread_mutex_lock(&cf->mu);
 		memmove(cf->queue, cf->queue + 1, (size_t) (cf->nqueue - 1) * sizeof(*cf->queue));
 		cf->nqueue--;
 		pthread_cond_broadcast(&cf->cv);
 		pthread_mutex_unlock(&cf->mu);
-
 		cf_memtable_unref(p.mt);	/* the queue's reference */
 		cf_memtable_unref(p.mt);	/* ours */
-		if (cf->o.on_flushed)
-			cf->o.on_flushed(cf->o.arg, cf->o.cf_id, p.pos);
 		pthread_mutex_lock(&cf->mu);
 	}
 	pthread_mutex_unlock(&cf->mu);

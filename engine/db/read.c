@@ -581,6 +581,7 @@ cf_read_get(const cf_table_set *ts, cf_slice token, cf_slice key, cf_slice super
 			cf_slice column, int32_t now_sec, cf_read_result **out)
 {
 	cf_predicate p = {.by_names = true, .n_names = 1};
+	cf_slice	name = column.len ? column : super_column;
 	spec		sp;
 	cf_status  *st;
 
@@ -591,13 +592,9 @@ cf_read_get(const cf_table_set *ts, cf_slice token, cf_slice key, cf_slice super
 	if (!ts->order.super && column.len == 0)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column_path.column is required for a Standard column family");
-	if (column.len)
-		p.names = &column;
-	else
-	{
-		p.names = &super_column;
-		super_column = cf_slice_of("", 0);
-	}
+	p.names = &name;
+	if (column.len == 0)
+		super_column = cf_slice_of("", 0);	/* the super column itself, at the top level */
 	if ((st = spec_init(&sp, &ts->order, super_column, &p)) == NULL)
 		st = slice_result(ts, &sp, token, key, now_sec, out);
 	spec_free(&sp);

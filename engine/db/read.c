@@ -106,10 +106,11 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 		for (size_t i = 0; i < p->n_names; i++)
 			if ((st = validate_name(sp->t, p->names[i], what, false)) != NULL)
 				return st;
-		if (p->n_names && (sp->names = malloc(p->n_names * sizeof(cf_slice))) == NULL)
+		if (p->n_names == 0)
+			return NULL;
+		if ((sp->names = malloc(p->n_names * sizeof(cf_slice))) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
-		if (p->n_names)
-			memcpy(sp->names, p->names, p->n_names * sizeof(cf_slice));
+		memcpy(sp->names, p->names, p->n_names * sizeof(cf_slice));
 		qsort_r(sp->names, p->n_names, sizeof(cf_slice), cmp_names, &sp->t);
 		for (size_t i = 0; i < p->n_names; i++)
 			if (sp->n_names == 0 ||

@@ -678,7 +678,7 @@ range_scans_and_cursor(void **state)
 /* Everything written to one row, as a list; the model reconciles by brute force. */
 typedef struct m_row
 {
-	char		key[8];
+	char		key[16];
 	cf_cell    *cells;
 	size_t		n_cells;
 	cf_deletion del;

@@ -15,6 +15,7 @@
  */
 #include "db/read.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -463,31 +464,45 @@ free_sources(cf_cell_source **src, size_t n)
 	free(src);
 }
 
-cf_status *
-cf_read_row_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
-				  cf_row_merge **out)
+/* A range scan's row iterators (below); declared here for build_merge. */
+typedef struct row_scan row_scan;
+static bool scan_mt_at(const row_scan *s, size_t i);
+static bool scan_sst_at(const row_scan *s, size_t i);
+static cf_sstable_iter *scan_sst(const row_scan *s, size_t i);
+
+/*
+ * The merge of the row (token, key). Without a scan each table is searched for the
+ * row (the bloom filter first); with one, only the tables whose iterator sits on the
+ * row take part and the sstables' rows come from their iterators.
+ */
+static cf_status *
+build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
+			const row_scan *scan, cf_row_merge **out)
 {
-	size_t		cap = ts->n_memtables + ts->n_sstables;
-	cf_cell_source **src = calloc(cap ? cap : 1, sizeof(*src));
+	cf_cell_source **src = calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
 	size_t		n = 0;
-	cf_status  *st;
+	cf_status  *st = NULL;
 
 	*out = NULL;
 	if (src == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_memtables; i++)
 	{
+		if (scan && !scan_mt_at(scan, i))
+			continue;
 		if ((st = cf_cell_source_memtable(ts->memtables[i], token, key, &src[n])) != NULL)
 			goto fail;
 		n += src[n] != NULL;
 	}
 	for (size_t i = 0; i < ts->n_sstables; i++)
 	{
-		cf_sstable_row *row;
+		cf_sstable_row *row = NULL;
 
-		if (!cf_sstable_may_contain(ts->sstables[i], key))
+		if (scan ? !scan_sst_at(scan, i) : !cf_sstable_may_contain(ts->sstables[i], key))
 			continue;
-		if ((st = cf_sstable_get(ts->sstables[i], token, key, &row)) != NULL)
+		st = scan ? cf_sstable_iter_row(scan_sst(scan, i), &row) :
+			cf_sstable_get(ts->sstables[i], token, key, &row);
+		if (st)
 		{
 			st = cf_status_wrap(st, "reading %s", cf_sstable_path(ts->sstables[i]));
 			goto fail;
@@ -507,6 +522,13 @@ fail:
 	return st;
 }
 
+cf_status *
+cf_read_row_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
+				  cf_row_merge **out)
+{
+	return build_merge(ts, token, key, reversed, NULL, out);
+}
+
 /* The slice of one row into b (reset first). */
 static cf_status *
 read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
@@ -523,19 +545,30 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 	return st;
 }
 
+/*
+ * A zeroed object of size bytes with a new arena stored at arena_offset: a result or
+ * a rows result. NULL on no memory.
+ */
+static void *
+alloc_with_arena(size_t size, size_t arena_offset)
+{
+	char	   *obj = calloc(1, size);
+	cf_arena   *a;
+
+	if (obj == NULL || (a = cf_arena_new(RESULT_ARENA_BLOCK)) == NULL)
+	{
+		free(obj);
+		return NULL;
+	}
+	memcpy(obj + arena_offset, &a, sizeof(a));
+	return obj;
+}
+
 static cf_status *
 new_result(cf_read_result **out)
 {
-	cf_read_result *r = calloc(1, sizeof(*r));
-
-	*out = NULL;
-	if (r == NULL || (r->arena = cf_arena_new(RESULT_ARENA_BLOCK)) == NULL)
-	{
-		free(r);
-		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
-	}
-	*out = r;
-	return NULL;
+	*out = alloc_with_arena(sizeof(cf_read_result), offsetof(cf_read_result, arena));
+	return *out ? NULL : cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 }
 
 /* Runs sp over one row into a new result. */
@@ -671,16 +704,8 @@ rows_finish(cf_read_rows *r, cf_read_row *rows)
 static cf_status *
 new_rows(cf_read_rows **out)
 {
-	cf_read_rows *r = calloc(1, sizeof(*r));
-
-	*out = NULL;
-	if (r == NULL || (r->arena = cf_arena_new(RESULT_ARENA_BLOCK)) == NULL)
-	{
-		free(r);
-		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
-	}
-	*out = r;
-	return NULL;
+	*out = alloc_with_arena(sizeof(cf_read_rows), offsetof(cf_read_rows, arena));
+	return *out ? NULL : cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 }
 
 static int
@@ -811,7 +836,7 @@ within_start(const bound *s, cf_slice token, cf_slice key)
 }
 
 /* The tables' row iterators, merged in (token, key) order. */
-typedef struct row_scan
+struct row_scan
 {
 	const cf_table_set *ts;
 	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
@@ -820,7 +845,7 @@ typedef struct row_scan
 	cf_slice	token;
 	cf_slice	key;
 	bool		valid;
-} row_scan;
+};
 
 static void
 scan_free(row_scan *s)
@@ -940,50 +965,27 @@ scan_seek(row_scan *s, const bound *b)
 	return st ? st : scan_settle(s);
 }
 
-/* The merge of the current row from the tables positioned on it. */
-static cf_status *
-scan_row_merge(row_scan *s, bool reversed, cf_row_merge **out)
+/* Is memtable i's iterator on the current row? */
+static bool
+scan_mt_at(const row_scan *s, size_t i)
 {
-	const cf_table_set *ts = s->ts;
-	cf_cell_source **src = calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
-	size_t		n = 0;
-	cf_status  *st;
+	return cf_mt_iter_valid(&s->mt[i]) &&
+		pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token, s->key) == 0;
+}
 
-	if (src == NULL)
-		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
-	for (size_t i = 0; i < ts->n_memtables; i++)
-	{
-		if (!cf_mt_iter_valid(&s->mt[i]) ||
-			pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token, s->key))
-			continue;
-		if ((st = cf_cell_source_memtable(ts->memtables[i], s->token, s->key, &src[n])) != NULL)
-			goto fail;
-		n += src[n] != NULL;
-	}
-	for (size_t i = 0; i < ts->n_sstables; i++)
-	{
-		cf_sstable_row *row;
+/* Is sstable i's iterator on the current row? */
+static bool
+scan_sst_at(const row_scan *s, size_t i)
+{
+	return cf_sstable_iter_valid(s->sst[i]) &&
+		pos_cmp(cf_sstable_iter_token(s->sst[i]), cf_sstable_iter_key(s->sst[i]),
+				s->token, s->key) == 0;
+}
 
-		if (!cf_sstable_iter_valid(s->sst[i]) ||
-			pos_cmp(cf_sstable_iter_token(s->sst[i]), cf_sstable_iter_key(s->sst[i]),
-					s->token, s->key))
-			continue;
-		if ((st = cf_sstable_iter_row(s->sst[i], &row)) != NULL)
-		{
-			st = cf_status_wrap(st, "reading %s", cf_sstable_path(ts->sstables[i]));
-			goto fail;
-		}
-		if ((st = cf_cell_source_sstable(row, &src[n])) != NULL)
-			goto fail;
-		n++;
-	}
-	st = cf_row_merge_new(&ts->order, src, n, reversed, out);
-	free(src);
-	return st;
-
-fail:
-	free_sources(src, n);
-	return st;
+static cf_sstable_iter *
+scan_sst(const row_scan *s, size_t i)
+{
+	return s->sst[i];
 }
 
 /* Moves every iterator on the current row to its next row. */
@@ -991,18 +993,13 @@ static cf_status *
 scan_next(row_scan *s)
 {
 	for (size_t i = 0; i < s->ts->n_memtables; i++)
-		if (cf_mt_iter_valid(&s->mt[i]) &&
-			pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token,
-					s->key) == 0)
+		if (scan_mt_at(s, i))
 			cf_mt_iter_seek_after_row(&s->mt[i], s->token, s->key);
 	for (size_t i = 0; i < s->ts->n_sstables; i++)
 	{
-		cf_sstable_iter *it = s->sst[i];
 		cf_status  *st;
 
-		if (cf_sstable_iter_valid(it) &&
-			pos_cmp(cf_sstable_iter_token(it), cf_sstable_iter_key(it), s->token, s->key) == 0 &&
-			(st = cf_sstable_iter_next(it)) != NULL)
+		if (scan_sst_at(s, i) && (st = cf_sstable_iter_next(s->sst[i])) != NULL)
 			return cf_status_wrap(st, "reading %s", cf_sstable_path(s->ts->sstables[i]));
 	}
 	return scan_settle(s);
@@ -1106,7 +1103,8 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 			bool		live = true;
 
 			builder_reset(&b);
-			if ((st = scan_row_merge(&scan, !sp.by_names && sp.reversed, &m)) != NULL)
+			if ((st = build_merge(ts, scan.token, scan.key, !sp.by_names && sp.reversed, &scan,
+								  &m)) != NULL)
 				break;
 			st = slice_row(&sp, m, now_sec, &b);
 			if (st == NULL && b.n_cols + b.n_sups == 0)

@@ -806,18 +806,23 @@ pos_cmp(cf_slice ta, cf_slice ka, cf_slice tb, cf_slice kb)
 	return c ? c : cf_slice_cmp(ka, kb);
 }
 
+/*
+ * <0, 0, >0 as the row (token, key) sorts before, at or after the bound's position;
+ * a key_open bound is compared by token alone.
+ */
+static int
+bound_cmp(const bound *b, cf_slice token, cf_slice key)
+{
+	int			c = cf_token_cmp(token, b->token);
+
+	return (c != 0 || b->key_open) ? c : cf_slice_cmp(key, b->key);
+}
+
 /* Is the row (token, key) at or before the end bound? */
 static bool
 within_end(const bound *e, cf_slice token, cf_slice key)
 {
-	int			c;
-
-	if (e->none)
-		return true;
-	c = cf_token_cmp(token, e->token);
-	if (c != 0 || e->key_open)
-		return c <= 0;
-	return cf_slice_cmp(key, e->key) <= 0;
+	return e->none || bound_cmp(e, token, key) <= 0;
 }
 
 /* Is the row (token, key) at or after the start bound? */
@@ -828,11 +833,8 @@ within_start(const bound *s, cf_slice token, cf_slice key)
 
 	if (s->none)
 		return true;
-	c = cf_token_cmp(token, s->token);
-	if (c != 0 || s->key_open)
-		return c > 0;
-	c = cf_slice_cmp(key, s->key);
-	return s->exclusive ? c > 0 : c >= 0;
+	c = bound_cmp(s, token, key);
+	return (s->key_open || s->exclusive) ? c > 0 : c >= 0;
 }
 
 /* The tables' row iterators, merged in (token, key) order. */

@@ -495,6 +495,26 @@ super_slices_by_hand(void **state)
 
 /* ---------------------------------------------------------------- multiget and ranges */
 
+/* Copies rows' cursor into keep and points *cur at the copy. */
+static void
+keep_cursor(cf_buf *keep, const cf_read_rows *rows, cf_read_cursor *cur)
+{
+	cf_buf_reset(keep);
+	cf_buf_put(keep, rows->cursor.token.p, rows->cursor.token.len);
+	cf_buf_put(keep, rows->cursor.key.p, rows->cursor.key.len);
+	cur->token = cf_slice_of(keep->data, rows->cursor.token.len);
+	cur->key = cf_slice_of(keep->data + rows->cursor.token.len, rows->cursor.key.len);
+}
+
+/* Does key a's row sort after key b's in a range scan ((token, key) order)? */
+static bool
+row_after(cf_slice a, cf_slice b)
+{
+	int			c = cf_token_cmp(tok(a), tok(b));
+
+	return c > 0 || (c == 0 && cf_slice_cmp(a, b) > 0);
+}
+
 static const char *const range_keys[] = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"};
 
 /* Rows k0..k7 spread over the tables; k3 only tombstones, k5 all expired. */
@@ -530,14 +550,8 @@ sorted_keys(const char **out)
 	for (int i = 0; i < 8; i++)
 		out[i] = range_keys[i];
 	for (int i = 1; i < 8; i++)
-		for (int j = i; j > 0; j--)
+		for (int j = i; j > 0 && row_after(S(out[j - 1]), S(out[j])); j--)
 		{
-			cf_slice	a = S(out[j - 1]),
-						b = S(out[j]);
-			int			c = cf_token_cmp(tok(a), tok(b));
-
-			if (c < 0 || (c == 0 && cf_slice_cmp(a, b) < 0))
-				break;
 			const char *t = out[j];
 
 			out[j] = out[j - 1];
@@ -605,11 +619,7 @@ range_scans_and_cursor(void **state)
 			cf_read_rows_free(r);
 			break;
 		}
-		cf_buf_reset(&keep);
-		cf_buf_put(&keep, r->cursor.token.p, r->cursor.token.len);
-		cf_buf_put(&keep, r->cursor.key.p, r->cursor.key.len);
-		cur.token = cf_slice_of(keep.data, r->cursor.token.len);
-		cur.key = cf_slice_of(keep.data + r->cursor.token.len, r->cursor.key.len);
+		keep_cursor(&keep, r, &cur);
 		kr.after = &cur;
 		cf_read_rows_free(r);
 	}
@@ -1141,8 +1151,7 @@ random_queries(const cf_col_order *o, unsigned seed, int queries, int *done)
 			cf_slice	ka = S(m.rows[a].key),
 						kb = S(m.rows[b].key);
 
-			if (cf_token_cmp(tok(ka), tok(kb)) > 0 ||
-				(cf_token_cmp(tok(ka), tok(kb)) == 0 && cf_slice_cmp(ka, kb) > 0))
+			if (row_after(ka, kb))
 			{
 				cf_slice	x = ka;
 
@@ -1158,14 +1167,9 @@ random_queries(const cf_col_order *o, unsigned seed, int queries, int *done)
 		for (int i = 0; i < M_ROWS; i++)
 			order_idx[i] = i;
 		for (int i = 1; i < M_ROWS; i++)
-			for (int j = i; j > 0; j--)
+			for (int j = i; j > 0 && row_after(S(m.rows[order_idx[j - 1]].key),
+											   S(m.rows[order_idx[j]].key)); j--)
 			{
-				cf_slice	x = S(m.rows[order_idx[j - 1]].key),
-							y = S(m.rows[order_idx[j]].key);
-				int			c = cf_token_cmp(tok(x), tok(y));
-
-				if (c < 0 || (c == 0 && cf_slice_cmp(x, y) < 0))
-					break;
 				int			t = order_idx[j];
 
 				order_idx[j] = order_idx[j - 1];
@@ -1232,11 +1236,7 @@ random_queries(const cf_col_order *o, unsigned seed, int queries, int *done)
 				cf_read_rows_free(rows);
 				break;
 			}
-			cf_buf_reset(&keep);
-			cf_buf_put(&keep, rows->cursor.token.p, rows->cursor.token.len);
-			cf_buf_put(&keep, rows->cursor.key.p, rows->cursor.key.len);
-			cur.token = cf_slice_of(keep.data, rows->cursor.token.len);
-			cur.key = cf_slice_of(keep.data + rows->cursor.token.len, rows->cursor.key.len);
+			keep_cursor(&keep, rows, &cur);
 			kr.after = &cur;
 			cf_read_rows_free(rows);
 		}

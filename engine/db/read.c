@@ -308,18 +308,16 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 void
 cf_read_result_free(cf_read_result *r)
 {
-	if (r == NULL)
-		return;
-	cf_arena_free(r->arena);
+	if (r)
+		cf_arena_free(r->arena);
 	free(r);
 }
 
 void
 cf_read_rows_free(cf_read_rows *r)
 {
-	if (r == NULL)
-		return;
-	cf_arena_free(r->arena);
+	if (r)
+		cf_arena_free(r->arena);
 	free(r);
 }
 

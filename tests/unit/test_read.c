@@ -915,6 +915,26 @@ in_range(cf_type t, const cf_slice_range *r, cf_slice name)
 		cf_name_in_range(t, name, r->start, r->finish);
 }
 
+/* Does the predicate select name? *stop once a range has its count of results. */
+static bool
+model_selects(cf_type t, const cf_predicate *p, cf_slice name, size_t results, bool *stop)
+{
+	if (p->by_names)
+		return in_names(t, p, name);
+	if (!in_range(t, &p->range, name))
+		return false;
+	*stop = results == (size_t) p->range.count;
+	return true;
+}
+
+static void
+separate(char *out, size_t cap, size_t *n, bool *first)
+{
+	if (!*first)
+		put_str(out, cap, n, " ");
+	*first = false;
+}
+
 /*
  * The expected answer for one row, formatted as fmt_slice(verbose) does; returns the
  * number of results.
@@ -926,7 +946,8 @@ model_slice(model *m, int r, cf_slice parent, const cf_predicate *p, char *out, 
 	cf_cell    *live;
 	size_t		nl = model_live(m, r, &live);
 	size_t		results = 0;
-	bool		first = true;
+	bool		first = true,
+				stop = false;
 
 	if (!m->o->super || parent.len)
 	{
@@ -939,13 +960,11 @@ model_slice(model *m, int r, cf_slice parent, const cf_predicate *p, char *out, 
 
 			if (parent.len && !cf_slice_eq(c->sc, parent))
 				continue;
-			if (p->by_names ? !in_names(t, p, c->name) : !in_range(t, &p->range, c->name))
+			if (!model_selects(t, p, c->name, results, &stop))
 				continue;
-			if (!p->by_names && results == (size_t) p->range.count)
+			if (stop)
 				break;
-			if (!first)
-				put_str(out, cap, n, " ");
-			first = false;
+			separate(out, cap, n, &first);
 			fmt_model_cell(out, cap, n, c);
 			results++;
 		}
@@ -966,13 +985,11 @@ model_slice(model *m, int r, cf_slice parent, const cf_predicate *p, char *out, 
 			size_t		g = (!p->by_names && p->range.reversed) ? ng - 1 - k : k;
 			cf_slice	sc = live[starts[g]].sc;
 
-			if (p->by_names ? !in_names(m->o->cmp, p, sc) : !in_range(m->o->cmp, &p->range, sc))
+			if (!model_selects(m->o->cmp, p, sc, results, &stop))
 				continue;
-			if (!p->by_names && results == (size_t) p->range.count)
+			if (stop)
 				break;
-			if (!first)
-				put_str(out, cap, n, " ");
-			first = false;
+			separate(out, cap, n, &first);
 			put_bytes(out, cap, n, sc);
 			put_str(out, cap, n, "{");
 			for (size_t i = starts[g]; i < starts[g + 1]; i++)

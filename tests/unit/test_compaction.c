@@ -767,7 +767,7 @@ nothing_left_writes_no_file(void **state)
  * live version outside the compaction with the very same timestamp. Reconcile lets a
  * tombstone win a tie but compares two live versions by value, so before the
  * compaction the greater value read as live and afterwards the tombstone hides it.
- * Cassandra behaves the same; timestamps of one column are unique in practice.
+ * Left as is (engine/doc/compaction.md): same-timestamp writes of a column are rare.
  */
 static void
 expired_cell_tie_outside(void **state)

@@ -41,7 +41,11 @@
  */
 typedef bool (*cf_compaction_may_exist_fn) (void *arg, cf_slice token, cf_slice key);
 
-/* Progress: rows of the output merged so far and input bytes read (an estimate). */
+/*
+ * Progress, every progress_every rows and once at the end: distinct rows merged so far
+ * and input bytes read (estimated from each input's share of rows read; exact at the
+ * end). Called from the compacting thread; may set the cancel flag.
+ */
 typedef void (*cf_compaction_progress_fn) (void *arg, uint64_t rows_done, uint64_t bytes_read);
 
 typedef struct cf_compaction_options

@@ -717,6 +717,19 @@ cmp_index_by_key(const void *a, const void *b, void *arg)
 	return c ? c : (i > j) - (i < j);
 }
 
+/* The common end of multiget and range scans: frees the scratch, hands over or frees r. */
+static cf_status *
+rows_done(builder *b, spec *sp, cf_read_rows *r, cf_status *st, cf_read_rows **out)
+{
+	builder_free(b);
+	spec_free(sp);
+	if (st)
+		cf_read_rows_free(r);
+	else
+		*out = r;
+	return st;
+}
+
 cf_status *
 cf_read_multi(const cf_table_set *ts, const cf_slice *tokens, const cf_slice *keys,
 			  size_t n_keys, cf_slice super_column, const cf_predicate *pred,
@@ -768,13 +781,7 @@ done:
 	free(rows);
 	free(order);
 	free(dup);
-	builder_free(&b);
-	spec_free(&sp);
-	if (st)
-		cf_read_rows_free(r);
-	else
-		*out = r;
-	return st;
+	return rows_done(&b, &sp, r, st, out);
 }
 
 /* ---- range scans ---- */
@@ -1126,11 +1133,5 @@ done:
 	free(rows);
 	if (scan.ts)
 		scan_free(&scan);
-	builder_free(&b);
-	spec_free(&sp);
-	if (st)
-		cf_read_rows_free(r);
-	else
-		*out = r;
-	return st;
+	return rows_done(&b, &sp, r, st, out);
 }

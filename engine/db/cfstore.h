@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "db/read.h"
 #include "storage/commitlog.h"
 #include "storage/memtable.h"
 #include "storage/sstable.h"
@@ -86,15 +87,12 @@ cf_status  *cf_cfstore_switch(cf_cfstore *cf, cf_commitlog_pos pos);
  */
 cf_status  *cf_cfstore_wait_flushed(cf_cfstore *cf);
 
-/* A consistent set of tables for a read, each referenced until released. */
-typedef struct cf_cfstore_view
-{
-	cf_col_order order;
-	cf_memtable **memtables;	/* newest first: active, then pending flushes */
-	size_t		n_memtables;
-	cf_sstable **sstables;		/* oldest first */
-	size_t		n_sstables;
-} cf_cfstore_view;
+/*
+ * A consistent set of tables for a read (db/read.h's cf_table_set: memtables newest
+ * first — active, then pending flushes — and SSTables oldest first), each referenced
+ * until released.
+ */
+typedef cf_table_set cf_cfstore_view;
 
 cf_status  *cf_cfstore_view_get(cf_cfstore *cf, cf_cfstore_view *view);
 void		cf_cfstore_view_release(cf_cfstore_view *view);

@@ -1,0 +1,116 @@
+/*
+ * db/db.h — the local database of one node: keyspaces and column families over
+ * cfstores, the commit log, replay at open, the schema kept in the system keyspace,
+ * and background compaction. The coordinator (engine/service) calls it for local reads
+ * and writes; tests and tools may use it directly.
+ *
+ * Writes: cf_db_apply validates every change against the schema, appends one commit-log
+ * record for the row mutation (all its CFs, atomic per row key) and applies it to the
+ * memtables, holding the write barrier shared; a memtable switch holds it exclusively
+ * (see cfstore.h). In batch mode an apply returns only when its record is synced.
+ *
+ * The schema: keyspace definitions are rows of system.Schema (key: keyspace name,
+ * column "def": cf_ksdef_encode), plus the row "~meta" holding the next CF id. A schema
+ * change is written like any mutation, then system.Schema is flushed before the change
+ * is acknowledged, so at open the schema is read from SSTables before replay begins.
+ * Dropping a CF or keyspace snapshots its tables ("dropped-<µs>") before removing them.
+ *
+ * Reads: cf_db_view gives the tables of one CF for db/read.h.
+ *
+ * Thread safety: every function may be called from any thread concurrently, except
+ * cf_db_close.
+ */
+#ifndef CF_DB_DB_H
+#define CF_DB_DB_H
+
+#include "db/cfstore.h"
+#include "db/read.h"
+#include "db/schema.h"
+#include "storage/commitlog.h"
+#include "storage/partitioner.h"
+#include "util/env.h"
+
+typedef struct cf_db cf_db;
+
+typedef struct cf_db_options
+{
+	cf_env	   *env;
+	const char *data_dir;		/* <data_dir>/<keyspace>/<cf>/ */
+	const char *commitlog_dir;
+	cf_partitioner partitioner;
+	cf_commitlog_sync_mode sync_mode;
+	int64_t		sync_period_us; /* periodic: 0 = 10 s */
+	int64_t		batch_window_us;
+	uint64_t	segment_size;	/* 0: 128 MiB */
+	size_t		memtable_max_bytes; /* override every CF's throughput (tests); 0: the CF's */
+	uint64_t	memtable_max_ops;	/* likewise; 0: the CF's */
+	bool		background_compaction;	/* size-tiered after flushes */
+} cf_db_options;
+
+/* Opens or creates the database and replays the commit log. */
+cf_status  *cf_db_open(const cf_db_options *opts, cf_db **out);
+
+/*
+ * Flushes every memtable (so the commit log can be retired), stops compaction, closes.
+ * Frees db even when it reports an error.
+ */
+cf_status  *cf_db_close(cf_db *db);
+
+/* The current schema, referenced: cf_schema_unref when done. */
+cf_schema  *cf_db_schema(cf_db *db);
+
+cf_status  *cf_db_add_keyspace(cf_db *db, const cf_ks_def *ks);
+cf_status  *cf_db_drop_keyspace(cf_db *db, const char *keyspace);
+cf_status  *cf_db_update_keyspace(cf_db *db, const cf_ks_def *ks);
+cf_status  *cf_db_add_cf(cf_db *db, const cf_cf_def *cf);
+cf_status  *cf_db_drop_cf(cf_db *db, const char *keyspace, const char *cf);
+cf_status  *cf_db_update_cf(cf_db *db, const cf_cf_def *cf);
+
+/* One CF's part of a row mutation, named as clients name it. */
+typedef struct cf_db_update
+{
+	const char *cf;
+	cf_cf_update u;				/* u.cf_id is ignored and set from the schema */
+} cf_db_update;
+
+/*
+ * Applies a row mutation of one keyspace. CF_ERR_NOT_FOUND for an unknown keyspace or
+ * CF, CF_ERR_INVALID (with the reason) for a change the schema rejects; nothing is
+ * applied then.
+ */
+cf_status  *cf_db_apply(cf_db *db, const char *keyspace, cf_slice key,
+						const cf_db_update *updates, size_t n);
+
+/* The token of a key under the db's partitioner, appended to out. */
+cf_status  *cf_db_token(cf_db *db, cf_slice key, cf_buf *out);
+
+/* The tables of one CF for a read; release with cf_cfstore_view_release. */
+cf_status  *cf_db_view(cf_db *db, const char *keyspace, const char *cf, cf_table_set *view);
+
+/* Flushes one CF (or every CF of the keyspace when cf is NULL) and waits. */
+cf_status  *cf_db_flush(cf_db *db, const char *keyspace, const char *cf);
+
+/* Compacts one CF now: size-tiered, or every SSTable when major. */
+cf_status  *cf_db_compact(cf_db *db, const char *keyspace, const char *cf, bool major);
+
+/* Removes every row of the CF (after a snapshot "truncated-<µs>"). */
+cf_status  *cf_db_truncate(cf_db *db, const char *keyspace, const char *cf);
+
+/* Flushes and snapshots every CF of the keyspace under the name. */
+cf_status  *cf_db_snapshot(cf_db *db, const char *keyspace, const char *name);
+
+typedef struct cf_db_replay_stats
+{
+	uint64_t	records;
+	uint64_t	applied;		/* CF updates applied */
+	uint64_t	skipped;		/* already in SSTables, or of a dropped CF */
+} cf_db_replay_stats;
+
+/* What the replay at open did. */
+void		cf_db_replay_stats_get(cf_db *db, cf_db_replay_stats *st);
+
+/* Statistics of one CF (cfstats). */
+cf_status  *cf_db_cf_stats(cf_db *db, const char *keyspace, const char *cf,
+						   cf_cfstore_stats *st);
+
+#endif							/* CF_DB_DB_H */

@@ -1,0 +1,424 @@
+/* tests/unit/test_db.c — db/db: writes and reads through the schema, restart and
+ * replay, schema changes that persist, validation, truncate, compaction, and a
+ * SIGKILL crash test of acknowledged writes in batch mode. */
+#include "support/cmocka_prelude.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "support/tmpdir.h"
+#include "util/log.h"
+
+#define S(str) cf_slice_of((str), strlen(str))
+
+typedef struct fixture
+{
+	char	   *dir;
+	char		data[512];
+	char		log[512];
+} fixture;
+
+static cf_db *
+open_db(fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops, bool compaction)
+{
+	cf_db_options o = {
+		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = mode,
+		.memtable_max_ops = memtable_ops,.background_compaction = compaction,
+	};
+	cf_db	   *db;
+	cf_status  *s = cf_db_open(&o, &db);
+
+	if (s)
+		fail_msg("cf_db_open: %s", cf_status_msg(s));
+	return db;
+}
+
+/* The seeds' Twitter keyspace: Users (UTF8), Counts (LongType), Timeline (Super). */
+static void
+add_twitter(cf_db *db)
+{
+	cf_ks_def	ks;
+	cf_cf_def	cf;
+
+	assert_null(cf_ksdef_init(&ks, "Twitter"));
+	assert_null(cf_cfdef_init(&cf, "Twitter", "Users"));
+	assert_null(cf_cfdef_set_comparator(&cf, "UTF8Type"));
+	assert_null(cf_ksdef_add_cf(&ks, &cf));
+	assert_null(cf_cfdef_init(&cf, "Twitter", "Counts"));
+	assert_null(cf_cfdef_set_comparator(&cf, "LongType"));
+	assert_null(cf_ksdef_add_cf(&ks, &cf));
+	assert_null(cf_cfdef_init(&cf, "Twitter", "Timeline"));
+	assert_null(cf_cfdef_set_column_type(&cf, "Super"));
+	assert_null(cf_cfdef_set_comparator(&cf, "UTF8Type"));
+	assert_null(cf_cfdef_set_subcomparator(&cf, "UTF8Type"));
+	assert_null(cf_ksdef_add_cf(&ks, &cf));
+	assert_null(cf_db_add_keyspace(db, &ks));
+	cf_ksdef_clear(&ks);
+}
+
+static cf_status *
+put_sc(cf_db *db, const char *cf, const char *key, const char *sc, const char *name,
+	   const char *value, int64_t ts)
+{
+	cf_cell		c = {.sc = S(sc),.name = S(name),.value = S(value),.timestamp = ts};
+	cf_db_update u = {.cf = cf,.u = {.row_del = cf_deletion_none(),.cells = &c,.n_cells = 1}};
+
+	return cf_db_apply(db, "Twitter", S(key), &u, 1);
+}
+
+static void
+put(cf_db *db, const char *cf, const char *key, const char *name, const char *value, int64_t ts)
+{
+	cf_status  *s = put_sc(db, cf, key, "", name, value, ts);
+
+	if (s)
+		fail_msg("put: %s", cf_status_msg(s));
+}
+
+/* A column's value through the read path, "" when absent. */
+static const char *
+get_sc(cf_db *db, const char *cf, const char *key, const char *sc, const char *name)
+{
+	static char out[256];
+	cf_table_set v;
+	cf_buf		token = CF_BUF_INIT;
+	cf_read_result *r = NULL;
+	cf_status  *s;
+
+	out[0] = '\0';
+	assert_null(cf_db_view(db, "Twitter", cf, &v));
+	assert_null(cf_db_token(db, S(key), &token));
+	s = cf_read_get(&v, cf_slice_of(token.data, token.len), S(key), S(sc), S(name),
+					(int32_t) time(NULL), &r);
+	if (s == NULL && r->slice.n_columns == 1)
+		snprintf(out, sizeof(out), "%.*s", (int) r->slice.columns[0].value.len,
+				 r->slice.columns[0].value.p);
+	else if (s)
+		assert_int_equal(cf_status_code(s), CF_ERR_NOT_FOUND);
+	cf_status_free(s);
+	cf_read_result_free(r);
+	cf_buf_free(&token);
+	cf_cfstore_view_release(&v);
+	return out;
+}
+
+static const char *
+get(cf_db *db, const char *cf, const char *key, const char *name)
+{
+	return get_sc(db, cf, key, "", name);
+}
+
+static int
+setup(void **state)
+{
+	fixture    *f = calloc(1, sizeof(*f));
+
+	f->dir = test_tmpdir_new("cf_db");
+	snprintf(f->data, sizeof(f->data), "%s/data", f->dir);
+	snprintf(f->log, sizeof(f->log), "%s/commitlog", f->dir);
+	*state = f;
+	return f->dir ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	fixture    *f = *state;
+
+	test_tmpdir_free(f->dir);
+	free(f);
+	return 0;
+}
+
+static void
+write_read_close_reopen(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	cf_db_replay_stats rs;
+	cf_schema  *schema;
+
+	add_twitter(db);
+	put(db, "Users", "jsmith", "email", "jsmith@example.com", 1);
+	put_sc(db, "Timeline", "jsmith", "2010", "t1", "first", 1);
+	assert_string_equal(get(db, "Users", "jsmith", "email"), "jsmith@example.com");
+	assert_string_equal(get_sc(db, "Timeline", "jsmith", "2010", "t1"), "first");
+	assert_null(cf_db_close(db));	/* flushes everything */
+
+	db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	cf_db_replay_stats_get(db, &rs);
+	assert_int_equal(rs.applied, 0);	/* all of it came back from SSTables */
+	schema = cf_db_schema(db);
+	assert_non_null(cf_schema_cf(schema, "Twitter", "Counts"));
+	cf_schema_unref(schema);
+	assert_string_equal(get(db, "Users", "jsmith", "email"), "jsmith@example.com");
+	assert_string_equal(get_sc(db, "Timeline", "jsmith", "2010", "t1"), "first");
+	assert_null(cf_db_close(db));
+}
+
+/* A child that writes and is killed: replay brings back what it wrote. */
+static void
+replay_after_kill(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_BATCH, 0, false);
+	cf_db_replay_stats rs;
+	pid_t		pid;
+	int			status;
+
+	add_twitter(db);
+	assert_null(cf_db_close(db));
+	pid = fork();
+	if (pid == 0)
+	{
+		db = open_db(f, CF_COMMITLOG_BATCH, 0, false);
+		for (int i = 0; i < 50; i++)
+		{
+			char		key[16];
+
+			snprintf(key, sizeof(key), "u%d", i);
+			if (put_sc(db, "Users", key, "", "email", key, 1))
+				_exit(2);
+		}
+		kill(getpid(), SIGKILL);	/* no close: nothing flushed */
+		_exit(3);
+	}
+	assert_true(waitpid(pid, &status, 0) == pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	db = open_db(f, CF_COMMITLOG_BATCH, 0, false);
+	cf_db_replay_stats_get(db, &rs);
+	assert_int_equal(rs.applied, 50);
+	assert_string_equal(get(db, "Users", "u0", "email"), "u0");
+	assert_string_equal(get(db, "Users", "u49", "email"), "u49");
+	assert_null(cf_db_close(db));
+}
+
+static void
+invalid_writes_are_refused_whole(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	cf_cell		good = {.name = S("email"),.value = S("x"),.timestamp = 1};
+	cf_cell		bad = {.name = S("7bytes!"),.value = S("1"),.timestamp = 1};
+	cf_db_update two[2] = {
+		{.cf = "Users",.u = {.row_del = cf_deletion_none(),.cells = &good,.n_cells = 1}},
+		{.cf = "Counts",.u = {.row_del = cf_deletion_none(),.cells = &bad,.n_cells = 1}},
+	};
+	cf_status  *s;
+
+	add_twitter(db);
+	s = cf_db_apply(db, "Twitter", S("k"), two, 2);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	assert_non_null(strstr(cf_status_msg(s), "LongType"));
+	assert_non_null(strstr(cf_status_msg(s), "8 bytes"));
+	cf_status_free(s);
+	assert_string_equal(get(db, "Users", "k", "email"), "");	/* nothing applied */
+
+	s = cf_db_apply(db, "Nope", S("k"), two, 1);
+	assert_int_equal(cf_status_code(s), CF_ERR_NOT_FOUND);
+	assert_non_null(strstr(cf_status_msg(s), "keyspace Nope"));
+	cf_status_free(s);
+	two[0].cf = "Nope";
+	s = cf_db_apply(db, "Twitter", S("k"), two, 1);
+	assert_int_equal(cf_status_code(s), CF_ERR_NOT_FOUND);
+	cf_status_free(s);
+	s = cf_db_apply(db, "system", S("k"), two, 1);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	cf_status_free(s);
+	s = put_sc(db, "Users", "", "", "email", "x", 1);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	cf_status_free(s);
+	s = put_sc(db, "Timeline", "k", "", "t1", "no super column", 1);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	cf_status_free(s);
+	assert_null(cf_db_close(db));
+}
+
+static void
+schema_changes_persist(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	cf_cf_def	cf;
+	cf_schema  *schema;
+	uint32_t	dropped_id;
+	char		snapdir[600];
+	cf_status  *s;
+
+	add_twitter(db);
+	put(db, "Users", "a", "email", "1", 1);
+	schema = cf_db_schema(db);
+	dropped_id = cf_schema_cf(schema, "Twitter", "Users")->id;
+	cf_schema_unref(schema);
+	assert_null(cf_db_drop_cf(db, "Twitter", "Users"));
+	s = put_sc(db, "Users", "a", "", "email", "1", 1);
+	assert_int_equal(cf_status_code(s), CF_ERR_NOT_FOUND);
+	cf_status_free(s);
+	/* its data was snapshotted before removal */
+	snprintf(snapdir, sizeof(snapdir), "%s/Twitter/Users/snapshots", f->data);
+	assert_int_equal(access(snapdir, F_OK), 0);
+
+	assert_null(cf_cfdef_init(&cf, "Twitter", "Users"));
+	assert_null(cf_db_add_cf(db, &cf));
+	cf_cfdef_clear(&cf);
+	assert_string_equal(get(db, "Users", "a", "email"), "");	/* a new, empty CF */
+	assert_null(cf_db_close(db));
+
+	db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	schema = cf_db_schema(db);
+	assert_non_null(cf_schema_cf(schema, "Twitter", "Users"));
+	assert_true(cf_schema_cf(schema, "Twitter", "Users")->id > dropped_id);	/* not reused */
+	cf_schema_unref(schema);
+	assert_null(cf_db_drop_keyspace(db, "Twitter"));
+	assert_null(cf_db_close(db));
+	db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	schema = cf_db_schema(db);
+	assert_null(cf_schema_keyspace(schema, "Twitter"));
+	cf_schema_unref(schema);
+	assert_null(cf_db_close(db));
+}
+
+static void
+truncate_and_compaction(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 200, true);
+	cf_cfstore_stats st;
+
+	add_twitter(db);
+	/* small memtables: many flushes, and background size-tiered compactions */
+	for (int i = 0; i < 3000; i++)
+	{
+		char		key[16], value[16];
+
+		snprintf(key, sizeof(key), "k%d", i % 500);
+		snprintf(value, sizeof(value), "v%d", i);
+		put(db, "Users", key, "c", value, i);
+	}
+	assert_null(cf_db_flush(db, "Twitter", "Users"));
+	assert_null(cf_db_compact(db, "Twitter", "Users", true));
+	assert_null(cf_db_cf_stats(db, "Twitter", "Users", &st));
+	assert_int_equal(st.sstables, 1);
+	assert_string_equal(get(db, "Users", "k7", "c"), "v2507");
+	assert_string_equal(get(db, "Users", "k499", "c"), "v2999");
+
+	assert_null(cf_db_truncate(db, "Twitter", "Users"));
+	assert_string_equal(get(db, "Users", "k7", "c"), "");
+	assert_null(cf_db_close(db));
+	db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	assert_string_equal(get(db, "Users", "k7", "c"), "");	/* replay does not revive it */
+	assert_null(cf_db_close(db));
+}
+
+static void
+partitioner_cannot_change(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	cf_db_options o = {
+		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_BYTE_ORDERED,
+	};
+	cf_status  *s;
+
+	add_twitter(db);
+	assert_null(cf_db_close(db));
+	s = cf_db_open(&o, &db);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	assert_non_null(strstr(cf_status_msg(s), "RandomPartitioner"));
+	cf_status_free(s);
+}
+
+/*
+ * Many cycles: a child writes in batch mode and reports each acknowledged write over
+ * a pipe; the parent kills it at a random moment and checks every acknowledged write.
+ */
+static void
+sigkill_loses_no_acknowledged_write(void **state)
+{
+	fixture    *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_BATCH, 500, false);
+	unsigned	seed = (unsigned) time(NULL);
+	const char *env_seed = getenv("CF_CRASH_SEED");
+	int			total_acked = 0;
+
+	if (env_seed)
+		seed = (unsigned) strtoul(env_seed, NULL, 10);
+	print_message("db crash test: seed %u (CF_CRASH_SEED repeats it)\n", seed);
+	srand(seed);
+	add_twitter(db);
+	assert_null(cf_db_close(db));
+
+	for (int cycle = 0; cycle < 8; cycle++)
+	{
+		int			fds[2];
+		pid_t		pid;
+		int			acked[4096];
+		int			n = 0;
+		int			v;
+
+		assert_int_equal(pipe(fds), 0);
+		pid = fork();
+		if (pid == 0)
+		{
+			close(fds[0]);
+			db = open_db(f, CF_COMMITLOG_BATCH, 500, false);
+			for (int i = 0; i < 4096; i++)
+			{
+				char		key[32];
+
+				snprintf(key, sizeof(key), "c%d-%d", cycle, i);
+				if (put_sc(db, "Users", key, "", "v", key, 1))
+					_exit(2);
+				if (write(fds[1], &i, sizeof(i)) != sizeof(i))
+					_exit(3);
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		usleep((useconds_t) (5000 + rand() % 40000));
+		kill(pid, SIGKILL);
+		while (n < 4096 && read(fds[0], &v, sizeof(v)) == sizeof(v))
+			acked[n++] = v;
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+
+		db = open_db(f, CF_COMMITLOG_BATCH, 500, false);
+		for (int i = 0; i < n; i++)
+		{
+			char		key[32];
+
+			snprintf(key, sizeof(key), "c%d-%d", cycle, acked[i]);
+			if (strcmp(get(db, "Users", key, "v"), key) != 0)
+				fail_msg("cycle %d: acknowledged write %s lost (seed %u)", cycle, key, seed);
+		}
+		total_acked += n;
+		assert_null(cf_db_close(db));
+	}
+	print_message("db crash test: 8 SIGKILL cycles, %d acknowledged writes, none lost\n",
+				  total_acked);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(write_read_close_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(replay_after_kill, setup, teardown),
+		cmocka_unit_test_setup_teardown(invalid_writes_are_refused_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_changes_persist, setup, teardown),
+		cmocka_unit_test_setup_teardown(truncate_and_compaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(partitioner_cannot_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(sigkill_loses_no_acknowledged_write, setup, teardown),
+	};
+
+	cf_log_set_level(CF_LOG_WARN);
+	return cmocka_run_group_tests_name("db/db", tests, NULL, NULL);
+}

@@ -554,11 +554,44 @@ cf_db_schema(cf_db *db)
 	return s;
 }
 
-typedef cf_status *(*schema_change_fn) (const cf_schema *s, const void *arg, unsigned flags,
-										cf_schema **out);
+typedef enum schema_op
+{
+	ADD_KS, DROP_KS, UPDATE_KS, ADD_CF, DROP_CF, UPDATE_CF,
+} schema_op;
+
+typedef struct schema_change
+{
+	schema_op	op;
+	const cf_ks_def *ks;
+	const cf_cf_def *cf;
+	const char *keyspace;		/* DROP_KS, DROP_CF */
+	const char *cf_name;		/* DROP_CF */
+} schema_change;
+
+/* The next schema after one change, computed from cur (never modified). */
+static cf_status *
+schema_next(const cf_schema *cur, const schema_change *c, cf_schema **out)
+{
+	switch (c->op)
+	{
+		case ADD_KS:
+			return cf_schema_add_keyspace(cur, c->ks, 0, out);
+		case DROP_KS:
+			return cf_schema_drop_keyspace(cur, c->keyspace, 0, out);
+		case UPDATE_KS:
+			return cf_schema_update_keyspace(cur, c->ks, 0, out);
+		case ADD_CF:
+			return cf_schema_add_cf(cur, c->cf, 0, out);
+		case DROP_CF:
+			return cf_schema_drop_cf(cur, c->keyspace, c->cf_name, 0, out);
+		case UPDATE_CF:
+			return cf_schema_update_cf(cur, c->cf, 0, out);
+	}
+	return cf_status_make(CF_ERR_INTERNAL, "unknown schema change %d", (int) c->op);
+}
 
 static cf_status *
-change_schema(cf_db *db, schema_change_fn fn, const void *arg, const char *dropped_ks)
+change_schema(cf_db *db, const schema_change *c)
 {
 	cf_schema  *cur;
 	cf_schema  *next = NULL;
@@ -566,94 +599,49 @@ change_schema(cf_db *db, schema_change_fn fn, const void *arg, const char *dropp
 
 	pthread_mutex_lock(&db->schema_mu);
 	cur = cf_db_schema(db);
-	s = fn(cur, arg, 0, &next);
+	s = schema_next(cur, c, &next);
 	cf_schema_unref(cur);
 	if (s == NULL)
-		s = schema_install(db, next, dropped_ks);
+		s = schema_install(db, next, c->op == DROP_KS ? c->keyspace : NULL);
 	pthread_mutex_unlock(&db->schema_mu);
 	return s;
-}
-
-static cf_status *
-add_ks_fn(const cf_schema *s, const void *arg, unsigned flags, cf_schema **out)
-{
-	return cf_schema_add_keyspace(s, arg, flags, out);
-}
-
-static cf_status *
-drop_ks_fn(const cf_schema *s, const void *arg, unsigned flags, cf_schema **out)
-{
-	return cf_schema_drop_keyspace(s, arg, flags, out);
-}
-
-static cf_status *
-update_ks_fn(const cf_schema *s, const void *arg, unsigned flags, cf_schema **out)
-{
-	return cf_schema_update_keyspace(s, arg, flags, out);
-}
-
-static cf_status *
-add_cf_fn(const cf_schema *s, const void *arg, unsigned flags, cf_schema **out)
-{
-	return cf_schema_add_cf(s, arg, flags, out);
-}
-
-static cf_status *
-update_cf_fn(const cf_schema *s, const void *arg, unsigned flags, cf_schema **out)
-{
-	return cf_schema_update_cf(s, arg, flags, out);
-}
-
-typedef struct ks_cf
-{
-	const char *keyspace;
-	const char *cf;
-} ks_cf;
-
-static cf_status *
-drop_cf_fn(const cf_schema *s, const void *arg, unsigned flags, cf_schema **out)
-{
-	const ks_cf *k = arg;
-
-	return cf_schema_drop_cf(s, k->keyspace, k->cf, flags, out);
 }
 
 cf_status *
 cf_db_add_keyspace(cf_db *db, const cf_ks_def *ks)
 {
-	return change_schema(db, add_ks_fn, ks, NULL);
+	return change_schema(db, &(schema_change) {.op = ADD_KS,.ks = ks});
 }
 
 cf_status *
 cf_db_drop_keyspace(cf_db *db, const char *keyspace)
 {
-	return change_schema(db, drop_ks_fn, keyspace, keyspace);
+	return change_schema(db, &(schema_change) {.op = DROP_KS,.keyspace = keyspace});
 }
 
 cf_status *
 cf_db_update_keyspace(cf_db *db, const cf_ks_def *ks)
 {
-	return change_schema(db, update_ks_fn, ks, NULL);
+	return change_schema(db, &(schema_change) {.op = UPDATE_KS,.ks = ks});
 }
 
 cf_status *
 cf_db_add_cf(cf_db *db, const cf_cf_def *cf)
 {
-	return change_schema(db, add_cf_fn, cf, NULL);
+	return change_schema(db, &(schema_change) {.op = ADD_CF,.cf = cf});
 }
 
 cf_status *
 cf_db_drop_cf(cf_db *db, const char *keyspace, const char *cf)
 {
-	ks_cf		k = {keyspace, cf};
-
-	return change_schema(db, drop_cf_fn, &k, NULL);
+	return change_schema(db, &(schema_change) {.op = DROP_CF,.keyspace = keyspace,
+	.cf_name = cf});
 }
 
 cf_status *
 cf_db_update_cf(cf_db *db, const cf_cf_def *cf)
 {
-	return change_schema(db, update_cf_fn, cf, NULL);
+	return change_schema(db, &(schema_change) {.op = UPDATE_CF,.cf = cf});
 }
 
 /* ---------------------------------------------------------------- compaction */

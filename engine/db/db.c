@@ -1011,8 +1011,8 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 	return NULL;
 }
 
-cf_status *
-cf_db_close(cf_db *db)
+static cf_status *
+stop(cf_db *db, bool flush)
 {
 	cf_status  *s;
 
@@ -1027,9 +1027,21 @@ cf_db_close(cf_db *db)
 		pthread_mutex_unlock(&db->mu);
 		pthread_join(db->compactor, NULL);
 	}
-	s = shutdown_stores(db, true);
+	s = shutdown_stores(db, flush);
 	db_free(db);
 	return s;
+}
+
+cf_status *
+cf_db_close(cf_db *db)
+{
+	return stop(db, true);
+}
+
+cf_status *
+cf_db_abandon(cf_db *db)
+{
+	return stop(db, false);
 }
 
 void

@@ -56,6 +56,12 @@ cf_status  *cf_db_open(const cf_db_options *opts, cf_db **out);
  */
 cf_status  *cf_db_close(cf_db *db);
 
+/*
+ * Stops without flushing the memtables, as a crash would leave them: the next open
+ * replays the commit log (closed cleanly here) to rebuild them. For tests and tools.
+ */
+cf_status  *cf_db_abandon(cf_db *db);
+
 /* The current schema, referenced: cf_schema_unref when done. */
 cf_schema  *cf_db_schema(cf_db *db);
 

@@ -12,20 +12,13 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "support/tmpdir.h"
+#include "support/dbfixture.h"
 #include "util/log.h"
 
 #define S(str) cf_slice_of((str), strlen(str))
 
-typedef struct fixture
-{
-	char	   *dir;
-	char		data[512];
-	char		log[512];
-} fixture;
-
 static cf_db *
-open_db(fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops, bool compaction)
+open_db(db_fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops, bool compaction)
 {
 	cf_db_options o = {
 		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
@@ -115,32 +108,10 @@ get(cf_db *db, const char *cf, const char *key, const char *name)
 	return get_sc(db, cf, key, "", name);
 }
 
-static int
-setup(void **state)
-{
-	fixture    *f = calloc(1, sizeof(*f));
-
-	f->dir = test_tmpdir_new("cf_db");
-	snprintf(f->data, sizeof(f->data), "%s/data", f->dir);
-	snprintf(f->log, sizeof(f->log), "%s/commitlog", f->dir);
-	*state = f;
-	return f->dir ? 0 : -1;
-}
-
-static int
-teardown(void **state)
-{
-	fixture    *f = *state;
-
-	test_tmpdir_free(f->dir);
-	free(f);
-	return 0;
-}
-
 static void
 write_read_close_reopen(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
 	cf_db_replay_stats rs;
 	cf_schema  *schema;
@@ -167,7 +138,7 @@ write_read_close_reopen(void **state)
 static void
 replay_after_kill(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_BATCH, 0, false);
 	cf_db_replay_stats rs;
 	pid_t		pid;
@@ -203,7 +174,7 @@ replay_after_kill(void **state)
 static void
 invalid_writes_are_refused_whole(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
 	cf_cell		good = {.name = S("email"),.value = S("x"),.timestamp = 1};
 	cf_cell		bad = {.name = S("7bytes!"),.value = S("1"),.timestamp = 1};
@@ -244,7 +215,7 @@ invalid_writes_are_refused_whole(void **state)
 static void
 schema_changes_persist(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
 	cf_cf_def	cf;
 	cf_schema  *schema;
@@ -288,7 +259,7 @@ schema_changes_persist(void **state)
 static void
 truncate_and_compaction(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 200, true);
 	cf_cfstore_stats st;
 
@@ -320,7 +291,7 @@ truncate_and_compaction(void **state)
 static void
 partitioner_cannot_change(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
 	cf_db_options o = {
 		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
@@ -343,7 +314,7 @@ partitioner_cannot_change(void **state)
 static void
 sigkill_loses_no_acknowledged_write(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	cf_db	   *db = open_db(f, CF_COMMITLOG_BATCH, 500, false);
 	unsigned	seed = (unsigned) time(NULL);
 	const char *env_seed = getenv("CF_CRASH_SEED");
@@ -410,13 +381,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(write_read_close_reopen, setup, teardown),
-		cmocka_unit_test_setup_teardown(replay_after_kill, setup, teardown),
-		cmocka_unit_test_setup_teardown(invalid_writes_are_refused_whole, setup, teardown),
-		cmocka_unit_test_setup_teardown(schema_changes_persist, setup, teardown),
-		cmocka_unit_test_setup_teardown(truncate_and_compaction, setup, teardown),
-		cmocka_unit_test_setup_teardown(partitioner_cannot_change, setup, teardown),
-		cmocka_unit_test_setup_teardown(sigkill_loses_no_acknowledged_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(write_read_close_reopen, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(replay_after_kill, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(invalid_writes_are_refused_whole, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(schema_changes_persist, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(truncate_and_compaction, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(partitioner_cannot_change, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(sigkill_loses_no_acknowledged_write, db_fixture_setup, db_fixture_teardown),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

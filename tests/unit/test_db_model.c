@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "db/db.h"
-#include "support/tmpdir.h"
+#include "support/dbfixture.h"
 #include "util/log.h"
 
 #define S(str) cf_slice_of((str), strlen(str))
@@ -89,16 +89,8 @@ ref_visible(const ref_row *r, int n)
 	return true;
 }
 
-typedef struct fixture
-{
-	char	   *dir;
-	char		data[512];
-	char		log[512];
-	cf_db	   *db;
-} fixture;
-
 static cf_db *
-open_db(fixture *f)
+open_db(db_fixture *f)
 {
 	cf_db_options o = {
 		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
@@ -114,7 +106,7 @@ open_db(fixture *f)
 }
 
 static void
-apply(fixture *f, int k, cf_cf_update *u)
+apply(db_fixture *f, int k, cf_cf_update *u)
 {
 	char		key[16];
 	cf_db_update du = {.cf = "Data",.u = *u};
@@ -127,7 +119,7 @@ apply(fixture *f, int k, cf_cf_update *u)
 
 /* Compares every row, and a full range scan, with the reference. */
 static void
-compare(fixture *f, int step, unsigned seed)
+compare(db_fixture *f, int step, unsigned seed)
 {
 	cf_table_set v;
 	cf_predicate all = {.range = {.count = 1000}};
@@ -182,7 +174,7 @@ compare(fixture *f, int step, unsigned seed)
 static void
 random_history_matches_the_reference(void **state)
 {
-	fixture    *f = *state;
+	db_fixture *f = *state;
 	unsigned	seed = (unsigned) time(NULL);
 	const char *env = getenv("CF_TEST_SEED");
 	int64_t		clock = 1000;
@@ -307,33 +299,11 @@ random_history_matches_the_reference(void **state)
 	assert_null(cf_db_close(f->db));
 }
 
-static int
-setup(void **state)
-{
-	fixture    *f = calloc(1, sizeof(*f));
-
-	f->dir = test_tmpdir_new("cf_dbmodel");
-	snprintf(f->data, sizeof(f->data), "%s/data", f->dir);
-	snprintf(f->log, sizeof(f->log), "%s/commitlog", f->dir);
-	*state = f;
-	return f->dir ? 0 : -1;
-}
-
-static int
-teardown(void **state)
-{
-	fixture    *f = *state;
-
-	test_tmpdir_free(f->dir);
-	free(f);
-	return 0;
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(random_history_matches_the_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(random_history_matches_the_reference, db_fixture_setup, db_fixture_teardown),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

@@ -13,6 +13,7 @@
 
 #include "db/db.h"
 #include "support/dbfixture.h"
+#include "util/env_fault.h"
 #include "util/log.h"
 
 #define S(str) cf_slice_of((str), strlen(str))
@@ -307,6 +308,51 @@ partitioner_cannot_change(void **state)
 	cf_status_free(s);
 }
 
+/* The disk fills up: writes fail with NO_SPACE, nothing acknowledged is lost. */
+static void
+full_disk_fails_writes_and_loses_nothing(void **state)
+{
+	db_fixture *f = *state;
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	cf_db_options o = {
+		.env = env,.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = CF_COMMITLOG_BATCH,
+		.memtable_max_ops = 300,
+	};
+	cf_db	   *db;
+	cf_status  *s = NULL;
+	int			acked = 0;
+
+	assert_null(cf_db_open(&o, &db));
+	add_twitter(db);
+	cf_env_fault_set_space(env, 256 * 1024);	/* from here on, 256 KiB of disk left */
+	for (int i = 0; i < 100000 && s == NULL; i++)
+	{
+		char		key[32];
+
+		snprintf(key, sizeof(key), "full%d", i);
+		if ((s = put_sc(db, "Users", key, "", "v", key, 1)) == NULL)
+			acked++;
+	}
+	assert_non_null(s);
+	assert_true(cf_status_code(s) == CF_ERR_NO_SPACE || cf_status_code(s) == CF_ERR_IO);
+	print_message("full disk: %d writes acknowledged, then: %s\n", acked, cf_status_msg(s));
+	cf_status_free(s);
+	cf_status_free(cf_db_abandon(db));	/* the log is in its failed state: no flush */
+	cf_env_fault_free(env);
+
+	db = open_db(f, CF_COMMITLOG_BATCH, 0, false);
+	for (int i = 0; i < acked; i++)
+	{
+		char		key[32];
+
+		snprintf(key, sizeof(key), "full%d", i);
+		if (strcmp(get(db, "Users", key, "v"), key) != 0)
+			fail_msg("acknowledged write %s lost after the disk filled up", key);
+	}
+	assert_null(cf_db_close(db));
+}
+
 /*
  * Many cycles: a child writes in batch mode and reports each acknowledged write over
  * a pipe; the parent kills it at a random moment and checks every acknowledged write.
@@ -387,6 +433,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(schema_changes_persist, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(truncate_and_compaction, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(partitioner_cannot_change, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(full_disk_fails_writes_and_loses_nothing,
+										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(sigkill_loses_no_acknowledged_write, db_fixture_setup, db_fixture_teardown),
 	};
 

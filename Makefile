@@ -6,6 +6,8 @@
 #   make test       every suite (installs missing dependencies first; see tests/run.sh)
 #   make demo       the main job: a private PostgreSQL with colfam_fdw created
 #   make unit | unit-asan | shell | regress | pgtap   one suite alone
+#   make bench      colfam against LevelDB in one process; report in build/bench/storage.md
+#                   (BENCH_N=entries, BENCH_WIDE_MAX=most columns of a wide row)
 #
 # The extension's sources, install scripts and regression tests are found by wildcard.
 
@@ -62,3 +64,14 @@ unit unit-asan shell regress pgtap: deps
 
 demo: deps
 	+scripts/demo.sh
+
+# Not part of `make test`: it measures, it does not pass or fail on its figures.
+BENCH_N ?= 1000000
+BENCH_WIDE_MAX ?= 10000000
+bench:
+	scripts/deps.sh bench
+	$(ENGINE_MAKE) benches
+	@mkdir -p build/bench
+	build/release/bench/bench_storage -n $(BENCH_N) -w $(BENCH_WIDE_MAX) > build/bench/storage.md.tmp
+	@mv build/bench/storage.md.tmp build/bench/storage.md
+	@cat build/bench/storage.md

@@ -10,6 +10,8 @@
 #   engine/<layer>/<name>_main.c → build/<v>/bin/<name>
 #   tests/unit/test_*.c         → build/<v>/tests/test_*  (one cmocka program per module)
 #   tests/unit/support/*.c      → linked into every unit test
+#   tests/bench/*.c             → build/<v>/bench/<name>  (`benches` only: linked with
+#                                 LevelDB, never built by `all` or `unit-tests`)
 
 CC ?= cc
 SAN ?= 0
@@ -74,6 +76,25 @@ $(foreach m,$(MAIN_SRCS),$(eval $(call program_rule,$(m))))
 $(O)/tests/%: $(O)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(OPT) -o $@ $^ $(TEST_LIBS) $(ENGINE_LIBS) $(LINK_LIBS)
+
+# Benchmarks compare against LevelDB (scripts/deps.sh bench), so they are a goal of
+# their own. Their objects get the engine's warnings; the more specific pattern wins
+# over the tests' object rule above.
+BENCH_SRCS = $(wildcard tests/bench/*.c)
+BENCHES = $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
+BENCH_CFLAGS = -std=gnu11 $(OPT) $(WARN) -pthread -D_GNU_SOURCE -Iengine
+BENCH_LIBS = -lleveldb
+
+.PHONY: benches
+benches: $(BENCHES)
+
+$(O)/obj/tests/bench/%.o: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/bench/%: $(O)/obj/tests/bench/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(OPT) -o $@ $^ $(BENCH_LIBS) $(ENGINE_LIBS) $(LINK_LIBS)
 
 # Objects are products, not intermediates: keep them so a rebuild relinks nothing new.
 .SECONDARY:

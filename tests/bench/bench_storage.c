@@ -1,0 +1,1013 @@
+/*
+ * tests/bench/bench_storage.c — colfam's local database against LevelDB in one process,
+ * on the same generated data: fills, overwrites, random gets, a full scan, reversed
+ * slices of wide rows, memtable memory and size on disk. Prints a markdown report on
+ * stdout; progress goes to stderr.
+ *
+ *   bench_storage [-n ENTRIES] [-w WIDE_MAX] [-q SLICES] [-d TMPDIR]
+ *
+ * Assumptions:
+ *  - It measures, it does not judge: every figure comes from this run, LevelDB's
+ *    included, and the targets are printed next to the figures, not enforced.
+ *  - colfam runs as colfamd does by default: RandomPartitioner, the periodic commit
+ *    log, the CF's memtable thresholds, zstd SSTables, background compaction.
+ *    LevelDB runs with its default options (WAL on, sync off, snappy if built in).
+ *  - Both engines get the same keys and values from one seeded generator, so two runs
+ *    with the same parameters write the same data. Values are db_bench's: 100 bytes
+ *    that compress to about half, so compression has something to do.
+ *  - A write phase is timed until its last write is acknowledged; flushes and
+ *    compactions still running then are not counted, for either engine (as db_bench).
+ *  - Everything lives under one temporary directory, removed at exit.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <leveldb/c.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "util/log.h"
+
+#define KEY_LEN 16
+#define VALUE_LEN 100
+#define TS_LEN 8				/* a cell's timestamp, counted in the raw bytes */
+#define NAME_LEN 8				/* wide rows: LongType names */
+#define WIDE_BATCH 1000			/* cells per row mutation when loading a wide row */
+#define WARMUP_SLICES 100
+#define KS "Bench"
+
+static const char *const STD_CF = "Std";	/* BytesType, one column "v" per row */
+static const char *const WIDE_CF = "Wide";	/* LongType, one wide row */
+static const char *const SUPER_CF = "Super";	/* Super, one super column of LongType */
+
+/* ---------------------------------------------------------------- small helpers */
+
+static char *tmp_root;
+
+static void
+die(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "bench_storage: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void
+check(cf_status *s, const char *what)
+{
+	if (s)
+		die("%s: %s", what, cf_status_msg(s));
+}
+
+static void
+check_ldb(char *err, const char *what)
+{
+	if (err)
+		die("%s: %s", what, err);
+}
+
+static double
+now_sec(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
+}
+
+/* splitmix64: one seeded stream, so both engines see the same data. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+rng(void)
+{
+	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t
+rng_below(uint64_t n)
+{
+	return rng() % n;
+}
+
+static void
+key_of(uint64_t i, char *out)
+{
+	char		tmp[KEY_LEN + 1];
+
+	snprintf(tmp, sizeof(tmp), "%016" PRIu64, i);
+	memcpy(out, tmp, KEY_LEN);
+}
+
+static void
+be64(uint64_t v, uint8_t *out)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		out[i] = (uint8_t) v;
+}
+
+/*
+ * db_bench's values: a 1 MiB pool of pieces that compress to half (each 100-byte piece
+ * is 50 random printable bytes written twice); value i starts at a varying offset.
+ */
+#define POOL_LEN (1 << 20)
+static char *value_pool;
+
+static void
+pool_init(void)
+{
+	value_pool = malloc(POOL_LEN);
+	if (value_pool == NULL)
+		die("out of memory");
+	for (size_t off = 0; off + VALUE_LEN <= POOL_LEN; off += VALUE_LEN)
+	{
+		for (size_t j = 0; j < VALUE_LEN / 2; j++)
+			value_pool[off + j] = (char) (' ' + rng_below(95));
+		memcpy(value_pool + off + VALUE_LEN / 2, value_pool + off, VALUE_LEN / 2);
+	}
+}
+
+static const char *
+value_of(uint64_t i)
+{
+	return value_pool + (i * 97) % (POOL_LEN - VALUE_LEN);
+}
+
+/* A random permutation of [0, n). */
+static uint64_t *
+permutation(uint64_t n)
+{
+	uint64_t   *p = malloc(n * sizeof(*p));
+
+	if (p == NULL)
+		die("out of memory");
+	for (uint64_t i = 0; i < n; i++)
+		p[i] = i;
+	for (uint64_t i = n; i > 1; i--)
+	{
+		uint64_t	j = rng_below(i),
+					t = p[i - 1];
+
+		p[i - 1] = p[j];
+		p[j] = t;
+	}
+	return p;
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void) st;
+	(void) flag;
+	(void) ftw;
+	remove(path);
+	return 0;
+}
+
+static void
+rm_rf(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static uint64_t du_total;
+
+static int
+du_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void) path;
+	(void) ftw;
+	if (flag == FTW_F)
+		du_total += (uint64_t) st->st_size;
+	return 0;
+}
+
+/* Bytes of the regular files under path (apparent sizes). */
+static uint64_t
+dir_bytes(const char *path)
+{
+	du_total = 0;
+	nftw(path, du_entry, 16, FTW_PHYS);
+	return du_total;
+}
+
+static void
+cleanup(void)
+{
+	if (tmp_root)
+		rm_rf(tmp_root);
+}
+
+static char *
+subdir(const char *name)
+{
+	char	   *p;
+
+	if (asprintf(&p, "%s/%s", tmp_root, name) < 0)
+		die("out of memory");
+	rm_rf(p);
+	return p;
+}
+
+/* Progress on stderr at every tenth of a long phase. */
+static void
+progress(const char *phase, uint64_t done, uint64_t total)
+{
+	if (total >= 100000 && done % (total / 10) == 0 && done > 0)
+		fprintf(stderr, "  %s: %" PRIu64 "%%\n", phase, done * 100 / total);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+typedef struct latency
+{
+	double		median_us;
+	double		p99_us;
+} latency;
+
+static latency
+latency_of(double *us, size_t n)
+{
+	latency		l;
+
+	qsort(us, n, sizeof(*us), cmp_double);
+	l.median_us = us[n / 2];
+	l.p99_us = us[(size_t) ((double) n * 0.99) < n ? (size_t) ((double) n * 0.99) : n - 1];
+	return l;
+}
+
+/* ---------------------------------------------------------------- colfam */
+
+typedef struct cfb
+{
+	cf_db	   *db;
+	char	   *dir;
+	cf_buf		token;
+	int64_t		ts;				/* the next write's timestamp */
+} cfb;
+
+static void
+cfb_add_keyspace(cf_db *db)
+{
+	cf_ks_def	ks;
+	cf_cf_def	cf;
+
+	check(cf_ksdef_init(&ks, KS), "keyspace");
+	check(cf_cfdef_init(&cf, KS, STD_CF), "cf");
+	check(cf_ksdef_add_cf(&ks, &cf), "cf");
+	check(cf_cfdef_init(&cf, KS, WIDE_CF), "cf");
+	check(cf_cfdef_set_comparator(&cf, "LongType"), "cf");
+	check(cf_ksdef_add_cf(&ks, &cf), "cf");
+	check(cf_cfdef_init(&cf, KS, SUPER_CF), "cf");
+	check(cf_cfdef_set_column_type(&cf, "Super"), "cf");
+	check(cf_cfdef_set_subcomparator(&cf, "LongType"), "cf");
+	check(cf_ksdef_add_cf(&ks, &cf), "cf");
+	check(cf_db_add_keyspace(db, &ks), "add keyspace");
+	cf_ksdef_clear(&ks);
+}
+
+/* A fresh db in <tmp>/<name>; memtable overrides 0 keep the CF's own thresholds. */
+static void
+cfb_open(cfb *c, const char *name, size_t mt_bytes, uint64_t mt_ops)
+{
+	char	   *data,
+			   *log;
+	cf_db_options o = {
+		.env = cf_env_posix(),.partitioner = CF_PARTITIONER_DEFAULT,
+		.sync_mode = CF_COMMITLOG_PERIODIC,.memtable_max_bytes = mt_bytes,
+		.memtable_max_ops = mt_ops,.background_compaction = true,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->dir = subdir(name);
+	c->ts = 1;
+	if (mkdir(c->dir, 0700) != 0 || asprintf(&data, "%s/data", c->dir) < 0 ||
+		asprintf(&log, "%s/commitlog", c->dir) < 0)
+		die("%s: %s", c->dir, strerror(errno));
+	o.data_dir = data;
+	o.commitlog_dir = log;
+	check(cf_db_open(&o, &c->db), "cf_db_open");
+	free(data);
+	free(log);
+	cfb_add_keyspace(c->db);
+}
+
+static void
+cfb_close(cfb *c)
+{
+	check(cf_db_close(c->db), "cf_db_close");
+	cf_buf_free(&c->token);
+	rm_rf(c->dir);
+	free(c->dir);
+}
+
+static cf_slice
+cfb_token(cfb *c, cf_slice key)
+{
+	cf_buf_reset(&c->token);
+	check(cf_db_token(c->db, key, &c->token), "token");
+	return cf_slice_of(c->token.data, c->token.len);
+}
+
+static void
+cfb_put(cfb *c, uint64_t k, uint64_t vi)
+{
+	char		key[KEY_LEN];
+	cf_cell		cell = {.name = cf_slice_of("v", 1),.value = cf_slice_of(value_of(vi), VALUE_LEN),
+	.timestamp = c->ts++};
+	cf_db_update u = {.cf = STD_CF,.u = {.row_del = cf_deletion_none(),.cells = &cell,.n_cells = 1}};
+
+	key_of(k, key);
+	check(cf_db_apply(c->db, KS, cf_slice_of(key, KEY_LEN), &u, 1), "put");
+}
+
+static void
+cfb_get(cfb *c, uint64_t k)
+{
+	char		key[KEY_LEN];
+	cf_table_set v;
+	cf_read_result *r = NULL;
+	cf_slice	ks = cf_slice_of(key, KEY_LEN);
+
+	key_of(k, key);
+	check(cf_db_view(c->db, KS, STD_CF, &v), "view");
+	check(cf_read_get(&v, cfb_token(c, ks), ks, cf_slice_of("", 0), cf_slice_of("v", 1),
+					  (int32_t) time(NULL), &r), "get");
+	if (r->slice.n_columns != 1 || r->slice.columns[0].value.len != VALUE_LEN)
+		die("colfam get %016" PRIu64 ": wrong answer", k);
+	cf_read_result_free(r);
+	cf_cfstore_view_release(&v);
+}
+
+/* The whole CF in pages of 1,000 rows through the cursor; returns the rows seen. */
+static uint64_t
+cfb_scan(cfb *c)
+{
+	cf_table_set v;
+	cf_predicate p = {.range = {.count = 1}};
+	cf_key_range kr = {.by_token = true,.count = 1000};
+	cf_read_rows *prev = NULL,
+			   *r;
+	uint64_t	rows = 0;
+
+	check(cf_db_view(c->db, KS, STD_CF, &v), "view");
+	for (;;)
+	{
+		check(cf_read_range(&v, &kr, cf_slice_of("", 0), &p, (int32_t) time(NULL), &r), "range");
+		cf_read_rows_free(prev);
+		for (size_t i = 0; i < r->n_rows; i++)
+			if (r->rows[i].slice.n_columns != 1)
+				die("colfam scan: row without its column");
+		rows += r->n_rows;
+		if (!r->has_cursor)
+			break;
+		kr.after = &r->cursor;	/* r lives until the next page is read */
+		prev = r;
+	}
+	cf_read_rows_free(r);
+	cf_cfstore_view_release(&v);
+	return rows;
+}
+
+static cf_cfstore_stats
+cfb_stats(cfb *c, const char *cf)
+{
+	cf_cfstore_stats st;
+
+	check(cf_db_cf_stats(c->db, KS, cf, &st), "cf stats");
+	return st;
+}
+
+static void
+cfb_compact(cfb *c, const char *cf)
+{
+	check(cf_db_flush(c->db, KS, cf), "flush");
+	check(cf_db_compact(c->db, KS, cf, true), "major compaction");
+}
+
+/* ---------------------------------------------------------------- LevelDB */
+
+typedef struct ldb
+{
+	leveldb_t  *db;
+	leveldb_options_t *opts;
+	leveldb_writeoptions_t *wo;
+	leveldb_readoptions_t *ro;
+	char	   *dir;
+} ldb;
+
+static void
+ldb_open(ldb *l, const char *name)
+{
+	char	   *err = NULL;
+
+	l->dir = subdir(name);
+	l->opts = leveldb_options_create();
+	leveldb_options_set_create_if_missing(l->opts, 1);
+	leveldb_options_set_compression(l->opts, leveldb_snappy_compression);	/* the default */
+	l->wo = leveldb_writeoptions_create();
+	l->ro = leveldb_readoptions_create();
+	l->db = leveldb_open(l->opts, l->dir, &err);
+	check_ldb(err, "leveldb_open");
+}
+
+static void
+ldb_close(ldb *l)
+{
+	leveldb_close(l->db);
+	leveldb_options_destroy(l->opts);
+	leveldb_writeoptions_destroy(l->wo);
+	leveldb_readoptions_destroy(l->ro);
+	rm_rf(l->dir);
+	free(l->dir);
+}
+
+static void
+ldb_put(ldb *l, uint64_t k, uint64_t vi)
+{
+	char		key[KEY_LEN];
+	char	   *err = NULL;
+
+	key_of(k, key);
+	leveldb_put(l->db, l->wo, key, KEY_LEN, value_of(vi), VALUE_LEN, &err);
+	check_ldb(err, "leveldb_put");
+}
+
+static void
+ldb_get(ldb *l, uint64_t k)
+{
+	char		key[KEY_LEN];
+	char	   *err = NULL,
+			   *v;
+	size_t		vlen;
+
+	key_of(k, key);
+	v = leveldb_get(l->db, l->ro, key, KEY_LEN, &vlen, &err);
+	check_ldb(err, "leveldb_get");
+	if (v == NULL || vlen != VALUE_LEN)
+		die("leveldb get %016" PRIu64 ": wrong answer", k);
+	leveldb_free(v);
+}
+
+static uint64_t
+ldb_scan(ldb *l)
+{
+	leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ro);
+	uint64_t	rows = 0;
+	size_t		len,
+				total = 0;
+
+	for (leveldb_iter_seek_to_first(it); leveldb_iter_valid(it); leveldb_iter_next(it))
+	{
+		leveldb_iter_key(it, &len);
+		total += len;
+		leveldb_iter_value(it, &len);
+		total += len;
+		rows++;
+	}
+	leveldb_iter_destroy(it);
+	if (total != rows * (KEY_LEN + VALUE_LEN))
+		die("leveldb scan: wrong sizes");
+	return rows;
+}
+
+static void
+ldb_compact(ldb *l)
+{
+	leveldb_compact_range(l->db, NULL, 0, NULL, 0);
+}
+
+static int
+find_snappy(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void) size;
+	(void) arg;
+	return info->dlpi_name && strstr(info->dlpi_name, "libsnappy") != NULL;
+}
+
+/* ---------------------------------------------------------------- the flat workloads */
+
+typedef struct flat_result
+{
+	const char *name;
+	double		colfam;			/* ops/s */
+	double		leveldb;
+} flat_result;
+
+enum
+{
+	W_FILLSEQ, W_FILLRANDOM, W_OVERWRITE, W_READRANDOM, W_READSEQ, W_COUNT_
+};
+
+typedef struct report
+{
+	uint64_t	n;
+	flat_result flat[W_COUNT_];
+	uint64_t	raw_bytes;		/* N entries: key + name + value + timestamp */
+	uint64_t	cf_sstable_bytes;
+	uint64_t	ldb_dir_bytes;
+	double		cf_compact_s;
+	double		ldb_compact_s;
+	size_t		memtable_bytes;
+	uint64_t	memtable_flushes;
+} report;
+
+/* Runs op(i) for i in [0, n) on one engine and returns ops/s. */
+#define TIMED(label, n, stmt) \
+	({ \
+		double t0_ = now_sec(); \
+		for (uint64_t i = 0; i < (n); i++) \
+		{ \
+			stmt; \
+			progress(label, i + 1, n); \
+		} \
+		(double) (n) / (now_sec() - t0_); \
+	})
+
+static void
+run_flat(report *rep)
+{
+	uint64_t	n = rep->n;
+	uint64_t	reads = n / 10 ? n / 10 : 1;
+	uint64_t   *perm = permutation(n);
+	uint64_t   *over = malloc(n * sizeof(*over));
+	uint64_t   *rd = malloc(reads * sizeof(*rd));
+	cfb			c;
+	ldb			l;
+	uint64_t	rows;
+	double		t0;
+
+	if (over == NULL || rd == NULL)
+		die("out of memory");
+	for (uint64_t i = 0; i < n; i++)
+		over[i] = rng_below(n);
+	for (uint64_t i = 0; i < reads; i++)
+		rd[i] = rng_below(n);
+
+	fprintf(stderr, "fillseq\n");
+	cfb_open(&c, "cf-fillseq", 0, 0);
+	rep->flat[W_FILLSEQ].colfam = TIMED("colfam fillseq", n, cfb_put(&c, i, i));
+	cfb_close(&c);
+	ldb_open(&l, "ldb-fillseq");
+	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
+	ldb_close(&l);
+
+	fprintf(stderr, "fillrandom, overwrite, readrandom, readseq\n");
+	cfb_open(&c, "cf-random", 0, 0);
+	ldb_open(&l, "ldb-random");
+	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, perm[i], i));
+	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, perm[i], i));
+	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, over[i], n + i));
+	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, over[i], n + i));
+	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", reads, cfb_get(&c, rd[i]));
+	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", reads, ldb_get(&l, rd[i]));
+
+	t0 = now_sec();
+	if ((rows = cfb_scan(&c)) != n)
+		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
+	t0 = now_sec();
+	if ((rows = ldb_scan(&l)) != n)
+		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+
+	fprintf(stderr, "major compaction\n");
+	t0 = now_sec();
+	cfb_compact(&c, STD_CF);
+	rep->cf_compact_s = now_sec() - t0;
+	rep->cf_sstable_bytes = cfb_stats(&c, STD_CF).sstable_bytes;
+	t0 = now_sec();
+	ldb_compact(&l);
+	rep->ldb_compact_s = now_sec() - t0;
+	rep->ldb_dir_bytes = dir_bytes(l.dir);
+	cfb_close(&c);
+	ldb_close(&l);
+
+	/* Memory: the same fill into one memtable that never reaches a threshold. */
+	fprintf(stderr, "memtable memory\n");
+	cfb_open(&c, "cf-memory", (size_t) 1 << 30, UINT64_MAX / 2);
+	(void) TIMED("colfam fill (one memtable)", n, cfb_put(&c, perm[i], i));
+	{
+		cf_cfstore_stats st = cfb_stats(&c, STD_CF);
+
+		rep->memtable_bytes = st.memtable_bytes;
+		rep->memtable_flushes = st.flushes + (uint64_t) st.pending_flushes;
+	}
+	cfb_close(&c);
+	free(perm);
+	free(over);
+	free(rd);
+}
+
+/* ---------------------------------------------------------------- wide rows */
+
+typedef struct wide_result
+{
+	bool		super;
+	uint64_t	columns;
+	latency		cf;
+	latency		ldb;
+	double		cf_load_s;		/* writes + flush + major compaction */
+	double		ldb_load_s;		/* writes + compact_range */
+} wide_result;
+
+static const uint8_t ROW_KEY[] = "row";
+static const uint8_t SC_NAME[] = "sc";
+
+/* One row (in one super column when super) of `columns` LongType names 0..columns-1. */
+static double
+cfb_load_wide(cfb *c, bool super, uint64_t columns)
+{
+	const char *cf = super ? SUPER_CF : WIDE_CF;
+	cf_cell    *cells = calloc(WIDE_BATCH, sizeof(*cells));
+	uint8_t    *names = malloc(WIDE_BATCH * NAME_LEN);
+	char		label[64];
+	double		t0 = now_sec();
+
+	if (cells == NULL || names == NULL)
+		die("out of memory");
+	snprintf(label, sizeof(label), "colfam %s row of %" PRIu64, super ? "super" : "wide", columns);
+	for (uint64_t i = 0; i < columns;)
+	{
+		size_t		k = 0;
+		cf_db_update u = {.cf = cf,.u = {.row_del = cf_deletion_none(),.cells = cells}};
+
+		for (; k < WIDE_BATCH && i < columns; k++, i++)
+		{
+			be64(i, names + k * NAME_LEN);
+			cells[k] = (cf_cell) {
+				.sc = super ? cf_slice_of(SC_NAME, 2) : cf_slice_of("", 0),
+				.name = cf_slice_of(names + k * NAME_LEN, NAME_LEN),
+				.value = cf_slice_of(value_of(i), VALUE_LEN),.timestamp = c->ts++,
+			};
+			progress(label, i + 1, columns);
+		}
+		u.u.n_cells = k;
+		check(cf_db_apply(c->db, KS, cf_slice_of(ROW_KEY, 3), &u, 1), "wide put");
+	}
+	cfb_compact(c, cf);
+	if (cfb_stats(c, cf).sstables != 1)
+		die("colfam %s: more than one sstable after a major compaction", cf);
+	free(cells);
+	free(names);
+	return now_sec() - t0;
+}
+
+/* One reversed slice of 10 from start; checks the answer. */
+static void
+cfb_slice(cfb *c, bool super, uint64_t start)
+{
+	uint8_t		name[NAME_LEN];
+	cf_table_set v;
+	cf_read_result *r = NULL;
+	cf_slice	key = cf_slice_of(ROW_KEY, 3);
+	cf_predicate p = {.range = {.start = cf_slice_of(name, NAME_LEN),.reversed = true,.count = 10}};
+	size_t		want = start + 1 < 10 ? start + 1 : 10;
+
+	be64(start, name);
+	check(cf_db_view(c->db, KS, super ? SUPER_CF : WIDE_CF, &v), "view");
+	check(cf_read_slice(&v, cfb_token(c, key), key,
+						super ? cf_slice_of(SC_NAME, 2) : cf_slice_of("", 0), &p,
+						(int32_t) time(NULL), &r), "slice");
+	if (r->slice.n_columns != want || memcmp(r->slice.columns[0].name.p, name, NAME_LEN) != 0)
+		die("colfam slice from %" PRIu64 ": wrong answer", start);
+	cf_read_result_free(r);
+	cf_cfstore_view_release(&v);
+}
+
+/* LevelDB's layout of the same row: "row|" [+ "sc|"] + the 8-byte name. */
+static size_t
+ldb_wide_key(bool super, uint64_t i, uint8_t *out)
+{
+	size_t		n = super ? 7 : 4;
+
+	memcpy(out, super ? "row|sc|" : "row|", n);
+	be64(i, out + n);
+	return n + NAME_LEN;
+}
+
+static double
+ldb_load_wide(ldb *l, bool super, uint64_t columns)
+{
+	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	uint8_t		key[16];
+	char		label[64];
+	char	   *err = NULL;
+	double		t0 = now_sec();
+
+	snprintf(label, sizeof(label), "leveldb %s row of %" PRIu64, super ? "super" : "wide", columns);
+	for (uint64_t i = 0; i < columns; i++)
+	{
+		size_t		kl = ldb_wide_key(super, i, key);
+
+		leveldb_writebatch_put(b, (char *) key, kl, value_of(i), VALUE_LEN);
+		if ((i + 1) % WIDE_BATCH == 0 || i + 1 == columns)
+		{
+			leveldb_write(l->db, l->wo, b, &err);
+			check_ldb(err, "leveldb_write");
+			leveldb_writebatch_clear(b);
+		}
+		progress(label, i + 1, columns);
+	}
+	leveldb_writebatch_destroy(b);
+	ldb_compact(l);
+	return now_sec() - t0;
+}
+
+/* The same slice: seek to the start, step back over a key past it, then 10 prevs. */
+static void
+ldb_slice(ldb *l, bool super, uint64_t start)
+{
+	uint8_t		key[16];
+	size_t		kl = ldb_wide_key(super, start, key),
+				prefix = kl - NAME_LEN,
+				len,
+				got = 0,
+				want = start + 1 < 10 ? start + 1 : 10;
+	leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ro);
+	char		vals[10 * VALUE_LEN];
+
+	leveldb_iter_seek(it, (char *) key, kl);
+	if (!leveldb_iter_valid(it))
+		leveldb_iter_seek_to_last(it);
+	else
+	{
+		const char *k = leveldb_iter_key(it, &len);
+
+		if (len != kl || memcmp(k, key, kl) != 0)
+			leveldb_iter_prev(it);
+	}
+	for (; got < 10 && leveldb_iter_valid(it); leveldb_iter_prev(it))
+	{
+		const char *k = leveldb_iter_key(it, &len),
+				   *v;
+
+		if (len != kl || memcmp(k, key, prefix) != 0)
+			break;
+		v = leveldb_iter_value(it, &len);
+		memcpy(vals + got * VALUE_LEN, v, len < VALUE_LEN ? len : VALUE_LEN);
+		got++;
+	}
+	leveldb_iter_destroy(it);
+	if (got != want)
+		die("leveldb slice from %" PRIu64 ": wrong answer", start);
+}
+
+static void
+run_wide(wide_result *w, int slices)
+{
+	uint64_t   *starts = malloc((size_t) (slices + WARMUP_SLICES) * sizeof(*starts));
+	double	   *us = malloc((size_t) slices * sizeof(*us));
+	cfb			c;
+	ldb			l;
+
+	if (starts == NULL || us == NULL)
+		die("out of memory");
+	for (int i = 0; i < slices + WARMUP_SLICES; i++)
+		starts[i] = rng_below(w->columns);
+	fprintf(stderr, "%s row of %" PRIu64 " columns\n", w->super ? "super" : "wide", w->columns);
+
+	cfb_open(&c, "cf-wide", 0, 0);
+	w->cf_load_s = cfb_load_wide(&c, w->super, w->columns);
+	for (int i = 0; i < WARMUP_SLICES; i++)
+		cfb_slice(&c, w->super, starts[slices + i]);
+	for (int i = 0; i < slices; i++)
+	{
+		double		t0 = now_sec();
+
+		cfb_slice(&c, w->super, starts[i]);
+		us[i] = (now_sec() - t0) * 1e6;
+	}
+	w->cf = latency_of(us, (size_t) slices);
+	cfb_close(&c);
+
+	ldb_open(&l, "ldb-wide");
+	w->ldb_load_s = ldb_load_wide(&l, w->super, w->columns);
+	for (int i = 0; i < WARMUP_SLICES; i++)
+		ldb_slice(&l, w->super, starts[slices + i]);
+	for (int i = 0; i < slices; i++)
+	{
+		double		t0 = now_sec();
+
+		ldb_slice(&l, w->super, starts[i]);
+		us[i] = (now_sec() - t0) * 1e6;
+	}
+	w->ldb = latency_of(us, (size_t) slices);
+	ldb_close(&l);
+	free(starts);
+	free(us);
+}
+
+/* ---------------------------------------------------------------- the report */
+
+static double
+mib(uint64_t bytes)
+{
+	return (double) bytes / (1 << 20);
+}
+
+static void
+cpu_model(char *out, size_t n)
+{
+	FILE	   *f = fopen("/proc/cpuinfo", "r");
+	char		line[256];
+
+	snprintf(out, n, "unknown CPU");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "model name", 10) == 0 && strchr(line, ':'))
+		{
+			snprintf(out, n, "%s", strchr(line, ':') + 2);
+			out[strcspn(out, "\n")] = '\0';
+			break;
+		}
+	fclose(f);
+}
+
+static void
+print_wide_summary(const wide_result *w, size_t nw, bool super)
+{
+	const wide_result *lo = NULL,
+			   *hi = NULL;
+
+	for (size_t i = 0; i < nw; i++)
+		if (w[i].super == super)
+		{
+			if (lo == NULL)
+				lo = &w[i];
+			hi = &w[i];
+		}
+	if (lo == NULL || lo == hi)
+		return;
+	printf("- %s, %" PRIu64 " → %" PRIu64 " columns: median grows %.2fx, p99 %.2fx "
+		   "(target ≤ 2x); LevelDB median %.2fx, p99 %.2fx\n",
+		   super ? "Super CF" : "Standard CF", lo->columns, hi->columns,
+		   hi->cf.median_us / lo->cf.median_us, hi->cf.p99_us / lo->cf.p99_us,
+		   hi->ldb.median_us / lo->ldb.median_us, hi->ldb.p99_us / lo->ldb.p99_us);
+}
+
+static void
+print_report(const report *rep, const wide_result *w, size_t nw, int slices, double total_s)
+{
+	char		cpu[128];
+	bool		snappy = dl_iterate_phdr(find_snappy, NULL) != 0;
+
+	cpu_model(cpu, sizeof(cpu));
+	printf("# colfam storage benchmark\n\n");
+	printf("- machine: %ld cores, %s\n", sysconf(_SC_NPROCESSORS_ONLN), cpu);
+	printf("- N = %" PRIu64 " entries: %d-byte keys, %d-byte values (compressible to about "
+		   "half), one generator for both engines\n", rep->n, KEY_LEN, VALUE_LEN);
+	printf("- colfam: one keyspace, Standard CF (BytesType), one column \"v\" per row; "
+		   "RandomPartitioner, periodic commit log, the CF's memtable thresholds "
+		   "(64 MiB / 300,000 ops), zstd SSTables, background compaction\n");
+	printf("- LevelDB %d.%d: default options (WAL on, sync off, 4 MiB write buffer), "
+		   "compression %s\n", leveldb_major_version(), leveldb_minor_version(),
+		   snappy ? "snappy (libsnappy is loaded)" : "requested snappy, but libsnappy is not loaded: blocks are stored uncompressed");
+	printf("- fillseq and fillrandom start from an empty db; overwrite, readrandom (N/10 "
+		   "gets) and readseq (a full scan) follow on the fillrandom db, without compaction\n\n");
+
+	printf("| workload | colfam | LevelDB | colfam/LevelDB |\n|---|---:|---:|---:|\n");
+	for (int i = 0; i < W_COUNT_; i++)
+		printf("| %s (ops/s) | %.0f | %.0f | %.2f |\n", rep->flat[i].name,
+			   rep->flat[i].colfam, rep->flat[i].leveldb,
+			   rep->flat[i].colfam / rep->flat[i].leveldb);
+	printf("| major compaction after readseq (s) | %.2f | %.2f | %.2f |\n",
+		   rep->cf_compact_s, rep->ldb_compact_s, rep->cf_compact_s / rep->ldb_compact_s);
+	printf("| on disk after major compaction (MiB) | %.1f | %.1f | %.2f |\n",
+		   mib(rep->cf_sstable_bytes), mib(rep->ldb_dir_bytes),
+		   (double) rep->cf_sstable_bytes / (double) rep->ldb_dir_bytes);
+
+	printf("\n## Wide rows: %d reversed slices of count 10 from random names\n\n", slices);
+	printf("After a flush and a major compaction (one SSTable), %d untimed warm-up slices "
+		   "first. colfam: cf_db_view + token + cf_read_slice (range start = the name, "
+		   "reversed, count 10); LevelDB: keys \"row|<8-byte name>\" (\"row|sc|<name>\" "
+		   "for the Super row), a new iterator, seek, 10 prev steps. Load = writes in "
+		   "batches of %d + flush + major compaction (LevelDB: compact_range).\n\n",
+		   WARMUP_SLICES, WIDE_BATCH);
+	printf("| row | columns | colfam median µs | colfam p99 µs | LevelDB median µs | "
+		   "LevelDB p99 µs | colfam load s | LevelDB load s |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < nw; i++)
+		printf("| %s | %" PRIu64 " | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+			   w[i].super ? "Super (1 super column)" : "Standard (LongType)", w[i].columns,
+			   w[i].cf.median_us, w[i].cf.p99_us, w[i].ldb.median_us, w[i].ldb.p99_us,
+			   w[i].cf_load_s, w[i].ldb_load_s);
+	printf("\n");
+	print_wide_summary(w, nw, false);
+	print_wide_summary(w, nw, true);
+
+	printf("\n## Memory and disk\n\n");
+	printf("Raw bytes per entry: key %d + name 1 + value %d + timestamp %d = %d; "
+		   "N entries = %.1f MiB.\n\n", KEY_LEN, VALUE_LEN, TS_LEN,
+		   KEY_LEN + 1 + VALUE_LEN + TS_LEN, mib(rep->raw_bytes));
+	printf("- colfam memtable after filling N random keys into one memtable "
+		   "(memtable_max_bytes = 1 GiB, %" PRIu64 " flushes): %.1f MiB = %.2fx raw "
+		   "(target ≤ 2x)\n", rep->memtable_flushes, mib(rep->memtable_bytes),
+		   (double) rep->memtable_bytes / (double) rep->raw_bytes);
+	printf("- colfam SSTables after major compaction: %.1f MiB = %.2fx raw\n",
+		   mib(rep->cf_sstable_bytes), (double) rep->cf_sstable_bytes / (double) rep->raw_bytes);
+	printf("- LevelDB directory after leveldb_compact_range: %.1f MiB = %.2fx raw\n",
+		   mib(rep->ldb_dir_bytes), (double) rep->ldb_dir_bytes / (double) rep->raw_bytes);
+	printf("\nTotal time: %.0f s.\n", total_s);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static uint64_t
+parse_count(const char *s, const char *what)
+{
+	char	   *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || *s == '-')
+		die("%s must be a positive integer, not \"%s\"", what, s);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const uint64_t std_sizes[] = {1000, 100000, 10000000};
+	static const uint64_t super_sizes[] = {1000, 100000, 1000000};
+	report		rep = {.n = 1000000};
+	uint64_t	wide_max = 10000000;
+	int			slices = 1000;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	wide_result w[8];
+	size_t		nw = 0;
+	int			opt;
+	double		t0 = now_sec();
+
+	while ((opt = getopt(argc, argv, "n:w:q:d:")) != -1)
+		switch (opt)
+		{
+			case 'n':
+				rep.n = parse_count(optarg, "-n (entries)");
+				break;
+			case 'w':
+				wide_max = parse_count(optarg, "-w (most columns of a wide row)");
+				break;
+			case 'q':
+				slices = (int) parse_count(optarg, "-q (slices per row)");
+				break;
+			case 'd':
+				tmp = optarg;
+				break;
+			default:
+				fprintf(stderr, "usage: bench_storage [-n ENTRIES] [-w WIDE_MAX] [-q SLICES] [-d TMPDIR]\n");
+				return 2;
+		}
+	if (asprintf(&tmp_root, "%s/colfam-bench-XXXXXX", tmp) < 0 || mkdtemp(tmp_root) == NULL)
+		die("cannot create a directory under %s: %s", tmp, strerror(errno));
+	atexit(cleanup);
+	cf_log_set_level(CF_LOG_WARN);
+	pool_init();
+
+	rep.flat[W_FILLSEQ].name = "fillseq";
+	rep.flat[W_FILLRANDOM].name = "fillrandom";
+	rep.flat[W_OVERWRITE].name = "overwrite";
+	rep.flat[W_READRANDOM].name = "readrandom";
+	rep.flat[W_READSEQ].name = "readseq";
+	rep.raw_bytes = rep.n * (KEY_LEN + 1 + VALUE_LEN + TS_LEN);
+	run_flat(&rep);
+
+	for (size_t i = 0; i < 3; i++)
+		if (std_sizes[i] <= wide_max)
+			w[nw++] = (wide_result) {.super = false,.columns = std_sizes[i]};
+	for (size_t i = 0; i < 3; i++)
+		if (super_sizes[i] <= wide_max)
+			w[nw++] = (wide_result) {.super = true,.columns = super_sizes[i]};
+	for (size_t i = 0; i < nw; i++)
+		run_wide(&w[i], slices);
+
+	print_report(&rep, w, nw, slices, now_sec() - t0);
+	return 0;
+}

@@ -21,7 +21,7 @@ child() {   # MODE: exit | fail | sigint
                                        Listen => 5, ReuseAddr => 1) or die;
         while (my \$c = \$s->accept) { close \$c }"
       echo "$H_PID" >>"$1"
-      harness_wait_tcp $host "$port" 10 || exit 8
+      harness_wait_tcp $host "$port" 30 || exit 8
     done
     case "$2" in
       exit) exit 0 ;;

@@ -371,6 +371,12 @@ failing_flush_refuses_writes_then_recovers(void **state)
 	assert_true(f->flushed_to.segment == 1 && f->flushed_to.offset == 1);
 }
 
+/*
+ * The db's write barrier, as cfstore.h requires it: writes hold it shared, switches
+ * exclusively. Without it a switch could flush a memtable under a write still landing.
+ */
+static pthread_rwlock_t barrier = PTHREAD_RWLOCK_INITIALIZER;
+
 typedef struct race
 {
 	cf_cfstore *cf;
@@ -389,7 +395,9 @@ writer(void *arg)
 
 		snprintf(key, sizeof(key), "w%d-%d", r->id, i);
 		snprintf(value, sizeof(value), "v%d", i);
+		pthread_rwlock_rdlock(&barrier);
 		put(r->cf, key, "c", value, 1);
+		pthread_rwlock_unlock(&barrier);
 	}
 	return NULL;
 }
@@ -402,7 +410,9 @@ switcher(void *arg)
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
 	{
+		pthread_rwlock_wrlock(&barrier);
 		assert_null(cf_cfstore_switch(r->cf, (cf_commitlog_pos) {1, ++off}));
+		pthread_rwlock_unlock(&barrier);
 		usleep(2000);
 	}
 	return NULL;

@@ -547,11 +547,9 @@ cf_cfstore_replay_position(cf_cfstore *cf)
 /* ---------------------------------------------------------------- writes */
 
 cf_status *
-cf_cfstore_apply(cf_cfstore *cf, cf_slice token, cf_slice key, const cf_cf_update *u,
-				 bool *switch_due)
+cf_cfstore_admit(cf_cfstore *cf)
 {
-	cf_memtable *mt;
-	cf_status  *s;
+	cf_status  *s = NULL;
 
 	pthread_mutex_lock(&cf->mu);
 	while (cf->nqueue >= cf->o.max_pending_flushes && !cf->closing)
@@ -561,22 +559,69 @@ cf_cfstore_apply(cf_cfstore *cf, cf_slice token, cf_slice key, const cf_cf_updat
 			s = cf_status_make(cf_status_code(cf->flush_error),
 							   "%s: writes refused while flushing fails: %s", cf->name,
 							   cf_status_msg(cf->flush_error));
-			pthread_mutex_unlock(&cf->mu);
-			return s;
+			break;
 		}
 		pthread_cond_wait(&cf->cv, &cf->mu);
 	}
+	pthread_mutex_unlock(&cf->mu);
+	return s;
+}
+
+/* Has mt crossed a threshold? Empty memtables are never due (nothing to flush). */
+static bool
+due(cf_cfstore *cf, cf_memtable *mt)
+{
+	if (cf_memtable_ops(mt) == 0)
+		return false;
+	return cf_memtable_memory(mt) >= __atomic_load_n(&cf->o.memtable_max_bytes, __ATOMIC_RELAXED) ||
+		cf_memtable_ops(mt) >= __atomic_load_n(&cf->o.memtable_max_ops, __ATOMIC_RELAXED) ||
+		cf_env_mono_micros(cf->o.env) - __atomic_load_n(&cf->active_since, __ATOMIC_RELAXED) >=
+		__atomic_load_n(&cf->o.memtable_max_age_us, __ATOMIC_RELAXED);
+}
+
+cf_status *
+cf_cfstore_apply(cf_cfstore *cf, cf_slice token, cf_slice key, const cf_cf_update *u,
+				 bool *switch_due)
+{
+	cf_memtable *mt;
+	cf_status  *s;
+
+	pthread_mutex_lock(&cf->mu);
 	mt = cf->active;
 	cf_memtable_ref(mt);
 	pthread_mutex_unlock(&cf->mu);
 
 	s = cf_memtable_apply(mt, token, key, u);
-	*switch_due = cf_memtable_memory(mt) >= cf->o.memtable_max_bytes ||
-		cf_memtable_ops(mt) >= cf->o.memtable_max_ops ||
-		cf_env_mono_micros(cf->o.env) - __atomic_load_n(&cf->active_since, __ATOMIC_RELAXED) >=
-		cf->o.memtable_max_age_us;
+	*switch_due = due(cf, mt);
 	cf_memtable_unref(mt);
 	return s;
+}
+
+bool
+cf_cfstore_switch_due(cf_cfstore *cf)
+{
+	cf_memtable *mt;
+	bool		d;
+
+	pthread_mutex_lock(&cf->mu);
+	mt = cf->active;
+	cf_memtable_ref(mt);
+	pthread_mutex_unlock(&cf->mu);
+	d = due(cf, mt);
+	cf_memtable_unref(mt);
+	return d;
+}
+
+void
+cf_cfstore_set_thresholds(cf_cfstore *cf, size_t max_bytes, uint64_t max_ops,
+						  int64_t max_age_us)
+{
+	if (max_bytes)
+		__atomic_store_n(&cf->o.memtable_max_bytes, max_bytes, __ATOMIC_RELAXED);
+	if (max_ops)
+		__atomic_store_n(&cf->o.memtable_max_ops, max_ops, __ATOMIC_RELAXED);
+	if (max_age_us)
+		__atomic_store_n(&cf->o.memtable_max_age_us, max_age_us, __ATOMIC_RELAXED);
 }
 
 cf_status *

@@ -67,12 +67,27 @@ cf_status  *cf_cfstore_close(cf_cfstore *cf);
 cf_commitlog_pos cf_cfstore_replay_position(cf_cfstore *cf);
 
 /*
- * Applies u to the row in the active memtable. REQUIRES: the barrier held shared. Waits
- * while too many flushes are pending. *switch_due is set when a threshold (size, ops,
- * age) is crossed: the caller should switch.
+ * Backpressure, before a write is logged: waits while too many switched memtables wait
+ * for the flusher, and returns the flusher's error instead of waiting when flushing
+ * keeps failing (a full disk). A write refused here never reaches the commit log.
+ */
+cf_status  *cf_cfstore_admit(cf_cfstore *cf);
+
+/*
+ * Applies u to the row in the active memtable. REQUIRES: the barrier held shared, and
+ * cf_cfstore_admit passed for this write. Fails only when memory runs out.
+ * *switch_due is set when a threshold (size, ops, age) is crossed: the caller should
+ * switch.
  */
 cf_status  *cf_cfstore_apply(cf_cfstore *cf, cf_slice token, cf_slice key,
 							 const cf_cf_update *u, bool *switch_due);
+
+/* Is a switch due now (a non-empty memtable past a threshold)? For a periodic check. */
+bool		cf_cfstore_switch_due(cf_cfstore *cf);
+
+/* New memtable thresholds (0 keeps the current one); any thread, effective at once. */
+void		cf_cfstore_set_thresholds(cf_cfstore *cf, size_t max_bytes, uint64_t max_ops,
+									  int64_t max_age_us);
 
 /*
  * Replaces the active memtable with an empty one and queues the old one for flushing

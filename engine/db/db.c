@@ -53,7 +53,6 @@ struct cf_db
 	size_t		nstores;
 	cf_commitlog *log;
 	cf_db_replay_stats replay;
-	bool		replaying;
 	bool		stopping;
 	atomic_int	cancel_compaction;
 	bool		compactor_started;
@@ -256,6 +255,14 @@ write_mutation(cf_db *db, cf_slice key, cf_cf_update *ups, size_t n)
 	s = cf_mutation_encode(&m, &rec);
 	if (s == NULL)
 		s = cf_partitioner_token(db->o.partitioner, key, &token);
+	/* backpressure before the record is logged: a refused write leaves no trace */
+	for (size_t i = 0; s == NULL && i < n; i++)
+	{
+		cf_cfstore *cf = cfstore_by_id(db, ups[i].cf_id);
+
+		if (cf)
+			s = cf_cfstore_admit(cf);
+	}
 	if (s == NULL)
 	{
 		pthread_rwlock_rdlock(&db->barrier);
@@ -345,7 +352,11 @@ cf_db_token(cf_db *db, cf_slice key, cf_buf *out)
 
 /* ---------------------------------------------------------------- the schema */
 
-/* Writes one row of system.Schema and flushes it: the change is then durable. */
+/*
+ * Rewrites the rows of system.Schema for the schema `next` (one per keyspace, the
+ * dropped keyspace's row deleted, and "~meta") and flushes them: the change is then
+ * durable. Every keyspace is rewritten: schemas are small and change rarely.
+ */
 static cf_status *
 schema_persist(cf_db *db, const cf_schema *next, const char *dropped_ks)
 {
@@ -985,11 +996,7 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		}
 	}
 	if (s == NULL)
-	{
-		db->replaying = true;
 		s = cf_commitlog_replay(db->log, replay_record, db, &rst);
-		db->replaying = false;
-	}
 	if (s == NULL && opts->background_compaction)
 	{
 		if (pthread_create(&db->compactor, NULL, compactor_main, db) != 0)

@@ -59,6 +59,7 @@ put(cf_cfstore *cf, const char *key, const char *name, const char *value, int64_
 	cf_cf_update u = {.cf_id = 7,.row_del = cf_deletion_none(),.cells = &c,.n_cells = 1};
 	bool		due;
 
+	assert_null(cf_cfstore_admit(cf));
 	assert_null(cf_cfstore_apply(cf, S(key), S(key), &u, &due));
 }
 
@@ -332,11 +333,8 @@ failing_flush_refuses_writes_then_recovers(void **state)
 {
 	fixture    *f = *state;
 	cf_cfstore *cf;
-	cf_cell		c = {.name = S("c"),.value = S("v"),.timestamp = 1};
-	cf_cf_update u = {.cf_id = 7,.row_del = cf_deletion_none(),.cells = &c,.n_cells = 1};
 	cf_cfstore_stats st;
 	cf_status  *s;
-	bool		due;
 
 	/* real time: the flusher retries once a second, not in a tight loop */
 	cf_env_fault_free(f->env);
@@ -349,7 +347,7 @@ failing_flush_refuses_writes_then_recovers(void **state)
 	/* one flush pending (the limit) and failing: a write is refused, not queued forever */
 	for (int i = 0; i < 1000; i++)
 	{
-		s = cf_cfstore_apply(cf, S("b"), S("b"), &u, &due);
+		s = cf_cfstore_admit(cf);
 		if (s != NULL)
 			break;
 		usleep(1000);

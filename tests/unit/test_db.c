@@ -3,6 +3,7 @@
  * SIGKILL crash test of acknowledged writes in batch mode. */
 #include "support/cmocka_prelude.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +355,58 @@ full_disk_fails_writes_and_loses_nothing(void **state)
 }
 
 /*
+ * Flushing fails (no space for new SSTables): writes are eventually refused, and a
+ * refused write must not come back after a restart — it was never logged.
+ */
+static void
+refused_write_is_not_logged(void **state)
+{
+	db_fixture *f = *state;
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	cf_db_options o = {
+		.env = env,.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = CF_COMMITLOG_BATCH,
+		.memtable_max_ops = 50,
+	};
+	cf_db	   *db;
+	cf_status  *s = NULL;
+	char		refused[32] = "";
+	int			acked = 0;
+
+	assert_null(cf_db_open(&o, &db));
+	add_twitter(db);
+	cf_env_fault_fail(env, CF_FAULT_OPEN_WRITE, 0, ENOSPC, -1);	/* SSTables cannot be made */
+	for (int i = 0; i < 100000 && s == NULL; i++)
+	{
+		char		key[32];
+
+		snprintf(key, sizeof(key), "r%d", i);
+		if ((s = put_sc(db, "Users", key, "", "v", key, 1)) == NULL)
+			acked++;
+		else
+			snprintf(refused, sizeof(refused), "%s", key);
+	}
+	assert_non_null(s);
+	assert_int_equal(cf_status_code(s), CF_ERR_NO_SPACE);
+	assert_non_null(strstr(cf_status_msg(s), "flushing fails"));
+	cf_status_free(s);
+	cf_status_free(cf_db_abandon(db));
+	cf_env_fault_free(env);
+
+	db = open_db(f, CF_COMMITLOG_BATCH, 0, false);
+	for (int i = 0; i < acked; i++)
+	{
+		char		key[32];
+
+		snprintf(key, sizeof(key), "r%d", i);
+		if (strcmp(get(db, "Users", key, "v"), key) != 0)
+			fail_msg("acknowledged write %s lost", key);
+	}
+	assert_string_equal(get(db, "Users", refused, "v"), "");
+	assert_null(cf_db_close(db));
+}
+
+/*
  * Many cycles: a child writes in batch mode and reports each acknowledged write over
  * a pipe; the parent kills it at a random moment and checks every acknowledged write.
  */
@@ -433,6 +486,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(schema_changes_persist, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(truncate_and_compaction, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(partitioner_cannot_change, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(refused_write_is_not_logged,
+										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(full_disk_fails_writes_and_loses_nothing,
 										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(sigkill_loses_no_acknowledged_write, db_fixture_setup, db_fixture_teardown),

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/buf.h"
 #include "util/crc32c.h"
@@ -392,9 +393,14 @@ flusher_main(void *arg)
 			cf_memtable_unref(p.mt);
 			if (cf->closing)
 				break;			/* give up: the commit log still holds the data */
-			pthread_mutex_unlock(&cf->mu);
-			cf_env_sleep_micros(cf->o.env, FLUSH_RETRY_US);
-			pthread_mutex_lock(&cf->mu);
+			{
+				/* a second's pause, cut short by close */
+				struct timespec until;
+
+				clock_gettime(CLOCK_MONOTONIC, &until);
+				until.tv_sec += FLUSH_RETRY_US / 1000000;
+				pthread_cond_timedwait(&cf->cv, &cf->mu, &until);
+			}
 			continue;
 		}
 		cf_status_free(cf->flush_error);
@@ -470,7 +476,14 @@ cf_cfstore_open(const cf_cfstore_options *opts, cf_cfstore **out)
 		cf->o.max_pending_flushes = 2;
 	cf->next_gen = 1;
 	pthread_mutex_init(&cf->mu, NULL);
-	pthread_cond_init(&cf->cv, NULL);
+	{
+		pthread_condattr_t ca;	/* the retry pause waits on the monotonic clock */
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&cf->cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	if (cf->dir == NULL || cf->name == NULL ||
 		(cf->active = cf_memtable_new(&opts->order)) == NULL)
 	{

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "storage/compaction.h"
 #include "storage/mutation.h"
@@ -27,12 +28,10 @@
 #define SCHEMA_CF_ID 0			/* user CF ids start at 1 */
 #define META_KEY "~meta"		/* not a keyspace name: those are word characters */
 
-typedef struct store
+typedef struct store_entry
 {
 	uint32_t	id;
 	cf_cfstore *cf;
-	char	   *keyspace;
-	char	   *name;
 	bool		needs_compaction;
 } store_entry;
 
@@ -46,7 +45,7 @@ struct cf_db
 	pthread_rwlock_t drop_lock;
 	pthread_rwlock_t barrier;
 	pthread_mutex_t mu;
-	pthread_cond_t compact_cv;
+	pthread_cond_t maint_cv;
 	cf_schema  *schema;
 	cf_cfstore *system;
 	store_entry *stores;
@@ -55,8 +54,8 @@ struct cf_db
 	cf_db_replay_stats replay;
 	bool		stopping;
 	atomic_int	cancel_compaction;
-	bool		compactor_started;
-	pthread_t	compactor;
+	bool		maintenance_started;
+	pthread_t	maintenance;
 };
 
 static int32_t
@@ -110,7 +109,7 @@ on_flushed(void *arg, uint32_t cf_id, cf_commitlog_pos pos)
 			if (st)
 				st->needs_compaction = true;
 		}
-		pthread_cond_signal(&db->compact_cv);
+		pthread_cond_signal(&db->maint_cv);
 		pthread_mutex_unlock(&db->mu);
 	}
 }
@@ -126,47 +125,52 @@ cf_dir(cf_db *db, const char *keyspace, const char *cf)
 	return p;
 }
 
+/* The memtable thresholds of a CF: its definition, unless the db overrides them. */
+static void
+thresholds_of(cf_db *db, const cf_cf_def *def, size_t *bytes, uint64_t *ops, int64_t *age_us)
+{
+	*bytes = db->o.memtable_max_bytes ? db->o.memtable_max_bytes :
+		(size_t) def->memtable_throughput_in_mb << 20;
+	*ops = db->o.memtable_max_ops ? db->o.memtable_max_ops :
+		(uint64_t) (def->memtable_operations_in_millions * 1e6);
+	*age_us = (int64_t) def->memtable_flush_after_mins * 60 * 1000000;
+}
+
 static cf_status *
 open_cfstore(cf_db *db, const cf_cf_def *def, cf_cfstore **out)
 {
 	char	   *dir = cf_dir(db, def->keyspace, def->name);
 	cf_cfstore_options o = {
 		.env = db->o.env,.dir = dir,.name = def->name,.cf_id = def->id,
-		.order = cf_cfdef_col_order(def),
-		.memtable_max_bytes = db->o.memtable_max_bytes ? db->o.memtable_max_bytes :
-		(size_t) def->memtable_throughput_in_mb << 20,
-		.memtable_max_ops = db->o.memtable_max_ops ? db->o.memtable_max_ops :
-		(uint64_t) (def->memtable_operations_in_millions * 1e6),
-		.memtable_max_age_us = (int64_t) def->memtable_flush_after_mins * 60 * 1000000,
-		.on_flushed = on_flushed,.arg = db,
+		.order = cf_cfdef_col_order(def),.on_flushed = on_flushed,.arg = db,
 	};
 	cf_status  *s;
 
 	if (dir == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "opening %s: out of memory", def->name);
+	thresholds_of(db, def, &o.memtable_max_bytes, &o.memtable_max_ops, &o.memtable_max_age_us);
 	s = cf_cfstore_open(&o, out);
 	free(dir);
 	return s;
 }
 
-/* Adds an open store to the table. REQUIRES: mu held. */
+/* Room for n more stores, so adding them cannot fail. REQUIRES: mu held (or open). */
 static cf_status *
-stores_add(cf_db *db, const cf_cf_def *def, cf_cfstore *cf)
+stores_reserve(cf_db *db, size_t n)
 {
-	store_entry *p = realloc(db->stores, (db->nstores + 1) * sizeof(*p));
+	store_entry *p = realloc(db->stores, (db->nstores + n + 1) * sizeof(*p));
 
 	if (p == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	db->stores = p;
-	p[db->nstores] = (store_entry) {def->id, cf, strdup(def->keyspace), strdup(def->name), false};
-	if (p[db->nstores].keyspace == NULL || p[db->nstores].name == NULL)
-	{
-		free(p[db->nstores].keyspace);
-		free(p[db->nstores].name);
-		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-	}
-	db->nstores++;
 	return NULL;
+}
+
+/* REQUIRES: mu held, room reserved. */
+static void
+stores_add(cf_db *db, uint32_t id, cf_cfstore *cf)
+{
+	db->stores[db->nstores++] = (store_entry) {id, cf, false};
 }
 
 /* Removes a store from the table and returns it. REQUIRES: mu held. */
@@ -175,13 +179,10 @@ stores_remove(cf_db *db, uint32_t id)
 {
 	for (size_t i = 0; i < db->nstores; i++)
 	{
-		if (db->stores[i].id != id)
-			continue;
+		if (db->stores[i].id == id)
 		{
 			cf_cfstore *cf = db->stores[i].cf;
 
-			free(db->stores[i].keyspace);
-			free(db->stores[i].name);
 			db->stores[i] = db->stores[--db->nstores];
 			return cf;
 		}
@@ -464,46 +465,87 @@ schema_load(cf_db *db, cf_schema **out)
 						  SCHEMA_CF);
 }
 
+/* Snapshots, empties and closes the store of a dropped CF; problems are logged. */
+static void
+retire_store(cf_db *db, cf_cfstore *cf)
+{
+	char		snap[64];
+	cf_status  *s;
+
+	snprintf(snap, sizeof(snap), "dropped-%" PRId64, cf_env_now_micros(db->o.env));
+	s = cf_cfstore_snapshot(cf, snap);
+	if (s == NULL)
+		s = cf_cfstore_truncate(cf, cf_commitlog_position(db->log));
+	if (s == NULL)
+		s = cf_cfstore_close(cf);
+	else
+		cf_status_free(cf_cfstore_close(cf));
+	if (s)
+	{
+		cf_log_warn(LOG_COMPONENT, "removing a dropped column family: %s", cf_status_msg(s));
+		cf_status_free(s);
+	}
+}
+
 /*
- * Installs a new schema: persists it, opens stores for new CFs, swaps the pointer,
- * and snapshots and removes stores of dropped CFs. Takes ownership of next.
+ * Installs a new schema: opens the stores of new CFs, persists the schema, publishes
+ * it with the new stores and every CF's (possibly updated) memtable thresholds, then
+ * snapshots and removes the stores of dropped CFs. Nothing after the persist can fail,
+ * so a schema on disk always has its stores. Takes ownership of next.
  * REQUIRES: schema_mu held.
  */
 static cf_status *
 schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 {
-	cf_schema  *old;
-	cf_status  *s;
+	cf_cfstore **fresh = NULL;
+	uint32_t   *fresh_ids = NULL;
+	size_t		nfresh = 0;
+	size_t		ncfs = 0;
 	cf_cfstore **gone = NULL;
 	size_t		ngone = 0;
+	cf_schema  *old;
+	cf_status  *s = NULL;
 
-	if ((s = schema_persist(db, next, dropped_ks)) != NULL)
-	{
-		cf_schema_unref(next);
-		return s;
-	}
-	/* stores for CFs that are new */
+	for (size_t i = 0; i < cf_schema_n_keyspaces(next); i++)
+		ncfs += cf_schema_keyspace_at(next, i)->n_cfs;
+	pthread_mutex_lock(&db->mu);
+	fresh = calloc(ncfs + 1, sizeof(*fresh));
+	fresh_ids = calloc(ncfs + 1, sizeof(*fresh_ids));
+	gone = calloc(db->nstores + 1, sizeof(*gone));
+	if (!fresh || !fresh_ids || !gone)
+		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	else
+		s = stores_reserve(db, ncfs);
+	pthread_mutex_unlock(&db->mu);
+
+	/* 1. the stores of CFs that are new */
 	for (size_t i = 0; s == NULL && i < cf_schema_n_keyspaces(next); i++)
 	{
 		const cf_ks_def *ks = cf_schema_keyspace_at(next, i);
 
 		for (size_t c = 0; s == NULL && c < ks->n_cfs; c++)
 		{
-			cf_cfstore *cf;
-
 			if (cfstore_by_id(db, ks->cfs[c].id))
 				continue;
-			if ((s = open_cfstore(db, &ks->cfs[c], &cf)) == NULL)
-			{
-				pthread_mutex_lock(&db->mu);
-				s = stores_add(db, &ks->cfs[c], cf);
-				pthread_mutex_unlock(&db->mu);
-				if (s)
-					cf_status_free(cf_cfstore_close(cf));
-			}
+			if ((s = open_cfstore(db, &ks->cfs[c], &fresh[nfresh])) == NULL)
+				fresh_ids[nfresh++] = ks->cfs[c].id;
 		}
 	}
-	/* no compaction or write may be working on a store we take away */
+	/* 2. durable */
+	if (s == NULL)
+		s = schema_persist(db, next, dropped_ks);
+	if (s != NULL)
+	{
+		for (size_t i = 0; i < nfresh; i++)
+			cf_status_free(cf_cfstore_close(fresh[i]));
+		free(fresh);
+		free(fresh_ids);
+		free(gone);
+		cf_schema_unref(next);
+		return s;
+	}
+
+	/* 3. published; no compaction or write may be working on a store we take away */
 	atomic_store(&db->cancel_compaction, 1);
 	pthread_rwlock_wrlock(&db->drop_lock);
 	atomic_store(&db->cancel_compaction, 0);
@@ -511,18 +553,22 @@ schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 	pthread_mutex_lock(&db->mu);
 	old = db->schema;
 	db->schema = next;
+	for (size_t i = 0; i < nfresh; i++)
+		stores_add(db, fresh_ids[i], fresh[i]);
 	for (size_t i = 0; i < db->nstores;)
 	{
-		if (cf_schema_cf_by_id(next, db->stores[i].id) == NULL)
-		{
-			cf_cfstore **g = realloc(gone, (ngone + 1) * sizeof(*g));
+		const cf_cf_def *def = cf_schema_cf_by_id(next, db->stores[i].id);
+		size_t		bytes;
+		uint64_t	ops;
+		int64_t		age;
 
-			if (g == NULL)
-				break;			/* kept open; it is unreachable and closes at shutdown */
-			gone = g;
+		if (def == NULL)
+		{
 			gone[ngone++] = stores_remove(db, db->stores[i].id);
 			continue;
 		}
+		thresholds_of(db, def, &bytes, &ops, &age);
+		cf_cfstore_set_thresholds(db->stores[i].cf, bytes, ops, age);
 		i++;
 	}
 	pthread_mutex_unlock(&db->mu);
@@ -530,27 +576,13 @@ schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 	pthread_rwlock_unlock(&db->drop_lock);
 	cf_schema_unref(old);
 
+	/* 4. the dropped */
 	for (size_t i = 0; i < ngone; i++)
-	{
-		char		snap[64];
-		cf_status  *d;
-
-		snprintf(snap, sizeof(snap), "dropped-%" PRId64, cf_env_now_micros(db->o.env));
-		d = cf_cfstore_snapshot(gone[i], snap);
-		if (d == NULL)
-			d = cf_cfstore_truncate(gone[i], cf_commitlog_position(db->log));
-		if (d == NULL)
-			d = cf_cfstore_close(gone[i]);
-		else
-			cf_status_free(cf_cfstore_close(gone[i]));
-		if (d)
-		{
-			cf_log_warn(LOG_COMPONENT, "removing a dropped column family: %s", cf_status_msg(d));
-			cf_status_free(d);
-		}
-	}
+		retire_store(db, gone[i]);
+	free(fresh);
+	free(fresh_ids);
 	free(gone);
-	return s;
+	return NULL;
 }
 
 cf_schema *
@@ -776,8 +808,46 @@ done:
 	return s;
 }
 
+/* Switches every store whose memtable is past its age (or another) threshold. */
+static void
+switch_due_stores(cf_db *db)
+{
+	uint32_t   *ids;
+	size_t		n = 0;
+
+	pthread_mutex_lock(&db->mu);
+	ids = malloc((db->nstores + 1) * sizeof(*ids));
+	for (size_t i = 0; ids && i < db->nstores; i++)
+		if (cf_cfstore_switch_due(db->stores[i].cf))
+			ids[n++] = db->stores[i].id;
+	if (ids && cf_cfstore_switch_due(db->system))
+		ids[n++] = SCHEMA_CF_ID;
+	pthread_mutex_unlock(&db->mu);
+
+	/* drop_lock keeps a drop from closing a store between lookup and switch */
+	pthread_rwlock_rdlock(&db->drop_lock);
+	for (size_t i = 0; i < n; i++)
+	{
+		cf_cfstore *cf = cfstore_by_id(db, ids[i]);
+		cf_status  *s = cf ? switch_store(db, cf) : NULL;
+
+		if (s)
+		{
+			cf_log_error(LOG_COMPONENT, "switching a memtable: %s", cf_status_msg(s));
+			cf_status_free(s);
+		}
+	}
+	pthread_rwlock_unlock(&db->drop_lock);
+	free(ids);
+}
+
+/*
+ * The db's background thread: once a second it switches memtables past their age
+ * threshold (a quiet CF would otherwise keep its commit-log segments forever), and
+ * after flushes it runs size-tiered compaction when that is enabled.
+ */
 static void *
-compactor_main(void *arg)
+maintenance_main(void *arg)
 {
 	cf_db	   *db = arg;
 
@@ -785,16 +855,12 @@ compactor_main(void *arg)
 	while (!db->stopping)
 	{
 		store_entry *todo = NULL;
+		struct timespec until;
 
 		for (size_t i = 0; i < db->nstores && !todo; i++)
 			if (db->stores[i].needs_compaction)
 				todo = &db->stores[i];
-		if (todo == NULL)
-		{
-			pthread_cond_wait(&db->compact_cv, &db->mu);
-			continue;
-		}
-		todo->needs_compaction = false;
+		if (todo)
 		{
 			uint32_t	id = todo->id;
 			cf_cfstore *cf = todo->cf;
@@ -802,6 +868,7 @@ compactor_main(void *arg)
 			const cf_cf_def *def;
 			cf_status  *s = NULL;
 
+			todo->needs_compaction = false;
 			cf_schema_ref(schema);
 			pthread_mutex_unlock(&db->mu);
 			/* drop_lock (shared) keeps a drop from closing the store under us */
@@ -814,7 +881,16 @@ compactor_main(void *arg)
 			cf_status_free(s);
 			cf_schema_unref(schema);
 			pthread_mutex_lock(&db->mu);
+			continue;
 		}
+		pthread_mutex_unlock(&db->mu);
+		switch_due_stores(db);
+		pthread_mutex_lock(&db->mu);
+		if (db->stopping)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&db->maint_cv, &db->mu, &until);
 	}
 	pthread_mutex_unlock(&db->mu);
 	return NULL;
@@ -862,11 +938,6 @@ replay_record(void *arg, cf_slice payload, cf_commitlog_pos pos)
 static void
 db_free(cf_db *db)
 {
-	for (size_t i = 0; i < db->nstores; i++)
-	{
-		free(db->stores[i].keyspace);
-		free(db->stores[i].name);
-	}
 	free(db->stores);
 	if (db->schema)
 		cf_schema_unref(db->schema);
@@ -875,7 +946,7 @@ db_free(cf_db *db)
 	pthread_rwlock_destroy(&db->drop_lock);
 	pthread_rwlock_destroy(&db->barrier);
 	pthread_mutex_destroy(&db->mu);
-	pthread_cond_destroy(&db->compact_cv);
+	pthread_cond_destroy(&db->maint_cv);
 	free(db->data_dir);
 	free(db->commitlog_dir);
 	free(db);
@@ -956,7 +1027,15 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 	pthread_rwlock_init(&db->drop_lock, NULL);
 	pthread_rwlock_init(&db->barrier, NULL);
 	pthread_mutex_init(&db->mu, NULL);
-	pthread_cond_init(&db->compact_cv, NULL);
+	{
+		/* the maintenance thread's timed waits use the monotonic clock */
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&db->maint_cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	atomic_init(&db->cancel_compaction, 0);
 	if (db->data_dir == NULL || db->commitlog_dir == NULL)
 	{
@@ -990,19 +1069,19 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		{
 			cf_cfstore *cf;
 
-			if ((s = open_cfstore(db, &ks->cfs[c], &cf)) == NULL &&
-				(s = stores_add(db, &ks->cfs[c], cf)) != NULL)
-				cf_status_free(cf_cfstore_close(cf));
+			if ((s = stores_reserve(db, 1)) == NULL &&
+				(s = open_cfstore(db, &ks->cfs[c], &cf)) == NULL)
+				stores_add(db, ks->cfs[c].id, cf);
 		}
 	}
 	if (s == NULL)
 		s = cf_commitlog_replay(db->log, replay_record, db, &rst);
-	if (s == NULL && opts->background_compaction)
+	if (s == NULL)
 	{
-		if (pthread_create(&db->compactor, NULL, compactor_main, db) != 0)
-			s = cf_status_make(CF_ERR_INTERNAL, "cannot start the compaction thread");
+		if (pthread_create(&db->maintenance, NULL, maintenance_main, db) != 0)
+			s = cf_status_make(CF_ERR_INTERNAL, "cannot start the maintenance thread");
 		else
-			db->compactor_started = true;
+			db->maintenance_started = true;
 	}
 	if (s != NULL)
 	{
@@ -1025,14 +1104,14 @@ stop(cf_db *db, bool flush)
 
 	if (db == NULL)
 		return NULL;
-	if (db->compactor_started)
+	if (db->maintenance_started)
 	{
 		pthread_mutex_lock(&db->mu);
 		db->stopping = true;
 		atomic_store(&db->cancel_compaction, 1);
-		pthread_cond_broadcast(&db->compact_cv);
+		pthread_cond_broadcast(&db->maint_cv);
 		pthread_mutex_unlock(&db->mu);
-		pthread_join(db->compactor, NULL);
+		pthread_join(db->maintenance, NULL);
 	}
 	s = shutdown_stores(db, flush);
 	db_free(db);

@@ -354,6 +354,99 @@ full_disk_fails_writes_and_loses_nothing(void **state)
 	assert_null(cf_db_close(db));
 }
 
+/* A quiet CF flushes once its memtable is older than memtable_flush_after_mins. */
+static void
+idle_memtable_flushes_by_age(void **state)
+{
+	db_fixture *f = *state;
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	cf_db_options o = {
+		.env = env,.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = CF_COMMITLOG_PERIODIC,
+	};
+	cf_cfstore_stats st = {0};
+	cf_db	   *db;
+
+	cf_env_fault_set_time(env, 1800000000LL * 1000000);
+	assert_null(cf_db_open(&o, &db));
+	add_twitter(db);
+	put(db, "Users", "quiet", "c", "v", 1);
+	cf_env_fault_advance_time(env, 61LL * 60 * 1000000);	/* past the default 60 minutes */
+	for (int i = 0; i < 100 && st.sstables == 0; i++)
+	{
+		usleep(50000);
+		assert_null(cf_db_cf_stats(db, "Twitter", "Users", &st));
+	}
+	assert_int_equal(st.sstables, 1);	/* no further write was needed */
+	assert_null(cf_db_close(db));
+	cf_env_fault_free(env);
+}
+
+/* update_cf of the memtable thresholds takes effect without a restart. */
+static void
+updated_thresholds_apply_at_once(void **state)
+{
+	db_fixture *f = *state;
+	cf_db	   *db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	cf_schema  *schema;
+	cf_cf_def	def;
+	cf_cfstore_stats st;
+
+	add_twitter(db);
+	schema = cf_db_schema(db);
+	assert_null(cf_cfdef_copy(&def, cf_schema_cf(schema, "Twitter", "Users")));
+	cf_schema_unref(schema);
+	def.memtable_operations_in_millions = 0.0001;	/* 100 operations */
+	assert_null(cf_db_update_cf(db, &def));
+	cf_cfdef_clear(&def);
+	for (int i = 0; i < 150; i++)
+	{
+		char		key[16];
+
+		snprintf(key, sizeof(key), "t%d", i);
+		put(db, "Users", key, "c", key, 1);
+	}
+	assert_null(cf_db_cf_stats(db, "Twitter", "Users", &st));
+	assert_true(st.flushes + (uint64_t) st.pending_flushes >= 1);
+	assert_null(cf_db_close(db));
+}
+
+/* A CF whose store cannot be created is not added, not even on disk. */
+static void
+failed_add_cf_is_not_persisted(void **state)
+{
+	db_fixture *f = *state;
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+	cf_db_options o = {
+		.env = env,.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = CF_COMMITLOG_PERIODIC,
+	};
+	cf_cf_def	cf;
+	cf_schema  *schema;
+	cf_db	   *db;
+	cf_status  *s;
+
+	assert_null(cf_db_open(&o, &db));
+	add_twitter(db);
+	assert_null(cf_cfdef_init(&cf, "Twitter", "Extra"));
+	cf_env_fault_fail(env, CF_FAULT_MKDIRS, 0, EACCES, 1);
+	s = cf_db_add_cf(db, &cf);
+	cf_cfdef_clear(&cf);
+	assert_non_null(s);
+	cf_status_free(s);
+	schema = cf_db_schema(db);
+	assert_null(cf_schema_cf(schema, "Twitter", "Extra"));
+	cf_schema_unref(schema);
+	assert_null(cf_db_close(db));
+	cf_env_fault_free(env);
+	db = open_db(f, CF_COMMITLOG_PERIODIC, 0, false);
+	schema = cf_db_schema(db);
+	assert_null(cf_schema_cf(schema, "Twitter", "Extra"));
+	assert_non_null(cf_schema_cf(schema, "Twitter", "Users"));
+	cf_schema_unref(schema);
+	assert_null(cf_db_close(db));
+}
+
 /*
  * Flushing fails (no space for new SSTables): writes are eventually refused, and a
  * refused write must not come back after a restart — it was never logged.
@@ -486,6 +579,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(schema_changes_persist, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(truncate_and_compaction, db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(partitioner_cannot_change, db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(idle_memtable_flushes_by_age,
+										db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(updated_thresholds_apply_at_once,
+										db_fixture_setup, db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(failed_add_cf_is_not_persisted,
+										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(refused_write_is_not_logged,
 										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(full_disk_fails_writes_and_loses_nothing,

@@ -301,14 +301,38 @@ version_to_cell(const mt_entry *e, const mt_version *v, cf_cell *c)
 	c->flags = v->flags;
 }
 
+/* What cf_skiplist_find_or_insert builds when a cell's path is new. */
+typedef struct new_cell
+{
+	cf_memtable *mt;
+	const mt_row *row;
+	const cf_cell *c;
+} new_cell;
+
+static const void *
+make_entry(void *arg)
+{
+	new_cell   *n = arg;
+	mt_entry   *e = new_entry(n->mt, n->row, n->c->sc, n->c->name, false);
+	mt_version *v = e ? new_version(n->mt, n->c) : NULL;
+
+	if (v == NULL)
+		return NULL;
+	e->current = v;
+	return e;
+}
+
+/* Stores c: a new path costs one skiplist search, an existing one a reconcile. */
 static cf_status *
 apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c)
 {
 	mt_entry	probe = {.row = row, .names = NULL};
 	uint8_t		stack[1024];
 	uint8_t    *tmp = stack;
+	new_cell	arg = {mt, row, c};
 	mt_entry   *e;
 	mt_version *v;
+	bool		inserted;
 
 	if (c->sc.len + c->name.len > sizeof(stack) && !(tmp = malloc(c->sc.len + c->name.len)))
 		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
@@ -319,11 +343,13 @@ apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c)
 	probe.names = tmp;
 	probe.sc_len = (uint16_t) c->sc.len;
 	probe.name_len = (uint16_t) c->name.len;
-	e = (mt_entry *) cf_skiplist_find(mt->list, &probe);
+	e = (mt_entry *) cf_skiplist_find_or_insert(mt->list, &probe, make_entry, &arg, &inserted);
 	if (tmp != stack)
 		free(tmp);
 
-	if (e)
+	if (e == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
+	if (!inserted)
 	{
 		const mt_version *cur = __atomic_load_n(&e->current, __ATOMIC_ACQUIRE);
 		cf_cell		old;
@@ -334,15 +360,7 @@ apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c)
 		if ((v = new_version(mt, c)) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
 		__atomic_store_n(&e->current, v, __ATOMIC_RELEASE);
-		return NULL;
 	}
-
-	if ((e = new_entry(mt, row, c->sc, c->name, false)) == NULL ||
-		(v = new_version(mt, c)) == NULL)
-		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
-	e->current = v;
-	if (!cf_skiplist_insert(mt->list, e))
-		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
 	return NULL;
 }
 

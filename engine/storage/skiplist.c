@@ -194,19 +194,17 @@ cf_skiplist_new(cf_arena *arena, cf_skiplist_cmp cmp, void *ctx)
 	return list;
 }
 
-bool
-cf_skiplist_insert(cf_skiplist *list, const void *key)
+/*
+ * Links a new node holding key after prev[] (a search's result for key). false when
+ * the arena is out of memory (the list is unchanged).
+ */
+static bool
+sl_link(cf_skiplist *list, cf_skiplist_node **prev, const void *key)
 {
-	cf_skiplist_node *prev[SL_MAX_HEIGHT];
-	cf_skiplist_node *x;
-	int			height;
 	int			max_height = sl_max_height(list);
+	int			height = sl_random_height(list);
+	cf_skiplist_node *x = sl_new_node(list, key, height);
 
-	x = sl_find_ge(list, key, prev);
-	assert(x == NULL || list->cmp(list->ctx, x->key, key) != 0);	/* no duplicates */
-
-	height = sl_random_height(list);
-	x = sl_new_node(list, key, height);
 	if (x == NULL)
 		return false;
 
@@ -230,6 +228,37 @@ cf_skiplist_insert(cf_skiplist *list, const void *key)
 					 __atomic_load_n(&list->count, __ATOMIC_RELAXED) + 1,
 					 __ATOMIC_RELEASE);
 	return true;
+}
+
+bool
+cf_skiplist_insert(cf_skiplist *list, const void *key)
+{
+	cf_skiplist_node *prev[SL_MAX_HEIGHT];
+	cf_skiplist_node *x = sl_find_ge(list, key, prev);
+
+	assert(x == NULL || list->cmp(list->ctx, x->key, key) != 0);	/* no duplicates */
+	(void) x;
+	return sl_link(list, prev, key);
+}
+
+const void *
+cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
+						   const void *(*make) (void *arg), void *arg, bool *inserted)
+{
+	cf_skiplist_node *prev[SL_MAX_HEIGHT];
+	cf_skiplist_node *x = sl_find_ge(list, key, prev);
+	const void *made;
+
+	*inserted = false;
+	if (x != NULL && list->cmp(list->ctx, x->key, key) == 0)
+		return x->key;
+	if ((made = make(arg)) == NULL)
+		return NULL;
+	assert(list->cmp(list->ctx, made, key) == 0);
+	if (!sl_link(list, prev, made))
+		return NULL;
+	*inserted = true;
+	return made;
 }
 
 const void *

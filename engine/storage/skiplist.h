@@ -38,6 +38,16 @@ cf_skiplist *cf_skiplist_new(cf_arena *arena, cf_skiplist_cmp cmp, void *ctx);
  */
 bool		cf_skiplist_insert(cf_skiplist *list, const void *key);
 
+/*
+ * One search for both: the stored key equal to key if there is one; otherwise the key
+ * make(arg) builds (it must compare equal to key) is inserted where the search ended
+ * and returned, with *inserted set. NULL when make returns NULL or the arena is out of
+ * memory (the list is unchanged). Same synchronisation as cf_skiplist_insert.
+ */
+const void *cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
+									   const void *(*make) (void *arg), void *arg,
+									   bool *inserted);
+
 /* The stored key equal to key, or NULL. */
 const void *cf_skiplist_find(const cf_skiplist *list, const void *key);
 

@@ -180,6 +180,63 @@ teardown(void **state)
 	return 0;
 }
 
+/* make() for find_or_insert: a copy of the probe in the arena, counted; or a failure. */
+typedef struct maker
+{
+	cf_arena   *arena;
+	uint64_t	value;
+	int			calls;
+	bool		fail;
+} maker;
+
+static const void *
+make_key(void *arg)
+{
+	maker	   *m = arg;
+
+	m->calls++;
+	return m->fail ? NULL : cf_arena_dup(m->arena, &m->value, sizeof(m->value));
+}
+
+static void
+find_or_insert_searches_once(void **state)
+{
+	fixture    *f = *state;
+	uint64_t	keys[] = {50, 10, 30, 10, 50, 40};
+	uint64_t	want[] = {10, 30, 40, 50};
+	const void *first10 = NULL;
+	bool		inserted;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	{
+		maker		m = {f->arena, keys[i], 0, false};
+		const void *got = cf_skiplist_find_or_insert(f->list, &keys[i], make_key, &m,
+													 &inserted);
+
+		assert_non_null(got);
+		assert_int_equal(*(const uint64_t *) got, keys[i]);
+		/* built only when absent, and the stored key returned when present */
+		assert_int_equal(m.calls, inserted ? 1 : 0);
+		if (keys[i] == 10 && first10 == NULL)
+			first10 = got;
+		else if (keys[i] == 10)
+			assert_ptr_equal(got, first10);
+	}
+	assert_int_equal(cf_skiplist_count(f->list), 4);
+	assert_scan_is(f->list, want, 4, false);
+
+	/* a failed make leaves the list as it was */
+	{
+		uint64_t	k = 20;
+		maker		m = {f->arena, k, 0, true};
+
+		assert_null(cf_skiplist_find_or_insert(f->list, &k, make_key, &m, &inserted));
+		assert_false(inserted);
+		assert_int_equal(cf_skiplist_count(f->list), 4);
+		assert_null(cf_skiplist_find(f->list, &k));
+	}
+}
+
 static void
 empty_list(void **state)
 {
@@ -577,6 +634,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(empty_list, setup_ascending, teardown),
+		cmocka_unit_test_setup_teardown(find_or_insert_searches_once, setup_ascending,
+										teardown),
 		cmocka_unit_test_setup_teardown(single_key, setup_ascending, teardown),
 		cmocka_unit_test_setup_teardown(matches_sorted_model, setup_ascending, teardown),
 		cmocka_unit_test_setup_teardown(context_compare_is_honoured, setup_descending,

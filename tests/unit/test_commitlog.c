@@ -141,8 +141,10 @@ static cf_commitlog *
 open_log(cf_env *env, const char *dir, cf_commitlog_sync_mode mode, uint64_t segsize,
 		 replayed *r)
 {
+	/* periodic syncs happen only when a test asks (an hour never comes in a test) */
 	cf_commitlog_options o = {
 		.env = env, .dir = dir, .sync_mode = mode, .segment_size = segsize,
+		.sync_period_us = 3600LL * 1000000,
 	};
 	replayed	scratch = {0};
 	cf_commitlog *log;
@@ -908,11 +910,13 @@ short_write_and_failed_rollover(void **state)
 
 /* ==================== simulated power loss ==================== */
 
+#define CRASH_WORKER_MAX 10000	/* bounds a worker even if the crash never reaches it */
+
 typedef struct crash_worker
 {
 	cf_commitlog *log;
 	uint32_t	first;			/* ids first, first + 1, ... */
-	uint32_t	acked;			/* how many were acknowledged */
+	uint32_t	acked;			/* how many were acknowledged; atomic */
 	pthread_t	th;
 } crash_worker;
 
@@ -921,10 +925,32 @@ crash_worker_main(void *arg)
 {
 	crash_worker *w = arg;
 	uint32_t	next = w->first;
+	cf_status  *s = NULL;
 
-	cf_status_free(append_until_failure(w->log, &next, w->first + 1000000));
-	w->acked = next - w->first;
+	while (s == NULL && next < w->first + CRASH_WORKER_MAX)
+	{
+		s = append_until_failure(w->log, &next, next + 1);
+		__atomic_store_n(&w->acked, next - w->first, __ATOMIC_RELEASE);
+	}
+	cf_status_free(s);
 	return NULL;
+}
+
+/* Waits (up to 30 s) until every worker has had a record acknowledged. */
+static void
+wait_all_acked(crash_worker *w, int n)
+{
+	for (int tries = 0; tries < 3000; tries++)
+	{
+		int			ready = 0;
+
+		for (int i = 0; i < n; i++)
+			ready += __atomic_load_n(&w[i].acked, __ATOMIC_ACQUIRE) > 0;
+		if (ready == n)
+			return;
+		usleep(10000);
+	}
+	fail_msg("crash workers acknowledged nothing within 30 s");
 }
 
 static void
@@ -955,7 +981,9 @@ batch_crash_keeps_every_acknowledged_record(void **state)
 			w[i].acked = 0;
 			assert_int_equal(pthread_create(&w[i].th, NULL, crash_worker_main, &w[i]), 0);
 		}
-		usleep(50000);
+		/* crash mid-stream: only once every worker is appending */
+		wait_all_acked(w, 4);
+		usleep(20000);
 		assert_ok(cf_env_fault_crash(env));
 		for (int i = 0; i < 4; i++)
 		{
@@ -984,7 +1012,7 @@ periodic_crash_loses_only_unsynced_records(void **state)
 	replayed	r = {0};
 	cf_commitlog_pos pos[300];
 
-	/* Synced by hand: the background period (10 s) never comes. */
+	/* Synced by hand: the background period (an hour, see open_log) never comes. */
 	for (uint32_t i = 0; i < 50; i++)
 		append_id(log, 1, i);
 	assert_ok(cf_commitlog_sync(log));
@@ -1034,7 +1062,7 @@ periodic_background_sync_runs(void **state)
 	assert_ok(cf_commitlog_replay(log, collect, &r, NULL));
 	for (uint32_t i = 0; i < 20; i++)
 		append_id(log, 1, i);
-	for (int i = 0; i < 500; i++)
+	for (int i = 0; i < 10000; i++)	/* up to 10 s on a loaded machine */
 	{
 		cf_commitlog_stats(log, &st);
 		if (st.syncs >= 2)		/* the new segment's header, then the syncer */

@@ -431,9 +431,10 @@ encode_record(const uint32_t *cf_ids, size_t n, cf_slice payload, uint8_t **out,
 	uint32_t	crc;
 
 	*out = NULL;
-	if (n > UINT16_MAX)
+	/* a record no CF owns would keep no segment alive: retirement would drop it */
+	if (n == 0 || n > UINT16_MAX)
 		return cf_status_make(CF_ERR_INVALID,
-							  "commit log record names %zu column families; at most %u",
+							  "commit log record names %zu column families; 1 to %u",
 							  n, (unsigned) UINT16_MAX);
 	body = CF_COMMITLOG_BODY_MIN + 4 * n;
 	if (payload.len > CF_COMMITLOG_MAX_BODY - body)
@@ -649,7 +650,11 @@ cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n, cf_slic
 	}
 
 	pthread_mutex_lock(&log->mu);
-	if (!log->replayed)
+	if (log->replay_failed)
+		s = cf_status_make(CF_ERR_INVALID,
+						   "commit log %s: its replay failed; reopen it once the damage "
+						   "is dealt with", log->dir);
+	else if (!log->replayed)
 		s = cf_status_make(CF_ERR_INVALID,
 						   "commit log %s: replay must run before the first append", log->dir);
 	else if (log->failure != NULL)

@@ -164,9 +164,11 @@ cf_status  *cf_commitlog_replay(cf_commitlog *log, cf_commitlog_replay_fn fn, vo
 								 cf_commitlog_replay_stats *stats);
 
 /*
- * Appends one record naming n CF ids (n <= 65535) with the payload, and returns when
- * the sync mode says it is acknowledged; *pos (may be NULL) receives its position.
- * Errors: CF_ERR_INVALID before replay or for n > 65535; CF_ERR_TOO_LARGE if the body
+ * Appends one record naming n CF ids (1 <= n <= 65535) with the payload, and returns
+ * when the sync mode says it is acknowledged; *pos (may be NULL) receives its position.
+ * A segment lives while a CF it names has unflushed records, so every record names at
+ * least one. Errors: CF_ERR_INVALID before replay, after a failed replay, or for n
+ * outside 1..65535; CF_ERR_TOO_LARGE if the body
  * exceeds CF_COMMITLOG_MAX_BODY; a write or sync failure (the env's code: IO,
  * NO_SPACE, ...) naming the segment and the OS error, after which the log is failed
  * and every append fails with CF_ERR_IO "commit log failed earlier: ...".

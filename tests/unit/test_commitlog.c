@@ -633,6 +633,7 @@ flipped_byte_in_middle_segment_is_corruption(void **state)
 		cf_status_free(s);
 		s = cf_commitlog_append(log, &cf, 1, cf_slice_of("x", 1), NULL);
 		assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+		assert_non_null(strstr(cf_status_msg(s), "its replay failed"));
 		cf_status_free(s);
 		assert_int_equal(r.n, victim);	/* the retry handed over nothing twice */
 		assert_ok(cf_commitlog_close(log));
@@ -905,6 +906,28 @@ short_write_and_failed_rollover(void **state)
 	cf_env_fault_clear(env);
 	assert_acked_survive(env, dir, next, next);
 	cf_env_fault_free(env);
+	remove_tmpdir(dir);
+}
+
+/* A record naming no CF would keep no segment alive, and one naming too many is refused. */
+static void
+records_name_one_to_65535_cfs(void **state)
+{
+	char	   *dir = make_tmpdir();
+	cf_commitlog *log = open_log(cf_env_posix(), dir, CF_COMMITLOG_BATCH, 0, NULL);
+	static uint32_t many[65536];
+	cf_status  *s;
+
+	(void) state;
+	s = cf_commitlog_append(log, many, 0, cf_slice_of("x", 1), NULL);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	assert_non_null(strstr(cf_status_msg(s), "1 to 65535"));
+	cf_status_free(s);
+	s = cf_commitlog_append(log, many, 65536, cf_slice_of("x", 1), NULL);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	cf_status_free(s);
+	assert_ok(cf_commitlog_append(log, many, 65535, cf_slice_of("x", 1), NULL));
+	assert_ok(cf_commitlog_close(log));
 	remove_tmpdir(dir);
 }
 
@@ -1237,6 +1260,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(records_name_one_to_65535_cfs),
 		cmocka_unit_test(segment_names_round_trip),
 		cmocka_unit_test(round_trip_across_segments),
 		cmocka_unit_test(misuse_is_refused),

@@ -59,6 +59,7 @@ typedef struct fault_wfile
 	fault_entry *ent;
 	uint64_t	size;			/* bytes in the base file as this handle sees it */
 	unsigned	epoch;			/* the env's epoch at open */
+	int			failed_errno;	/* set by a failed write or sync: the file is done */
 } fault_wfile;
 
 typedef struct fault_rfile
@@ -247,6 +248,27 @@ crashed(fault_wfile *w, const char *verb)
 	return cf_status_errno(EIO, "%s %s after a simulated crash", verb, w->hdr.path);
 }
 
+/*
+ * As the POSIX env does, a file whose write or sync failed refuses everything after:
+ * after a failed fsync nobody knows what is durable, and after a short write the file
+ * ends in half a record. Tests must not see a file keep working that production would
+ * not.
+ */
+static cf_status *
+already_failed(fault_wfile *w, const char *verb)
+{
+	return cf_status_errno(w->failed_errno, "%s %s, which failed earlier", verb, w->hdr.path);
+}
+
+/* Remembers that s (if an error) broke the file. */
+static cf_status *
+note_failure(fault_wfile *w, cf_status *s)
+{
+	if (s != NULL && w->failed_errno == 0)
+		w->failed_errno = cf_status_code(s) == CF_ERR_NO_SPACE ? ENOSPC : EIO;
+	return s;
+}
+
 static cf_status *
 fault_wfile_append(cf_wfile *wf, const void *data, size_t n)
 {
@@ -258,6 +280,8 @@ fault_wfile_append(cf_wfile *wf, const void *data, size_t n)
 	pthread_mutex_lock(&fe->mu);
 	if (w->epoch != fe->epoch)
 		s = crashed(w, "appending to");
+	else if (w->failed_errno)
+		s = already_failed(w, "appending to");
 	else if ((s = inject(fe, CF_FAULT_WRITE, wf->path)) == NULL)
 	{
 		/* A torn write or a full disk: what fits reaches the file, then ENOSPC. */
@@ -286,6 +310,8 @@ fault_wfile_append(cf_wfile *wf, const void *data, size_t n)
 			}
 		}
 	}
+	if (w->epoch == fe->epoch)
+		note_failure(w, s);
 	pthread_mutex_unlock(&fe->mu);
 	return s;
 }
@@ -301,6 +327,8 @@ fault_wfile_flush(cf_wfile *wf)
 	pthread_mutex_lock(&fe->mu);
 	if (w->epoch != fe->epoch)
 		s = crashed(w, "flushing");
+	else if (w->failed_errno)
+		s = already_failed(w, "flushing");
 	pthread_mutex_unlock(&fe->mu);
 	return s;
 }
@@ -315,8 +343,10 @@ fault_wfile_sync(cf_wfile *wf)
 	pthread_mutex_lock(&fe->mu);
 	if (w->epoch != fe->epoch)
 		s = crashed(w, "syncing");
-	else if ((s = inject(fe, CF_FAULT_SYNC, wf->path)) == NULL &&
-			 (s = cf_wfile_sync(w->base)) == NULL)
+	else if (w->failed_errno)
+		s = already_failed(w, "syncing");
+	else if ((s = note_failure(w, inject(fe, CF_FAULT_SYNC, wf->path))) == NULL &&
+			 (s = note_failure(w, cf_wfile_sync(w->base))) == NULL)
 	{
 		fe->stats.syncs++;
 		if (w->ent->synced < w->size)

@@ -8,6 +8,8 @@
  *    (cf_env_fault_fail), e.g. ENOSPC on the third append or EIO on the first sync;
  *  - tear one write in half (cf_env_fault_short_write) or fill the disk
  *    (cf_env_fault_set_space): what fits reaches the file, then ENOSPC;
+ *  - as with the POSIX env, a file whose write or sync failed (injected or not)
+ *    refuses every later append, flush and sync: only a new handle carries on;
  *  - lose power (cf_env_fault_crash): unsynced bytes and new, un-dir-synced files
  *    disappear, handles from before the crash are dead;
  *  - run a fake clock (cf_env_fault_set_time, cf_env_fault_advance_time);

@@ -70,7 +70,13 @@ enospc_on_nth_write(void **state)
 	FAILS(cf_wfile_append(f, "cc", 2), CF_ERR_NO_SPACE, "appending to");
 	assert_int_equal(disk_size(p), 4);			/* no side effect */
 	assert_int_equal(cf_wfile_size(f), 4);
-	OK(cf_wfile_append(f, "dd", 2));			/* count was 1 */
+	/* as with POSIX, the handle is done after a failed write; a new one carries on */
+	FAILS(cf_wfile_append(f, "dd", 2), CF_ERR_NO_SPACE, "failed earlier");
+	FAILS(cf_wfile_sync(f), CF_ERR_NO_SPACE, "failed earlier");
+	OK(cf_wfile_close(f));
+	test_expect_contents(fx->env, p, "aabb");
+	OK(cf_env_open_write(fx->env, p, CF_OPEN_APPEND, &f));
+	OK(cf_wfile_append(f, "dd", 2));			/* the injected count was 1 */
 	OK(cf_wfile_close(f));
 	test_expect_contents(fx->env, p, "aabbdd");
 
@@ -98,6 +104,9 @@ failed_sync(void **state)
 	OK(cf_wfile_append(f, "-lost", 5));
 	cf_env_fault_fail(fx->env, CF_FAULT_SYNC, 0, EIO, 1);
 	FAILS(cf_wfile_sync(f), CF_ERR_IO, p);
+	/* no second chance: a retried fsync must not report success (PostgreSQL's lesson) */
+	FAILS(cf_wfile_sync(f), CF_ERR_IO, "failed earlier");
+	FAILS(cf_wfile_append(f, "x", 1), CF_ERR_IO, "failed earlier");
 	cf_env_fault_stats(fx->env, &st);
 	assert_int_equal(st.syncs, 1);
 	assert_int_equal(st.injected, 1);
@@ -121,9 +130,9 @@ short_write_leaves_half(void **state)
 	FAILS(cf_wfile_append(f, "0123456789", 10), CF_ERR_NO_SPACE, "5 of 10");
 	assert_int_equal(cf_wfile_size(f), 9);
 	assert_int_equal(disk_size(p), 9);
-	OK(cf_wfile_append(f, "!", 1));			/* once only */
+	FAILS(cf_wfile_append(f, "!", 1), CF_ERR_NO_SPACE, "failed earlier");
 	OK(cf_wfile_close(f));
-	test_expect_contents(fx->env, p, "head01234!");
+	test_expect_contents(fx->env, p, "head01234");	/* the torn record stays torn */
 }
 
 static void
@@ -145,9 +154,12 @@ space_budget(void **state)
 	assert_int_equal(disk_size(b), 4);
 
 	cf_env_fault_set_space(fx->env, -1);
-	OK(cf_wfile_append(fa, "7", 1));
+	FAILS(cf_wfile_append(fa, "7", 1), CF_ERR_NO_SPACE, "failed earlier");
 	OK(cf_wfile_close(fa));
 	OK(cf_wfile_close(fb));
+	OK(cf_env_open_write(fx->env, a, CF_OPEN_APPEND, &fa));	/* space again, new handle */
+	OK(cf_wfile_append(fa, "7", 1));
+	OK(cf_wfile_close(fa));
 	test_expect_contents(fx->env, a, "1234567");
 	test_expect_contents(fx->env, b, "abcd");
 }
@@ -368,6 +380,8 @@ stats_count_what_reached_disk(void **state)
 	OK(cf_wfile_append(f, "678", 3));
 	cf_env_fault_fail(fx->env, CF_FAULT_WRITE, 0, EIO, 1);
 	FAILS(cf_wfile_append(f, "zz", 2), CF_ERR_IO, "injected");
+	OK(cf_wfile_close(f));
+	OK(cf_env_open_write(fx->env, test_path(fx->dir, "s"), CF_OPEN_APPEND, &f));
 	OK(cf_wfile_sync(f));
 	OK(cf_wfile_sync(f));
 	OK(cf_wfile_close(f));

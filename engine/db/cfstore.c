@@ -65,16 +65,6 @@ struct cf_cfstore
 
 /* ---------------------------------------------------------------- paths, manifest */
 
-static char *
-path_join(const char *dir, const char *name)
-{
-	size_t		n = strlen(dir) + strlen(name) + 2;
-	char	   *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
 
 static char *
 sstable_path(const cf_cfstore *cf, uint64_t gen)
@@ -82,7 +72,7 @@ sstable_path(const cf_cfstore *cf, uint64_t gen)
 	char		file[300];
 
 	snprintf(file, sizeof(file), "%s-%" PRIu64 ".sst", cf->name, gen);
-	return path_join(cf->dir, file);
+	return cf_path_join(cf->dir, file);
 }
 
 /* Parses "<name>-<gen>.sst"; false for any other file name. */
@@ -105,7 +95,7 @@ static cf_status *
 manifest_write(cf_cfstore *cf)
 {
 	cf_buf		b = CF_BUF_INIT;
-	char	   *path = path_join(cf->dir, MANIFEST_NAME);
+	char	   *path = cf_path_join(cf->dir, MANIFEST_NAME);
 	cf_status  *s;
 
 	if (path == NULL)
@@ -131,7 +121,7 @@ manifest_write(cf_cfstore *cf)
 static cf_status *
 manifest_read(cf_cfstore *cf, uint64_t **gens, size_t *n)
 {
-	char	   *path = path_join(cf->dir, MANIFEST_NAME);
+	char	   *path = cf_path_join(cf->dir, MANIFEST_NAME);
 	uint8_t    *data = NULL;
 	size_t		len = 0;
 	cf_status  *s;
@@ -247,7 +237,7 @@ collect_orphan(void *arg, const char *file)
 	{
 		char	  **p = realloc(c->doomed, (c->ndoomed + 1) * sizeof(*p));
 
-		if (p == NULL || (p[c->ndoomed] = path_join(c->cf->dir, file)) == NULL)
+		if (p == NULL || (p[c->ndoomed] = cf_path_join(c->cf->dir, file)) == NULL)
 		{
 			if (p)
 				c->doomed = p;
@@ -925,7 +915,7 @@ cf_cfstore_snapshot(cf_cfstore *cf, const char *name)
 	if (name[0] == '\0' || strlen(name) > 200)
 		return cf_status_make(CF_ERR_INVALID, "snapshot name must be 1 to 200 characters");
 	snprintf(sub, sizeof(sub), "snapshots/%s", name);
-	if ((dir = path_join(cf->dir, sub)) == NULL)
+	if ((dir = cf_path_join(cf->dir, sub)) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: out of memory", cf->name);
 	if (cf_env_exists(cf->o.env, dir))
 	{
@@ -946,8 +936,8 @@ cf_cfstore_snapshot(cf_cfstore *cf, const char *name)
 			snprintf(file, sizeof(file), "%s-%" PRIu64 ".sst", cf->name, cf->tables[i].gen);
 		else
 			snprintf(file, sizeof(file), "%s", MANIFEST_NAME);
-		from = path_join(cf->dir, file);
-		to = path_join(dir, file);
+		from = cf_path_join(cf->dir, file);
+		to = cf_path_join(dir, file);
 		if (from == NULL || to == NULL)
 			s = cf_status_make(CF_ERR_NO_MEMORY, "%s: out of memory", cf->name);
 		else if (i < cf->ntables || cf_env_exists(cf->o.env, from))

@@ -146,25 +146,13 @@ cf_commitlog_parse_segment_name(const char *name, uint64_t *id)
 	return true;
 }
 
-/* "<dir>/<name>" malloc'd, or NULL when out of memory. */
-static char *
-path_join(const char *dir, const char *name)
-{
-	size_t		n = strlen(dir) + 1 + strlen(name) + 1;
-	char	   *p = malloc(n);
-
-	if (p != NULL)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 static char *
 segment_path(const char *dir, uint64_t id)
 {
 	char		name[64];
 
 	cf_commitlog_segment_name(id, name, sizeof(name));
-	return path_join(dir, name);
+	return cf_path_join(dir, name);
 }
 
 /* ---- segments and their dirty CFs ---- */
@@ -1199,7 +1187,7 @@ cf_commitlog_open(const cf_commitlog_options *opts, cf_commitlog **out)
 
 	if ((s = cf_env_mkdirs(log->env, log->dir)) != NULL)
 		goto fail;
-	if ((lock_path = path_join(log->dir, CF_COMMITLOG_LOCK_NAME)) == NULL)
+	if ((lock_path = cf_path_join(log->dir, CF_COMMITLOG_LOCK_NAME)) == NULL)
 	{
 		s = cf_status_errno(ENOMEM, "opening commit log %s", log->dir);
 		goto fail;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 cf_status *
@@ -65,17 +66,34 @@ cf_env_read_file(cf_env *e, const char *path, uint8_t **data, size_t *len)
 	return NULL;
 }
 
-/* The directory holding path, malloc'd: "." for a bare name, "/" for "/name". */
-static char *
-dir_of(const char *path)
+char *
+cf_path_join(const char *dir, const char *name)
+{
+	size_t		n = strlen(dir) + 1 + strlen(name) + 1;
+	char	   *p = malloc(n);
+
+	if (p != NULL)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+size_t
+cf_path_dir_len(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
 	if (slash == NULL)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t) (slash - path));
+		return 0;
+	return slash == path ? 1 : (size_t) (slash - path);
+}
+
+/* The directory of path as a malloc'd string ("." for a bare name). */
+static char *
+dir_of(const char *path)
+{
+	size_t		n = cf_path_dir_len(path);
+
+	return n ? strndup(path, n) : strdup(".");
 }
 
 cf_status *

@@ -273,6 +273,15 @@ cf_rfile_close(cf_rfile *f)
 		f->ops->close(f);
 }
 
+/* "<dir>/<name>" in a malloc'd string the caller frees; NULL when out of memory. */
+char	   *cf_path_join(const char *dir, const char *name);
+
+/*
+ * Length of the directory part of path: "a/b/c" → 3 ("a/b"), "/c" → 1 ("/"), "c" → 0
+ * (the current directory).
+ */
+size_t		cf_path_dir_len(const char *path);
+
 /* Reads a whole (small) file into a malloc'd buffer the caller frees. */
 cf_status  *cf_env_read_file(cf_env *e, const char *path, uint8_t **data, size_t *len);
 

@@ -125,22 +125,11 @@ clear_faults(fault_env *fe)
 
 /* ---- crash bookkeeping (all REQUIRE fe->mu held) ---- */
 
-/* Length of the directory part of path; 0 for a bare name. "/x" gives 1. */
-static size_t
-dir_len(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return 0;
-	return slash == path ? 1 : (size_t) (slash - path);
-}
-
 /* Is dir (trailing slashes allowed) the directory part of path? */
 static bool
 in_dir(const char *path, const char *dir)
 {
-	size_t		plen = dir_len(path);
+	size_t		plen = cf_path_dir_len(path);
 	size_t		dlen = strlen(dir);
 
 	while (dlen > 1 && dir[dlen - 1] == '/')
@@ -234,7 +223,7 @@ track_rename(fault_env *fe, const char *from, const char *to)
 		entry_drop(fe, src);	/* forget it rather than track the wrong name */
 		return;
 	}
-	if (dir_len(from) != dir_len(to) || memcmp(from, to, dir_len(to)) != 0)
+	if (cf_path_dir_len(from) != cf_path_dir_len(to) || memcmp(from, to, cf_path_dir_len(to)) != 0)
 		src->new_entry = true;
 	free(src->path);
 	src->path = copy;

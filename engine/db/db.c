@@ -465,7 +465,12 @@ schema_load(cf_db *db, cf_schema **out)
 						  SCHEMA_CF);
 }
 
-/* Snapshots, empties and closes the store of a dropped CF; problems are logged. */
+/*
+ * Flushes, snapshots, empties and closes the store of a dropped CF; problems are
+ * logged. It is out of the store table already, so no write reaches it and its switch
+ * needs no barrier. The flush matters: the snapshot links SSTables only, and replay
+ * skips a dropped CF's records, so unflushed rows would otherwise be gone.
+ */
 static void
 retire_store(cf_db *db, cf_cfstore *cf)
 {
@@ -473,7 +478,11 @@ retire_store(cf_db *db, cf_cfstore *cf)
 	cf_status  *s;
 
 	snprintf(snap, sizeof(snap), "dropped-%" PRId64, cf_env_now_micros(db->o.env));
-	s = cf_cfstore_snapshot(cf, snap);
+	s = cf_cfstore_switch(cf, cf_commitlog_position(db->log));
+	if (s == NULL)
+		s = cf_cfstore_wait_flushed(cf);
+	if (s == NULL)
+		s = cf_cfstore_snapshot(cf, snap);
 	if (s == NULL)
 		s = cf_cfstore_truncate(cf, cf_commitlog_position(db->log));
 	if (s == NULL)

@@ -75,6 +75,7 @@ round_trip(void **state)
 	{
 		assert_int_equal(d.cfs[i].cf_id, smp.m.cfs[i].cf_id);
 		assert_true(d.cfs[i].row_del.timestamp == smp.m.cfs[i].row_del.timestamp);
+		assert_int_equal(d.cfs[i].row_del.local_time, smp.m.cfs[i].row_del.local_time);
 		assert_int_equal(d.cfs[i].n_cells, smp.m.cfs[i].n_cells);
 		assert_int_equal(d.cfs[i].n_tombs, smp.m.cfs[i].n_tombs);
 		for (size_t c = 0; c < d.cfs[i].n_cells; c++)

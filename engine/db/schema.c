@@ -49,6 +49,59 @@ static const char *const strategy_classes[CF_STRATEGY_COUNT_] = {
 /* Room for a quoted name or value in a message. */
 #define TEXT_MAX 72
 
+/* ---- allocation, with the test-only failure injection of schema.h ---- */
+
+static unsigned long fail_alloc_at;	/* from this allocation after arming on, all
+									 * fail; 0: off */
+static unsigned long alloc_seen;	/* allocations since arming */
+static bool fail_alloc_fired;	/* the armed failure happened */
+
+bool
+cf_schema_test_fail_alloc(unsigned long n)
+{
+	bool		fired = fail_alloc_fired;
+
+	alloc_seen = 0;
+	fail_alloc_fired = false;
+	__atomic_store_n(&fail_alloc_at, n, __ATOMIC_RELAXED);
+	return fired;
+}
+
+/* Is this allocation armed to fail? One relaxed load when disarmed. */
+static bool
+alloc_fails(void)
+{
+	if (__atomic_load_n(&fail_alloc_at, __ATOMIC_RELAXED) == 0 ||
+		++alloc_seen < fail_alloc_at)
+		return false;
+	fail_alloc_fired = true;
+	return true;
+}
+
+static void *
+mem_malloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *
+mem_calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(n, size);
+}
+
+static void *
+mem_realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : realloc(p, n);
+}
+
+static char *
+mem_strdup(const char *s)
+{
+	return alloc_fails() ? NULL : strdup(s);
+}
+
 /* ---- small helpers ---- */
 
 static cf_status *
@@ -64,7 +117,7 @@ dup_str(char **dst, const char *src)
 	*dst = NULL;
 	if (src == NULL)
 		return true;
-	*dst = strdup(src);
+	*dst = mem_strdup(src);
 	return *dst != NULL;
 }
 
@@ -317,7 +370,7 @@ column_copy(cf_column_def *dst, const cf_column_def *src)
 	dst->index_name = NULL;
 	if (src->name_len > 0)
 	{
-		dst->name = malloc(src->name_len);
+		dst->name = mem_malloc(src->name_len);
 		if (dst->name == NULL)
 			return false;
 		memcpy(dst->name, src->name, src->name_len);
@@ -337,7 +390,7 @@ cf_cfdef_copy(cf_cf_def *dst, const cf_cf_def *src)
 		goto oom;
 	if (src->n_columns > 0)
 	{
-		dst->column_metadata = calloc(src->n_columns, sizeof(cf_column_def));
+		dst->column_metadata = mem_calloc(src->n_columns, sizeof(cf_column_def));
 		if (dst->column_metadata == NULL)
 			goto oom;
 		for (size_t i = 0; i < src->n_columns; i++)
@@ -430,14 +483,14 @@ cf_cfdef_add_column(cf_cf_def *d, cf_slice name, const char *validation_class,
 	c.name_len = name.len;
 	if (name.len > 0)
 	{
-		c.name = malloc(name.len);
+		c.name = mem_malloc(name.len);
 		if (c.name == NULL)
 			return no_memory("adding a column definition");
 		memcpy(c.name, name.p, name.len);
 	}
 	if (!dup_str(&c.index_name, index_name))
 		goto oom;
-	grown = realloc(d->column_metadata, (d->n_columns + 1) * sizeof(cf_column_def));
+	grown = mem_realloc(d->column_metadata, (d->n_columns + 1) * sizeof(cf_column_def));
 	if (grown == NULL)
 		goto oom;
 	d->column_metadata = grown;
@@ -534,7 +587,7 @@ check_columns(const cf_cf_def *d, const char *cfname)
 	}
 	if (d->n_columns < 2)
 		return NULL;
-	sorted = malloc(d->n_columns * sizeof(*sorted));
+	sorted = mem_malloc(d->n_columns * sizeof(*sorted));
 	if (sorted == NULL)
 		return no_memory("checking column_metadata");
 	for (size_t i = 0; i < d->n_columns; i++)
@@ -825,7 +878,7 @@ cf_ksdef_copy(cf_ks_def *dst, const cf_ks_def *src)
 		goto oom;
 	if (src->n_options > 0)
 	{
-		dst->strategy_options = calloc(src->n_options, sizeof(cf_strategy_option));
+		dst->strategy_options = mem_calloc(src->n_options, sizeof(cf_strategy_option));
 		if (dst->strategy_options == NULL)
 			goto oom;
 		for (size_t i = 0; i < src->n_options; i++)
@@ -838,7 +891,7 @@ cf_ksdef_copy(cf_ks_def *dst, const cf_ks_def *src)
 	}
 	if (src->n_cfs > 0)
 	{
-		dst->cfs = calloc(src->n_cfs, sizeof(cf_cf_def));
+		dst->cfs = mem_calloc(src->n_cfs, sizeof(cf_cf_def));
 		if (dst->cfs == NULL)
 			goto oom;
 		for (size_t i = 0; i < src->n_cfs; i++)
@@ -872,7 +925,7 @@ cf_ksdef_add_option(cf_ks_def *k, const char *key, const char *value)
 
 	if (!dup_str(&o.key, key) || !dup_str(&o.value, value))
 		goto oom;
-	grown = realloc(k->strategy_options, (k->n_options + 1) * sizeof(*grown));
+	grown = mem_realloc(k->strategy_options, (k->n_options + 1) * sizeof(*grown));
 	if (grown == NULL)
 		goto oom;
 	k->strategy_options = grown;
@@ -897,7 +950,7 @@ cf_ksdef_option(const cf_ks_def *k, const char *key)
 cf_status *
 cf_ksdef_add_cf(cf_ks_def *k, cf_cf_def *cf)
 {
-	cf_cf_def  *grown = realloc(k->cfs, (k->n_cfs + 1) * sizeof(*grown));
+	cf_cf_def  *grown = mem_realloc(k->cfs, (k->n_cfs + 1) * sizeof(*grown));
 
 	if (grown == NULL)
 		return no_memory("adding a column family definition");
@@ -965,7 +1018,7 @@ check_options(const cf_ks_def *k)
 	}
 	if (k->n_options < 2)
 		return NULL;
-	keys = malloc(k->n_options * sizeof(*keys));
+	keys = mem_malloc(k->n_options * sizeof(*keys));
 	if (keys == NULL)
 		return no_memory("checking strategy options");
 	for (size_t i = 0; i < k->n_options; i++)
@@ -993,7 +1046,7 @@ check_unique_names(const cf_ks_def *k)
 			cap += k->cfs[i].column_metadata[j].index_name != NULL;
 	if (cap < 2)
 		return NULL;
-	names = malloc(cap * sizeof(*names));
+	names = mem_malloc(cap * sizeof(*names));
 	if (names == NULL)
 		return no_memory("checking names");
 	for (size_t i = 0; i < k->n_cfs; i++)
@@ -1095,7 +1148,7 @@ schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *versio
 	uint32_t	max_id = 0;
 
 	*out = NULL;
-	s = calloc(1, sizeof(*s));
+	s = mem_calloc(1, sizeof(*s));
 	if (s == NULL)
 	{
 		free_ks_array(kss, n);
@@ -1128,7 +1181,7 @@ schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *versio
 		}
 		n_ids += kss[i].n_cfs;
 	}
-	s->by_id = malloc((n_ids ? n_ids : 1) * sizeof(*s->by_id));
+	s->by_id = mem_malloc((n_ids ? n_ids : 1) * sizeof(*s->by_id));
 	if (s->by_id == NULL)
 	{
 		cf_schema_unref(s);
@@ -1201,7 +1254,7 @@ cf_schema_build(const cf_ks_def *kss, size_t n, uint32_t next_cf_id,
 	for (size_t i = 0; i < n; i++)
 		if ((st = cf_ksdef_validate(&kss[i], CF_SCHEMA_ALLOW_SYSTEM)) != NULL)
 			return st;
-	copy = calloc(n ? n : 1, sizeof(*copy));
+	copy = mem_calloc(n ? n : 1, sizeof(*copy));
 	if (copy == NULL)
 		return no_memory("building a schema");
 	for (size_t i = 0; i < n; i++)
@@ -1343,7 +1396,7 @@ static cf_status *
 copy_keyspaces(const cf_schema *s, size_t extra, ssize_t skip, cf_ks_def **out,
 			   size_t *n_out)
 {
-	cf_ks_def  *kss = calloc(s->n_ks + extra + 1, sizeof(*kss));
+	cf_ks_def  *kss = mem_calloc(s->n_ks + extra + 1, sizeof(*kss));
 	size_t		n = 0;
 	cf_status  *st;
 
@@ -1746,7 +1799,7 @@ get_str(cf_rd *r, char **out, bool empty_is_null)
 	}
 	if (len == 0 && empty_is_null)
 		return true;
-	*out = malloc((size_t) len + 1);
+	*out = mem_malloc((size_t) len + 1);
 	if (*out == NULL)
 		return false;
 	memcpy(*out, p, (size_t) len);
@@ -1803,7 +1856,7 @@ get_column(cf_rd *r, cf_column_def *c)
 	}
 	if (len > 0)
 	{
-		c->name = malloc((size_t) len);
+		c->name = mem_malloc((size_t) len);
 		if (c->name == NULL)
 			return false;
 		memcpy(c->name, p, (size_t) len);
@@ -1852,7 +1905,7 @@ get_cf(cf_rd *r, cf_cf_def *d)
 	d->n_columns = get_count(r, MIN_COLUMN_BYTES);
 	if (d->n_columns > 0)
 	{
-		d->column_metadata = calloc(d->n_columns, sizeof(cf_column_def));
+		d->column_metadata = mem_calloc(d->n_columns, sizeof(cf_column_def));
 		if (d->column_metadata == NULL)
 		{
 			d->n_columns = 0;
@@ -1887,7 +1940,7 @@ get_ks(cf_rd *r, cf_ks_def *k)
 	k->n_options = get_count(r, MIN_OPTION_BYTES);
 	if (k->n_options > 0)
 	{
-		k->strategy_options = calloc(k->n_options, sizeof(cf_strategy_option));
+		k->strategy_options = mem_calloc(k->n_options, sizeof(cf_strategy_option));
 		if (k->strategy_options == NULL)
 		{
 			k->n_options = 0;
@@ -1903,7 +1956,7 @@ get_ks(cf_rd *r, cf_ks_def *k)
 	k->n_cfs = get_count(r, MIN_CF_BYTES);
 	if (k->n_cfs > 0)
 	{
-		k->cfs = calloc(k->n_cfs, sizeof(cf_cf_def));
+		k->cfs = mem_calloc(k->n_cfs, sizeof(cf_cf_def));
 		if (k->cfs == NULL)
 		{
 			k->n_cfs = 0;
@@ -2004,7 +2057,7 @@ cf_schema_decode(cf_slice data, cf_schema **out)
 		return st;
 	if (next == 0)
 		return cf_status_make(CF_ERR_CORRUPTION, "schema: next column family id is 0");
-	kss = calloc(n ? n : 1, sizeof(*kss));
+	kss = mem_calloc(n ? n : 1, sizeof(*kss));
 	if (kss == NULL)
 		return no_memory("decoding a schema");
 	for (; got < n && st == NULL; got++)

@@ -353,4 +353,17 @@ cf_status  *cf_schema_encode(const cf_schema *s, cf_buf *out);
  */
 cf_status  *cf_schema_decode(cf_slice data, cf_schema **out);
 
+/* ---- testing ---- */
+
+/*
+ * Testing only (fault injection): counting from this call, the n-th allocation this
+ * module makes itself (1: the next; copies, definitions, snapshots, decoding,
+ * validation's scratch arrays) and every one after it fail as if memory were
+ * exhausted; n 0 disarms. Returns whether the failure armed by the previous call
+ * happened, so a test can start the failure at each allocation of an operation in
+ * turn until one run passes untouched. A process-wide setting: arm it only while no
+ * other thread uses this module.
+ */
+bool		cf_schema_test_fail_alloc(unsigned long n);
+
 #endif							/* CF_DB_SCHEMA_H */

@@ -24,6 +24,85 @@
 
 #define RESULT_ARENA_BLOCK 8192
 
+/* ---------------------------------------------------------------- allocation */
+
+/* The test-only failure injection of read.h. */
+static unsigned long fail_alloc_at;	/* from this allocation after arming on, all
+									 * fail; 0: off */
+static unsigned long alloc_seen;	/* allocations since arming */
+static bool fail_alloc_fired;	/* the armed failure happened */
+
+bool
+cf_read_test_fail_alloc(unsigned long n)
+{
+	bool		fired = fail_alloc_fired;
+
+	alloc_seen = 0;
+	fail_alloc_fired = false;
+	__atomic_store_n(&fail_alloc_at, n, __ATOMIC_RELAXED);
+	return fired;
+}
+
+/* Is this allocation armed to fail? One relaxed load when disarmed. */
+static bool
+alloc_fails(void)
+{
+	if (__atomic_load_n(&fail_alloc_at, __ATOMIC_RELAXED) == 0 ||
+		++alloc_seen < fail_alloc_at)
+		return false;
+	fail_alloc_fired = true;
+	return true;
+}
+
+static void *
+mem_malloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *
+mem_calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(n, size);
+}
+
+static void *
+mem_realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : realloc(p, n);
+}
+
+static cf_arena *
+mem_arena_new(size_t block_size)
+{
+	return alloc_fails() ? NULL : cf_arena_new(block_size);
+}
+
+static void *
+mem_arena_dup(cf_arena *a, const void *p, size_t n)
+{
+	return alloc_fails() ? NULL : cf_arena_dup(a, p, n);
+}
+
+/* An append that may grow b; an injected failure fails b as no memory would. */
+static void
+mem_buf_put(cf_buf *b, const void *p, size_t n)
+{
+	if (alloc_fails())
+		b->failed = CF_BUF_NOMEM;
+	else
+		cf_buf_put(b, p, n);
+}
+
+static void
+mem_buf_put_u8(cf_buf *b, uint8_t v)
+{
+	if (alloc_fails())
+		b->failed = CF_BUF_NOMEM;
+	else
+		cf_buf_put_u8(b, v);
+}
+
 /* ---------------------------------------------------------------- predicates */
 
 typedef enum level
@@ -109,7 +188,7 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 				return st;
 		if (p->n_names == 0)
 			return NULL;
-		if ((sp->names = malloc(p->n_names * sizeof(cf_slice))) == NULL)
+		if ((sp->names = mem_malloc(p->n_names * sizeof(cf_slice))) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		memcpy(sp->names, p->names, p->n_names * sizeof(cf_slice));
 		qsort_r(sp->names, p->n_names, sizeof(cf_slice), cmp_names, &sp->t);
@@ -189,7 +268,7 @@ grow(void **p, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return true;
 	ncap = *cap ? *cap * 2 : 16;
-	if ((q = realloc(*p, ncap * size)) == NULL)
+	if ((q = mem_realloc(*p, ncap * size)) == NULL)
 		return false;
 	*p = q;
 	*cap = ncap;
@@ -199,7 +278,7 @@ grow(void **p, size_t *cap, size_t n, size_t size)
 static cf_slice
 arena_copy(builder *b, cf_slice s)
 {
-	void	   *p = cf_arena_dup(b->arena, s.p ? s.p : (const uint8_t *) "", s.len);
+	void	   *p = mem_arena_dup(b->arena, s.p ? s.p : (const uint8_t *) "", s.len);
 
 	if (p == NULL)
 	{
@@ -239,7 +318,7 @@ static void
 builder_begin_super(builder *b, cf_slice name)
 {
 	cf_buf_reset(&b->sc);
-	cf_buf_put(&b->sc, name.p, name.len);
+	mem_buf_put(&b->sc, name.p, name.len);
 	if (!cf_buf_ok(&b->sc))
 		b->nomem = true;
 	b->n_subs = 0;
@@ -281,7 +360,7 @@ builder_end_super(builder *b, bool reversed)
 	s = &b->sups[b->n_sups++];
 	s->name = arena_copy(b, builder_super_name(b));
 	s->n_columns = b->n_subs;
-	s->columns = cf_arena_dup(b->arena, b->subs, b->n_subs * sizeof(*b->subs));
+	s->columns = mem_arena_dup(b->arena, b->subs, b->n_subs * sizeof(*b->subs));
 	if (s->columns == NULL)
 		b->nomem = true;
 }
@@ -293,10 +372,10 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 	memset(out, 0, sizeof(*out));
 	out->is_super = is_super;
 	if (!b->nomem && b->n_cols &&
-		(out->columns = cf_arena_dup(b->arena, b->cols, b->n_cols * sizeof(*b->cols))) == NULL)
+		(out->columns = mem_arena_dup(b->arena, b->cols, b->n_cols * sizeof(*b->cols))) == NULL)
 		b->nomem = true;
 	if (!b->nomem && b->n_sups &&
-		(out->supers = cf_arena_dup(b->arena, b->sups, b->n_sups * sizeof(*b->sups))) == NULL)
+		(out->supers = mem_arena_dup(b->arena, b->sups, b->n_sups * sizeof(*b->sups))) == NULL)
 		b->nomem = true;
 	if (b->nomem)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory building the result");
@@ -477,7 +556,7 @@ static cf_status *
 build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 			const row_scan *scan, cf_row_merge **out)
 {
-	cf_cell_source **src = calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
+	cf_cell_source **src = mem_calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
 	size_t		n = 0;
 	cf_status  *st = NULL;
 
@@ -550,10 +629,10 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 static void *
 alloc_with_arena(size_t size, size_t arena_offset)
 {
-	char	   *obj = calloc(1, size);
+	char	   *obj = mem_calloc(1, size);
 	cf_arena   *a;
 
-	if (obj == NULL || (a = cf_arena_new(RESULT_ARENA_BLOCK)) == NULL)
+	if (obj == NULL || (a = mem_arena_new(RESULT_ARENA_BLOCK)) == NULL)
 	{
 		free(obj);
 		return NULL;
@@ -685,7 +764,7 @@ rows_add(cf_read_rows *r, cf_read_row **rows, size_t *cap, builder *b, bool is_s
 static cf_status *
 rows_finish(cf_read_rows *r, cf_read_row *rows)
 {
-	if (r->n_rows && (r->rows = cf_arena_dup(r->arena, rows, r->n_rows * sizeof(*rows))) == NULL)
+	if (r->n_rows && (r->rows = mem_arena_dup(r->arena, rows, r->n_rows * sizeof(*rows))) == NULL)
 	{
 		free(rows);
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
@@ -748,8 +827,8 @@ cf_read_multi(const cf_table_set *ts, const cf_slice *tokens, const cf_slice *ke
 	if ((st = spec_init(&sp, &ts->order, super_column, pred)) != NULL)
 		goto done;
 	/* duplicates: sort indexes by key; every index after the first of a key repeats it */
-	if (n_keys && ((order = malloc(n_keys * sizeof(*order))) == NULL ||
-				   (dup = calloc(n_keys, sizeof(*dup))) == NULL))
+	if (n_keys && ((order = mem_malloc(n_keys * sizeof(*order))) == NULL ||
+				   (dup = mem_calloc(n_keys, sizeof(*dup))) == NULL))
 	{
 		st = cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		goto done;
@@ -872,8 +951,8 @@ scan_init(row_scan *s, const cf_table_set *ts)
 
 	memset(s, 0, sizeof(*s));
 	s->ts = ts;
-	if ((s->mt = calloc(ts->n_memtables + 1, sizeof(*s->mt))) == NULL ||
-		(s->sst = calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL)
+	if ((s->mt = mem_calloc(ts->n_memtables + 1, sizeof(*s->mt))) == NULL ||
+		(s->sst = mem_calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_memtables; i++)
 		cf_mt_iter_init(&s->mt[i], ts->memtables[i]);
@@ -919,8 +998,8 @@ scan_settle(row_scan *s)
 	if (!have)
 		return NULL;
 	cf_buf_reset(&s->cur);
-	cf_buf_put(&s->cur, bt.p, bt.len);
-	cf_buf_put(&s->cur, bk.p, bk.len);
+	mem_buf_put(&s->cur, bt.p, bt.len);
+	mem_buf_put(&s->cur, bk.p, bk.len);
 	if (!cf_buf_ok(&s->cur))
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	s->token = cf_slice_of(s->cur.data, bt.len);
@@ -941,8 +1020,8 @@ scan_seek(row_scan *s, const bound *b)
 	if (!b->none && b->key_open)
 	{
 		/* the rows after every key of token start at (token + 0x00, empty key) */
-		cf_buf_put(&succ, b->token.p, b->token.len);
-		cf_buf_put_u8(&succ, 0);
+		mem_buf_put(&succ, b->token.p, b->token.len);
+		mem_buf_put_u8(&succ, 0);
 		if (!cf_buf_ok(&succ))
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		token = cf_slice_of(succ.data, succ.len);

@@ -920,7 +920,7 @@ cf_ksdef_set_strategy(cf_ks_def *k, const char *strategy_class)
 cf_status *
 cf_ksdef_add_option(cf_ks_def *k, const char *key, const char *value)
 {
-	cf_strategy_option o;
+	cf_strategy_option o = {0};
 	cf_strategy_option *grown;
 
 	if (!dup_str(&o.key, key) || !dup_str(&o.value, value))

@@ -947,6 +947,49 @@ forged_counts_and_versions(void **state)
 	}
 }
 
+/* ---- out of memory ---- */
+
+/* Leaves a recognisable non-NULL pattern where the next call's locals will be. */
+static void __attribute__((noinline))
+scribble_stack(void)
+{
+	volatile unsigned char junk[4096];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+/* Every allocation of cf_ksdef_add_option fails in turn: NO_MEMORY, k unchanged. */
+static void
+add_option_out_of_memory(void **state)
+{
+	cf_ks_def	k;
+	unsigned long n;
+
+	(void) state;
+	expect_ok(cf_ksdef_init(&k, "Ks"));
+	expect_ok(cf_ksdef_add_option(&k, "DC1", "1"));
+	for (n = 1;; n++)
+	{
+		cf_status  *st;
+
+		scribble_stack();
+		cf_schema_test_fail_alloc(n);
+		st = cf_ksdef_add_option(&k, "DC2", "2");
+		if (!cf_schema_test_fail_alloc(0))
+		{
+			expect_ok(st);
+			break;
+		}
+		expect_err(st, CF_ERR_NO_MEMORY, "adding a strategy option");
+		assert_int_equal(k.n_options, 1);
+	}
+	assert_true(n > 3);			/* key, value and the array were each failed */
+	assert_int_equal(k.n_options, 2);
+	assert_string_equal(cf_ksdef_option(&k, "DC2"), "2");
+	cf_ksdef_clear(&k);
+}
+
 /* ---- mutation validation ---- */
 
 static cf_cell
@@ -1158,6 +1201,7 @@ main(void)
 		cmocka_unit_test(mutation_names_and_values),
 		cmocka_unit_test(mutation_super_and_standard),
 		cmocka_unit_test(mutation_ttls),
+		cmocka_unit_test(add_option_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1972,7 +1972,9 @@ get_ks(cf_rd *r, cf_ks_def *k)
 	}
 	if ((st = cf_rd_status(r, "keyspace record")) != NULL)
 		return st;
-	if ((st = cf_ksdef_validate(k, CF_SCHEMA_ALLOW_SYSTEM)) != NULL)
+	/* An invalid stored definition is corruption; running out of memory is not. */
+	if ((st = cf_ksdef_validate(k, CF_SCHEMA_ALLOW_SYSTEM)) != NULL &&
+		cf_status_code(st) == CF_ERR_INVALID)
 	{
 		cf_status  *c = cf_status_make(CF_ERR_CORRUPTION,
 									   "keyspace record: stored definition is invalid: %s",
@@ -1981,6 +1983,8 @@ get_ks(cf_rd *r, cf_ks_def *k)
 		cf_status_free(st);
 		return c;
 	}
+	if (st != NULL)
+		return st;
 	for (size_t i = 0; i < k->n_cfs; i++)
 		if (k->cfs[i].id == 0)
 			return cf_status_make(CF_ERR_CORRUPTION,

@@ -990,6 +990,47 @@ add_option_out_of_memory(void **state)
 	cf_ksdef_clear(&k);
 }
 
+/*
+ * Every allocation of decoding a keyspace record fails in turn, those of validating
+ * the decoded definition included: NO_MEMORY (not CORRUPTION), and *out clear.
+ */
+static void
+decode_out_of_memory(void **state)
+{
+	cf_schema  *s = seeds_schema();
+	cf_buf		b = CF_BUF_INIT;
+	unsigned long n;
+
+	(void) state;
+	expect_ok(cf_ksdef_encode(cf_schema_keyspace(s, "Twitter"), &b));
+	for (n = 1;; n++)
+	{
+		cf_ks_def	k;
+		cf_status  *st;
+
+		cf_schema_test_fail_alloc(n);
+		st = cf_ksdef_decode(cf_slice_of(b.data, b.len), &k);
+		if (!cf_schema_test_fail_alloc(0))
+		{
+			expect_ok(st);
+			assert_int_equal(k.n_cfs, 4);
+			cf_ksdef_clear(&k);
+			break;
+		}
+		if (st == NULL || cf_status_code(st) != CF_ERR_NO_MEMORY)
+			fail_msg("allocation %lu failed: %s, expected NO_MEMORY", n,
+					 st ? cf_status_msg(st) : "success");
+		cf_status_free(st);
+		assert_null(k.name);
+		assert_null(k.cfs);
+	}
+	/* the record's strings and arrays, and validation's scratch arrays */
+	print_message("keyspace record decoding: %lu allocations failed in turn\n", n - 1);
+	assert_true(n > 10);
+	cf_buf_free(&b);
+	cf_schema_unref(s);
+}
+
 /* ---- mutation validation ---- */
 
 static cf_cell
@@ -1202,6 +1243,7 @@ main(void)
 		cmocka_unit_test(mutation_super_and_standard),
 		cmocka_unit_test(mutation_ttls),
 		cmocka_unit_test(add_option_out_of_memory),
+		cmocka_unit_test(decode_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -365,6 +365,14 @@ builder_end_super(builder *b, bool reversed)
 		b->nomem = true;
 }
 
+/* NO_MEMORY once an allocation of the builder has failed, else NULL. */
+static cf_status *
+builder_status(const builder *b)
+{
+	return b->nomem ?
+		cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory building the result") : NULL;
+}
+
 /* Copies the row's arrays into the arena as *out. */
 static cf_status *
 builder_finish(builder *b, bool is_super, cf_row_slice *out)
@@ -378,7 +386,7 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 		(out->supers = mem_arena_dup(b->arena, b->sups, b->n_sups * sizeof(*b->sups))) == NULL)
 		b->nomem = true;
 	if (b->nomem)
-		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory building the result");
+		return builder_status(b);
 	out->n_columns = b->n_cols;
 	out->n_supers = b->n_sups;
 	return NULL;
@@ -408,14 +416,18 @@ cell_live(cf_row_merge *m, int32_t now_sec)
 	return !cf_row_merge_shadowed(m) && cf_cell_live(cf_row_merge_cell(m), now_sec);
 }
 
-/* Walks the cells of the super column the merge sits on (in its walking order). */
+/*
+ * Walks the cells of the super column the merge sits on (in its walking order), and
+ * leaves the merge past them. NO_MEMORY as soon as the builder fails: a builder
+ * without the super column's name would match none of its cells and not advance.
+ */
 static cf_status *
 collect_super(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b, bool reversed)
 {
 	cf_status  *st;
 
 	builder_begin_super(b, cf_row_merge_cell(m)->sc);
-	while (cf_row_merge_valid(m) &&
+	while (!b->nomem && cf_row_merge_valid(m) &&
 		   cf_type_compare(sp->o->cmp, cf_row_merge_cell(m)->sc, builder_super_name(b)) == 0)
 	{
 		if (cell_live(m, now_sec))
@@ -424,16 +436,16 @@ collect_super(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b, bool
 			return st;
 	}
 	builder_end_super(b, reversed);
-	return NULL;
+	return builder_status(b);
 }
 
-/* A names predicate; m walks forward. */
+/* A names predicate; m walks forward. NO_MEMORY as soon as the builder fails. */
 static cf_status *
 slice_names(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 {
 	cf_status  *st;
 
-	for (size_t i = 0; i < sp->n_names; i++)
+	for (size_t i = 0; i < sp->n_names && !b->nomem; i++)
 	{
 		cf_slice	name = sp->names[i];
 
@@ -455,7 +467,7 @@ slice_names(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 			cell_live(m, now_sec))
 			builder_column(b, cf_row_merge_cell(m), false);
 	}
-	return NULL;
+	return builder_status(b);
 }
 
 /* Is name past the finish bound in walking order? */
@@ -470,7 +482,10 @@ past_finish(const spec *sp, cf_slice name)
 	return sp->reversed ? c < 0 : c > 0;
 }
 
-/* A range predicate; m walks in the predicate's direction. */
+/*
+ * A range predicate; m walks in the predicate's direction. NO_MEMORY as soon as the
+ * builder fails.
+ */
 static cf_status *
 slice_range(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 {
@@ -484,7 +499,7 @@ slice_range(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 		st = cf_row_merge_seek(m, sp->parent, sp->start);
 	if (st)
 		return st;
-	while (cf_row_merge_valid(m) && b->count < (size_t) sp->count)
+	while (!b->nomem && cf_row_merge_valid(m) && b->count < (size_t) sp->count)
 	{
 		const cf_cell *c = cf_row_merge_cell(m);
 
@@ -505,7 +520,7 @@ slice_range(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 		if ((st = cf_row_merge_next(m)) != NULL)
 			return st;
 	}
-	return NULL;
+	return builder_status(b);
 }
 
 static cf_status *

@@ -540,8 +540,10 @@ static cf_status *
 check_columns(const cf_cf_def *d, const char *cfname)
 {
 	cf_type		name_type = d->super ? d->subcomparator : d->comparator;
+	const char *label = d->super ?
+		"column_metadata name (a sub-column, checked by subcomparator_type)" :
+		"column_metadata name";
 	const cf_column_def **sorted;
-	char		what[TEXT_MAX + 64];
 	char		txt[TEXT_MAX];
 
 	for (size_t i = 0; i < d->n_columns; i++)
@@ -558,32 +560,29 @@ check_columns(const cf_cf_def *d, const char *cfname)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column_metadata name is %zu bytes, "
 								  "longer than the %d allowed", cfname, name.len, CF_NAME_MAX);
-		snprintf(what, sizeof(what), "column family '%s': column_metadata name%s", cfname,
-				 d->super ? " (a sub-column, checked by subcomparator_type)" : "");
-		st = cf_type_validate(name_type, name, what);
+		/* The column is described (describe()) only in a message, never up front. */
+		st = cf_type_validate(name_type, name, label);
 		if (st != NULL)
-			return st;
-		describe(name_type, name, txt, sizeof(txt));
+			return cf_status_wrap(st, "column family '%s'", cfname);
 		if (!type_ok(c->validator))
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s' has an unknown "
-								  "validation_class (%d)", cfname, txt, (int) c->validator);
+								  "validation_class (%d)", cfname,
+								  describe(name_type, name, txt, sizeof(txt)),
+								  (int) c->validator);
 		if (c->index_name != NULL && !c->indexed)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s' has an index_name but no "
 								  "index_type; set index_type KEYS or leave index_name unset",
-								  cfname, txt);
+								  cfname, describe(name_type, name, txt, sizeof(txt)));
 		if (c->indexed && d->super)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s' cannot be indexed: "
 								  "secondary indexes are not supported on Super column "
-								  "families", cfname, txt);
-		if (c->index_name != NULL)
-		{
-			st = check_name("index", c->index_name);
-			if (st != NULL)
-				return cf_status_wrap(st, "column family '%s', column '%s'", cfname, txt);
-		}
+								  "families", cfname, describe(name_type, name, txt, sizeof(txt)));
+		if (c->index_name != NULL && (st = check_name("index", c->index_name)) != NULL)
+			return cf_status_wrap(st, "column family '%s', column '%s'", cfname,
+								  describe(name_type, name, txt, sizeof(txt)));
 	}
 	if (d->n_columns < 2)
 		return NULL;
@@ -705,12 +704,13 @@ cf_cfdef_validate(const cf_cf_def *d)
 
 /* ---- mutation validation ---- */
 
-/* A column or super column name under t: non-empty, bounded, valid. */
+/*
+ * A column or super column name under t: non-empty, bounded, valid. label is a fixed
+ * string; the CF's name is added only to a message.
+ */
 static cf_status *
 check_cell_name(const cf_cf_def *d, cf_type t, cf_slice name, const char *label)
 {
-	char		what[TEXT_MAX + 64];
-
 	if (name.len == 0)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s': %s must not be empty", d->name, label);
@@ -718,29 +718,33 @@ check_cell_name(const cf_cf_def *d, cf_type t, cf_slice name, const char *label)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s': %s is %zu bytes, longer than the %d "
 							  "allowed", d->name, label, name.len, CF_NAME_MAX);
-	snprintf(what, sizeof(what), "column family '%s': %s", d->name, label);
-	return cf_type_validate(t, name, what);
+	return cf_status_wrap(cf_type_validate(t, name, label), "column family '%s'", d->name);
 }
 
+/* A range tombstone bound: empty (open) or a valid name; as check_cell_name. */
 static cf_status *
 check_bound(const cf_cf_def *d, cf_type t, cf_slice b, const char *label)
 {
-	char		what[TEXT_MAX + 64];
-
 	if (b.len == 0)
 		return NULL;
 	if (b.len > CF_NAME_MAX)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s': %s is %zu bytes, longer than the %d "
 							  "allowed", d->name, label, b.len, CF_NAME_MAX);
-	snprintf(what, sizeof(what), "column family '%s': %s", d->name, label);
-	return cf_type_validate(t, b, what);
+	return cf_status_wrap(cf_type_validate(t, b, label), "column family '%s'", d->name);
 }
 
+/*
+ * One cell. Runs for every cell of every mutation, so nothing is formatted up front:
+ * the column is described (describe(): an allocation, a conversion to text and a
+ * UTF-8 scan) only for a message.
+ */
 static cf_status *
 check_cell(const cf_cf_def *d, const cf_cell *c, int32_t now_sec)
 {
 	cf_type		name_type = d->super ? d->subcomparator : d->comparator;
+	cf_type		value_type;
+	const cf_column_def *cd;
 	cf_status  *st;
 	char		txt[TEXT_MAX];
 	char		what[2 * TEXT_MAX + 64];
@@ -759,36 +763,45 @@ check_cell(const cf_cf_def *d, const cf_cell *c, int32_t now_sec)
 	if ((st = check_cell_name(d, name_type, c->name,
 							  d->super ? "sub-column name" : "column name")) != NULL)
 		return st;
-	describe(name_type, c->name, txt, sizeof(txt));
 	if ((c->flags & CF_CELL_DELETED) && (c->flags & CF_CELL_EXPIRING))
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s': column '%s' is both a deletion and an "
-							  "expiring column", d->name, txt);
+							  "expiring column", d->name,
+							  describe(name_type, c->name, txt, sizeof(txt)));
 	if ((c->flags & CF_CELL_EXPIRING) || c->ttl != 0)
 	{
 		if (c->ttl <= 0)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s': ttl must be positive, "
-								  "got %d", d->name, txt, (int) c->ttl);
+								  "got %d", d->name,
+								  describe(name_type, c->name, txt, sizeof(txt)), (int) c->ttl);
 		if (c->ttl > CF_SCHEMA_TTL_MAX)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s': ttl %d exceeds the "
-								  "maximum of %d seconds (20 years)", d->name, txt,
+								  "maximum of %d seconds (20 years)", d->name,
+								  describe(name_type, c->name, txt, sizeof(txt)),
 								  (int) c->ttl, CF_SCHEMA_TTL_MAX);
 		if ((int64_t) now_sec + c->ttl > INT32_MAX)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s': ttl %d from now expires "
 								  "after 2038-01-19, beyond what expiry times (int32 "
-								  "seconds) hold", d->name, txt, (int) c->ttl);
+								  "seconds) hold", d->name,
+								  describe(name_type, c->name, txt, sizeof(txt)), (int) c->ttl);
 	}
-	if (!(c->flags & CF_CELL_DELETED))
-	{
-		const cf_column_def *cd = cf_cfdef_column(d, c->name);
-
-		snprintf(what, sizeof(what), "column family '%s': value of column '%s'", d->name, txt);
-		return cf_type_validate(cd ? cd->validator : d->default_validator, c->value, what);
-	}
-	return NULL;
+	if (c->flags & CF_CELL_DELETED)
+		return NULL;
+	cd = cf_cfdef_column(d, c->name);
+	value_type = cd ? cd->validator : d->default_validator;
+	if ((st = cf_type_validate(value_type, c->value, NULL)) == NULL)
+		return NULL;
+	/*
+	 * The message names the column between its parts, which wrapping cannot do:
+	 * validate again with the full description (an invalid value only).
+	 */
+	cf_status_free(st);
+	snprintf(what, sizeof(what), "column family '%s': value of column '%s'", d->name,
+			 describe(name_type, c->name, txt, sizeof(txt)));
+	return cf_type_validate(value_type, c->value, what);
 }
 
 static cf_status *

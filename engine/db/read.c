@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/schema.h"
 #include "storage/partitioner.h"
 #include "util/buf.h"
 
@@ -136,17 +137,6 @@ spec_free(spec *sp)
 }
 
 static cf_status *
-validate_name(cf_type t, cf_slice name, const char *what, bool allow_empty)
-{
-	if (name.len == 0 && !allow_empty)
-		return cf_status_make(CF_ERR_INVALID, "%s must not be empty", what);
-	if (name.len > CF_NAME_MAX)
-		return cf_status_make(CF_ERR_INVALID, "%s is %zu bytes, longer than the limit of %d",
-							  what, name.len, CF_NAME_MAX);
-	return cf_type_validate(t, name, what);
-}
-
-static cf_status *
 check_parent(const cf_col_order *o, cf_slice super_column)
 {
 	if (super_column.len && !o->super)
@@ -154,7 +144,7 @@ check_parent(const cf_col_order *o, cf_slice super_column)
 							  "a super column was given for a Standard column family; "
 							  "omit super_column (it applies to Super column families only)");
 	if (super_column.len)
-		return validate_name(o->cmp, super_column, "super column name", false);
+		return cf_name_validate(o->cmp, super_column, "super column name", false);
 	return NULL;
 }
 
@@ -184,7 +174,7 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 			"column name in column_names";
 
 		for (size_t i = 0; i < p->n_names; i++)
-			if ((st = validate_name(sp->t, p->names[i], what, false)) != NULL)
+			if ((st = cf_name_validate(sp->t, p->names[i], what, false)) != NULL)
 				return st;
 		if (p->n_names == 0)
 			return NULL;
@@ -202,8 +192,8 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 		return cf_status_make(CF_ERR_INVALID,
 							  "slice range count is %d; it must be zero or more",
 							  (int) p->range.count);
-	if ((st = validate_name(sp->t, p->range.start, "slice range start", true)) != NULL ||
-		(st = validate_name(sp->t, p->range.finish, "slice range finish", true)) != NULL)
+	if ((st = cf_name_validate(sp->t, p->range.start, "slice range start", true)) != NULL ||
+		(st = cf_name_validate(sp->t, p->range.finish, "slice range finish", true)) != NULL)
 		return st;
 	if (p->range.start.len && p->range.finish.len)
 	{

@@ -552,17 +552,8 @@ check_columns(const cf_cf_def *d, const char *cfname)
 		cf_slice	name = cf_slice_of(c->name, c->name_len);
 		cf_status  *st;
 
-		if (name.len == 0)
-			return cf_status_make(CF_ERR_INVALID,
-								  "column family '%s': column_metadata name must not be empty",
-								  cfname);
-		if (name.len > CF_NAME_MAX)
-			return cf_status_make(CF_ERR_INVALID,
-								  "column family '%s': column_metadata name is %zu bytes, "
-								  "longer than the %d allowed", cfname, name.len, CF_NAME_MAX);
 		/* The column is described (describe()) only in a message, never up front. */
-		st = cf_type_validate(name_type, name, label);
-		if (st != NULL)
+		if ((st = cf_name_validate(name_type, name, label, false)) != NULL)
 			return cf_status_wrap(st, "column family '%s'", cfname);
 		if (!type_ok(c->validator))
 			return cf_status_make(CF_ERR_INVALID,
@@ -704,34 +695,27 @@ cf_cfdef_validate(const cf_cf_def *d)
 
 /* ---- mutation validation ---- */
 
-/*
- * A column or super column name under t: non-empty, bounded, valid. label is a fixed
- * string; the CF's name is added only to a message.
- */
-static cf_status *
-check_cell_name(const cf_cf_def *d, cf_type t, cf_slice name, const char *label)
+cf_status *
+cf_name_validate(cf_type t, cf_slice v, const char *what, bool allow_empty)
 {
-	if (name.len == 0)
-		return cf_status_make(CF_ERR_INVALID,
-							  "column family '%s': %s must not be empty", d->name, label);
-	if (name.len > CF_NAME_MAX)
-		return cf_status_make(CF_ERR_INVALID,
-							  "column family '%s': %s is %zu bytes, longer than the %d "
-							  "allowed", d->name, label, name.len, CF_NAME_MAX);
-	return cf_status_wrap(cf_type_validate(t, name, label), "column family '%s'", d->name);
+	if (v.len == 0 && !allow_empty)
+		return cf_status_make(CF_ERR_INVALID, "%s must not be empty", what);
+	if (v.len > CF_NAME_MAX)
+		return cf_status_make(CF_ERR_INVALID, "%s is %zu bytes, longer than the %d allowed",
+							  what, v.len, CF_NAME_MAX);
+	return cf_type_validate(t, v, what);
 }
 
-/* A range tombstone bound: empty (open) or a valid name; as check_cell_name. */
+/*
+ * cf_name_validate for a name (allow_empty: a range tombstone bound) in d's
+ * mutations. label is a fixed string; the CF's name is added only to a message.
+ */
 static cf_status *
-check_bound(const cf_cf_def *d, cf_type t, cf_slice b, const char *label)
+check_cell_name(const cf_cf_def *d, cf_type t, cf_slice name, const char *label,
+				bool allow_empty)
 {
-	if (b.len == 0)
-		return NULL;
-	if (b.len > CF_NAME_MAX)
-		return cf_status_make(CF_ERR_INVALID,
-							  "column family '%s': %s is %zu bytes, longer than the %d "
-							  "allowed", d->name, label, b.len, CF_NAME_MAX);
-	return cf_status_wrap(cf_type_validate(t, b, label), "column family '%s'", d->name);
+	return cf_status_wrap(cf_name_validate(t, name, label, allow_empty),
+						  "column family '%s'", d->name);
 }
 
 /*
@@ -758,10 +742,11 @@ check_cell(const cf_cf_def *d, const cf_cell *c, int32_t now_sec)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s' is Super: every column must be inside a "
 							  "super column; set a non-empty super_column", d->name);
-	if (d->super && (st = check_cell_name(d, d->comparator, c->sc, "super column name")) != NULL)
+	if (d->super &&
+		(st = check_cell_name(d, d->comparator, c->sc, "super column name", false)) != NULL)
 		return st;
 	if ((st = check_cell_name(d, name_type, c->name,
-							  d->super ? "sub-column name" : "column name")) != NULL)
+							  d->super ? "sub-column name" : "column name", false)) != NULL)
 		return st;
 	if ((c->flags & CF_CELL_DELETED) && (c->flags & CF_CELL_EXPIRING))
 		return cf_status_make(CF_ERR_INVALID,
@@ -816,12 +801,12 @@ check_tomb(const cf_cf_def *d, const cf_range_tomb *t)
 							  "super column (super columns exist only in Super column "
 							  "families); leave super_column unset", d->name);
 	if (t->sc.len > 0 &&
-		(st = check_cell_name(d, d->comparator, t->sc, "super column name")) != NULL)
+		(st = check_cell_name(d, d->comparator, t->sc, "super column name", false)) != NULL)
 		return st;
 	/* Top-level bounds name super columns in a Super CF, sub-columns inside one. */
 	bound_type = (d->super && t->sc.len > 0) ? d->subcomparator : d->comparator;
-	if ((st = check_bound(d, bound_type, t->start, "deletion range start")) != NULL ||
-		(st = check_bound(d, bound_type, t->finish, "deletion range finish")) != NULL)
+	if ((st = check_cell_name(d, bound_type, t->start, "deletion range start", true)) != NULL ||
+		(st = check_cell_name(d, bound_type, t->finish, "deletion range finish", true)) != NULL)
 		return st;
 	if (t->start.len > 0 && t->finish.len > 0 &&
 		cf_type_compare(bound_type, t->start, t->finish) > 0)

@@ -208,6 +208,15 @@ cf_col_order cf_cfdef_col_order(const cf_cf_def *d);
 cf_status  *cf_cfdef_validate(const cf_cf_def *d);
 
 /*
+ * A column, super column or sub-column name of type t, or a slice or deletion bound
+ * (allow_empty: empty means open): non-empty unless allow_empty, at most CF_NAME_MAX
+ * bytes, valid for t. Else CF_ERR_INVALID with a message starting with `what`
+ * ("column name must not be empty", "column name: ..."), for the caller to prefix
+ * with its context. Pure; thread-safe.
+ */
+cf_status  *cf_name_validate(cf_type t, cf_slice v, const char *what, bool allow_empty);
+
+/*
  * Validates one CF's part of a row mutation against its definition, the way 0.7's
  * ThriftValidation does, and reports the first problem found as CF_ERR_INVALID:
  *  - a Standard CF's cells and range tombstones name no super column; a Super CF's

@@ -474,11 +474,13 @@ cf_cfdef_add_column(cf_cf_def *d, cf_slice name, const char *validation_class,
 	cf_column_def *grown;
 	cf_status  *st;
 	char		txt[TEXT_MAX];
+	char		cftxt[TEXT_MAX];
 
 	st = cf_type_parse(validation_class, &c.validator);
 	if (st != NULL)
 		return cf_status_wrap(st, "validation_class of column '%s' in column family '%s'",
-							  clean_text(name, txt, sizeof(txt)), d->name ? d->name : "");
+							  clean_text(name, txt, sizeof(txt)),
+							  clean_str(d->name, cftxt, sizeof(cftxt)));
 	c.indexed = indexed;
 	c.name_len = name.len;
 	if (name.len > 0)
@@ -1520,12 +1522,13 @@ cf_schema_add_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags, cf_sch
 	cf_cf_def	copy;
 	size_t		n;
 	cf_status  *st;
+	char		txt[TEXT_MAX];
 
 	*out = NULL;
 	if (cf->keyspace == NULL)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s' must name the keyspace it belongs to",
-							  cf->name ? cf->name : "");
+							  clean_str(cf->name, txt, sizeof(txt)));
 	if ((st = cf_cfdef_validate(cf)) != NULL ||
 		(st = check_not_system(cf->keyspace, flags)) != NULL)
 		return st;

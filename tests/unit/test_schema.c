@@ -554,6 +554,13 @@ cf_changes_assign_ids_never_reused(void **state)
 	d.keyspace = NULL;
 	expect_err(cf_schema_add_cf(s1, &d, 0, &bad), CF_ERR_INVALID, "must name the keyspace");
 	cf_cfdef_clear(&d);
+	/* a name not yet validated is quoted printable */
+	make_cf(&d, NULL, "Bad\nName", false, "BytesType", NULL);
+	expect_err(cf_schema_add_cf(s1, &d, 0, &bad), CF_ERR_INVALID,
+			   "column family 'Bad?Name' must name the keyspace");
+	expect_err(cf_cfdef_add_column(&d, S("c"), "NoSuchType", false, NULL), CF_ERR_INVALID,
+			   "validation_class of column 'c' in column family 'Bad?Name'");
+	cf_cfdef_clear(&d);
 
 	/* drop, then add the same name: a new id */
 	old_id = cf_schema_cf(s1, "Twitter", "Statuses")->id;

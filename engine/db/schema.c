@@ -1548,8 +1548,9 @@ cf_schema_add_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags, cf_sch
 		if ((st = cf_ksdef_add_cf(&kss[i], &copy)) != NULL)
 			cf_cfdef_clear(&copy);
 	}
+	/* cf is valid on its own; what it can break in its keyspace is uniqueness */
 	if (st == NULL)
-		st = cf_ksdef_validate(&kss[i], flags);
+		st = check_unique_names(&kss[i]);
 	if (st != NULL)
 	{
 		free_ks_array(kss, n);
@@ -1683,7 +1684,8 @@ cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags,
 	j = cf_index(&s->ks[i], old->name);
 	cf_cfdef_clear(&kss[i].cfs[j]);
 	kss[i].cfs[j] = upd;
-	if ((st = cf_ksdef_validate(&kss[i], flags | CF_SCHEMA_ALLOW_SYSTEM)) != NULL)
+	/* upd is valid on its own; what it can break in its keyspace is uniqueness */
+	if ((st = check_unique_names(&kss[i])) != NULL)
 	{
 		free_ks_array(kss, n);
 		return st;

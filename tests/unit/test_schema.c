@@ -658,6 +658,14 @@ update_cf_follows_07_rules(void **state)
 	expect_err(cf_schema_update_cf(s1, &d, 0, &bad), CF_ERR_INVALID, "gc_grace_seconds");
 	cf_cfdef_clear(&d);
 
+	/* an index name another CF of the keyspace uses */
+	expect_ok(cf_cfdef_copy(&d, cf_schema_cf(s, "Twitter", "Statuses")));
+	expect_ok(cf_cfdef_add_column(&d, S("email"), "UTF8Type", true, "users_email"));
+	expect_err(cf_schema_update_cf(s, &d, 0, &bad), CF_ERR_INVALID,
+			   "index name 'users_email' is used twice");
+	assert_null(bad);
+	cf_cfdef_clear(&d);
+
 	cf_schema_unref(s);
 	cf_schema_unref(s1);
 }

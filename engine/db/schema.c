@@ -1789,12 +1789,12 @@ get_str(cf_rd *r, char **out, bool empty_is_null)
 	const uint8_t *p;
 
 	*out = NULL;
-	if (!cf_rd_ok(r) || len > CF_SCHEMA_STRING_MAX || len > cf_rd_left(r))
+	if (!cf_rd_ok(r) || len > CF_SCHEMA_STRING_MAX)
 	{
 		cf_rd_fail(r);
 		return false;
 	}
-	p = cf_rd_bytes(r, (size_t) len);
+	p = cf_rd_bytes(r, (size_t) len);	/* NULL, the reader failed, if short */
 	if (p == NULL || memchr(p, '\0', (size_t) len) != NULL)
 	{
 		cf_rd_fail(r);

@@ -7,7 +7,9 @@
  * (names), feeding a builder that copies live cells into the result's arena, or only
  * counts them (get_count). A range scan keeps one row iterator per table, takes the
  * smallest (token, key) among them each step, and merges that row from exactly the
- * tables positioned on it, so no table is searched twice for a row.
+ * tables positioned on it: an sstable's row comes from its iterator, while a
+ * memtable's is looked up again in its skip list (cf_cell_source_memtable seeks by
+ * key, O(log n) per row), and tables without the row are not searched.
  *
  * Assumptions: see read.h. The builder grows its arrays with realloc in scratch
  * vectors and copies each finished array into the arena, so a result is one arena
@@ -125,7 +127,7 @@ typedef struct spec
 	size_t		n_names;
 	cf_slice	start;
 	cf_slice	finish;
-	bool		reversed;
+	bool		reversed;		/* a range walking down; never set for names */
 	int32_t		count;
 } spec;
 
@@ -546,11 +548,43 @@ free_sources(cf_cell_source **src, size_t n)
 	free(src);
 }
 
-/* A range scan's row iterators (below); declared here for build_merge. */
-typedef struct row_scan row_scan;
-static bool scan_mt_at(const row_scan *s, size_t i);
-static bool scan_sst_at(const row_scan *s, size_t i);
-static cf_sstable_iter *scan_sst(const row_scan *s, size_t i);
+/* Orders rows: by token, then by key. */
+static int
+pos_cmp(cf_slice ta, cf_slice ka, cf_slice tb, cf_slice kb)
+{
+	int			c = cf_token_cmp(ta, tb);
+
+	return c ? c : cf_slice_cmp(ka, kb);
+}
+
+/* A range scan's row iterators, merged in (token, key) order (see cf_read_range). */
+typedef struct row_scan
+{
+	const cf_table_set *ts;
+	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
+	cf_sstable_iter **sst;		/* one per sstable */
+	cf_buf		cur;			/* the current row: token then key */
+	cf_slice	token;
+	cf_slice	key;
+	bool		valid;
+} row_scan;
+
+/* Is memtable i's iterator on the current row? */
+static bool
+scan_mt_at(const row_scan *s, size_t i)
+{
+	return cf_mt_iter_valid(&s->mt[i]) &&
+		pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token, s->key) == 0;
+}
+
+/* Is sstable i's iterator on the current row? */
+static bool
+scan_sst_at(const row_scan *s, size_t i)
+{
+	return cf_sstable_iter_valid(s->sst[i]) &&
+		pos_cmp(cf_sstable_iter_token(s->sst[i]), cf_sstable_iter_key(s->sst[i]),
+				s->token, s->key) == 0;
+}
 
 /*
  * The merge of the row (token, key). Without a scan each table is searched for the
@@ -582,7 +616,7 @@ build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 
 		if (scan ? !scan_sst_at(scan, i) : !cf_sstable_may_contain(ts->sstables[i], key))
 			continue;
-		st = scan ? cf_sstable_iter_row(scan_sst(scan, i), &row) :
+		st = scan ? cf_sstable_iter_row(scan->sst[i], &row) :
 			cf_sstable_get(ts->sstables[i], token, key, &row);
 		if (st)
 		{
@@ -620,7 +654,7 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 	cf_status  *st;
 
 	builder_reset(b);
-	if ((st = cf_read_row_merge(ts, token, key, !sp->by_names && sp->reversed, &m)) != NULL)
+	if ((st = cf_read_row_merge(ts, token, key, sp->reversed, &m)) != NULL)
 		return st;
 	st = slice_row(sp, m, now_sec, b);
 	cf_row_merge_free(m);
@@ -765,7 +799,7 @@ rows_add(cf_read_rows *r, cf_read_row **rows, size_t *cap, builder *b, bool is_s
 	return NULL;
 }
 
-/* Moves the scratch rows into the arena. Frees rows. */
+/* Moves the scratch rows into the arena and sets the cursor if r has one. Frees rows. */
 static cf_status *
 rows_finish(cf_read_rows *r, cf_read_row *rows)
 {
@@ -775,7 +809,7 @@ rows_finish(cf_read_rows *r, cf_read_row *rows)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	}
 	free(rows);
-	if (r->n_rows && r->has_cursor)
+	if (r->has_cursor)
 	{
 		r->cursor.token = r->rows[r->n_rows - 1].token;
 		r->cursor.key = r->rows[r->n_rows - 1].key;
@@ -887,14 +921,6 @@ typedef struct segment
 	bound		end;
 } segment;
 
-static int
-pos_cmp(cf_slice ta, cf_slice ka, cf_slice tb, cf_slice kb)
-{
-	int			c = cf_token_cmp(ta, tb);
-
-	return c ? c : cf_slice_cmp(ka, kb);
-}
-
 /*
  * <0, 0, >0 as the row (token, key) sorts before, at or after the bound's position;
  * a key_open bound is compared by token alone.
@@ -925,18 +951,6 @@ within_start(const bound *s, cf_slice token, cf_slice key)
 	c = bound_cmp(s, token, key);
 	return (s->key_open || s->exclusive) ? c > 0 : c >= 0;
 }
-
-/* The tables' row iterators, merged in (token, key) order. */
-struct row_scan
-{
-	const cf_table_set *ts;
-	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
-	cf_sstable_iter **sst;		/* one per sstable */
-	cf_buf		cur;			/* the current row: token then key */
-	cf_slice	token;
-	cf_slice	key;
-	bool		valid;
-};
 
 static void
 scan_free(row_scan *s)
@@ -1056,29 +1070,6 @@ scan_seek(row_scan *s, const bound *b)
 	return st ? st : scan_settle(s);
 }
 
-/* Is memtable i's iterator on the current row? */
-static bool
-scan_mt_at(const row_scan *s, size_t i)
-{
-	return cf_mt_iter_valid(&s->mt[i]) &&
-		pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token, s->key) == 0;
-}
-
-/* Is sstable i's iterator on the current row? */
-static bool
-scan_sst_at(const row_scan *s, size_t i)
-{
-	return cf_sstable_iter_valid(s->sst[i]) &&
-		pos_cmp(cf_sstable_iter_token(s->sst[i]), cf_sstable_iter_key(s->sst[i]),
-				s->token, s->key) == 0;
-}
-
-static cf_sstable_iter *
-scan_sst(const row_scan *s, size_t i)
-{
-	return s->sst[i];
-}
-
 /* Moves every iterator on the current row to its next row. */
 static cf_status *
 scan_next(row_scan *s)
@@ -1182,7 +1173,6 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 		range_resume(kr, seg, &n_seg);
 	if ((st = new_rows(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
 		goto done;
-	r->has_cursor = true;
 	b.arena = r->arena;
 	for (size_t g = 0; g < n_seg && r->n_rows < (size_t) kr->count && st == NULL; g++)
 	{
@@ -1194,7 +1184,7 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 			bool		live = true;
 
 			builder_reset(&b);
-			if ((st = build_merge(ts, scan.token, scan.key, !sp.by_names && sp.reversed, &scan,
+			if ((st = build_merge(ts, scan.token, scan.key, sp.reversed, &scan,
 								  &m)) != NULL)
 				break;
 			st = slice_row(&sp, m, now_sec, &b);
@@ -1209,9 +1199,9 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 	}
 	if (st == NULL)
 	{
+		r->has_cursor = r->n_rows > 0;
 		st = rows_finish(r, rows);
 		rows = NULL;
-		r->has_cursor = r->n_rows > 0;
 	}
 done:
 	free(rows);

@@ -1,7 +1,7 @@
 /*
  * db/schema.c — keyspace and column-family definitions, their validation, schema
- * snapshots and their encoding, and mutation validation (see schema.h; the encoding is
- * engine/doc/schema_format.md).
+ * snapshots, the encoding of a keyspace record, and mutation validation (see schema.h;
+ * the encoding is engine/doc/schema_format.md).
  *
  * Assumptions: schemas are small (tens of keyspaces, hundreds of CFs) and change
  * rarely, so every change deep-copies the snapshot and rebuilds its indexes; lookups on
@@ -1705,7 +1705,6 @@ cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags,
 #define MIN_COLUMN_BYTES 3		/* empty name, validator, flags */
 #define MIN_CF_BYTES 71			/* u32 id, 1-byte name len, 4 u8, empty comment,
 								 * 4 f64, 7 i32, column count */
-#define MIN_KS_RECORD_BYTES 1	/* length varint */
 
 static void
 put_str(cf_buf *b, const char *s)
@@ -2014,88 +2013,5 @@ cf_ksdef_decode(cf_slice data, cf_ks_def *out)
 							cf_rd_left(&r));
 	if (st != NULL)
 		cf_ksdef_clear(out);
-	return st;
-}
-
-cf_status *
-cf_schema_encode(const cf_schema *s, cf_buf *out)
-{
-	cf_buf		rec = CF_BUF_INIT;
-	cf_status  *st = NULL;
-
-	cf_buf_put_u8(out, CF_SCHEMA_FORMAT_VERSION);
-	cf_buf_put(out, s->version, CF_UUID_LEN);
-	cf_buf_put_u32(out, s->next_cf_id);
-	cf_buf_put_varint(out, s->n_ks);
-	for (size_t i = 0; i < s->n_ks && st == NULL; i++)
-	{
-		cf_buf_reset(&rec);
-		st = cf_ksdef_encode(&s->ks[i], &rec);
-		cf_buf_put_varint(out, rec.len);
-		cf_buf_put(out, rec.data, rec.len);
-	}
-	cf_buf_free(&rec);
-	return st ? st : cf_buf_status(out);
-}
-
-cf_status *
-cf_schema_decode(cf_slice data, cf_schema **out)
-{
-	cf_rd		r;
-	uint8_t		version;
-	uint8_t		uuid[CF_UUID_LEN];
-	uint32_t	next;
-	size_t		n;
-	cf_ks_def  *kss = NULL;
-	size_t		got = 0;
-	cf_status  *st = NULL;
-
-	*out = NULL;
-	cf_rd_init(&r, data.p, data.len);
-	version = cf_rd_u8(&r);
-	if (cf_rd_ok(&r) && version != CF_SCHEMA_FORMAT_VERSION)
-		return cf_status_make(CF_ERR_CORRUPTION,
-							  "schema: format version %u is not supported (this build "
-							  "reads version %d)", version, CF_SCHEMA_FORMAT_VERSION);
-	cf_rd_copy(&r, uuid, CF_UUID_LEN);
-	next = cf_rd_u32(&r);
-	n = get_count(&r, MIN_KS_RECORD_BYTES);
-	if ((st = cf_rd_status(&r, "schema")) != NULL)
-		return st;
-	if (next == 0)
-		return cf_status_make(CF_ERR_CORRUPTION, "schema: next column family id is 0");
-	kss = mem_calloc(n ? n : 1, sizeof(*kss));
-	if (kss == NULL)
-		return no_memory("decoding a schema");
-	for (; got < n && st == NULL; got++)
-	{
-		uint64_t	len = cf_rd_varint(&r);
-		const uint8_t *p;
-
-		if (!cf_rd_ok(&r) || len > cf_rd_left(&r) ||
-			(p = cf_rd_bytes(&r, (size_t) len)) == NULL)
-		{
-			cf_rd_fail(&r);
-			st = cf_rd_status(&r, "schema");
-			break;
-		}
-		st = cf_ksdef_decode(cf_slice_of(p, (size_t) len), &kss[got]);
-	}
-	if (st == NULL && cf_rd_left(&r) != 0)
-		st = cf_status_make(CF_ERR_CORRUPTION, "schema: %zu bytes follow the last keyspace",
-							cf_rd_left(&r));
-	if (st != NULL)
-	{
-		free_ks_array(kss, got);
-		return st;
-	}
-	st = schema_make(kss, n, next, uuid, out);
-	if (st != NULL && cf_status_code(st) == CF_ERR_INVALID)
-	{
-		cf_status  *c = cf_status_make(CF_ERR_CORRUPTION, "schema: %s", cf_status_msg(st));
-
-		cf_status_free(st);
-		st = c;
-	}
 	return st;
 }

@@ -1,7 +1,8 @@
 /*
  * db/schema.h — keyspace and column-family definitions as Cassandra 0.7's KsDef and
  * CfDef describe them, their validation, immutable schema snapshots changed by
- * copy-on-write, their binary encoding, and validation of row mutations against a
+ * copy-on-write, the binary encoding of one keyspace (a keyspace record, what the db
+ * stores per keyspace in system.Schema), and validation of row mutations against a
  * column family's definition.
  *
  * Definitions (cf_ks_def, cf_cf_def, cf_column_def) are plain structs that own every
@@ -342,25 +343,20 @@ cf_status  *cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf,
 
 #define CF_SCHEMA_FORMAT_VERSION 1
 
-/* Appends the encoding of one keyspace (with its CFs and their ids) to out. */
+/*
+ * Appends the keyspace record of k (with its CFs and their ids) to out. A snapshot's
+ * version and next_cf_id are not part of it: the db stores next_cf_id beside the
+ * records (engine/doc/schema_format.md).
+ */
 cf_status  *cf_ksdef_encode(const cf_ks_def *k, cf_buf *out);
 
 /*
  * Decodes one keyspace occupying exactly `data` into *out, which then owns copies of
  * every byte (data may be freed). Malformed, truncated or invalid input:
- * CF_ERR_CORRUPTION, never a crash or an allocation larger than data implies; *out is
- * then clear.
+ * CF_ERR_CORRUPTION, never a crash or an allocation larger than data implies; no
+ * memory: CF_ERR_NO_MEMORY. On error *out is clear.
  */
 cf_status  *cf_ksdef_decode(cf_slice data, cf_ks_def *out);
-
-/* Appends the encoding of the whole snapshot (version, next id, keyspaces). */
-cf_status  *cf_schema_encode(const cf_schema *s, cf_buf *out);
-
-/*
- * Decodes a snapshot occupying exactly `data`; *out gets one reference. Errors as
- * cf_ksdef_decode (CF_ERR_CORRUPTION); *out is then NULL.
- */
-cf_status  *cf_schema_decode(cf_slice data, cf_schema **out);
 
 /* ---- testing ---- */
 

@@ -725,34 +725,36 @@ lookups(void **state)
 
 /* ---- encoding ---- */
 
+/* The keyspace record of the seeds' keyspace named ks. */
 static void
-encoded(const cf_schema *s, cf_buf *b)
+encoded(const cf_schema *s, const char *ks, cf_buf *b)
 {
 	cf_buf_init(b, 0);
-	expect_ok(cf_schema_encode(s, b));
+	expect_ok(cf_ksdef_encode(cf_schema_keyspace(s, ks), b));
 }
 
 static void
 seeds_round_trip(void **state)
 {
 	cf_schema  *s = seeds_schema();
-	cf_schema  *d = NULL;
+	cf_ks_def	twitter_ks;
+	cf_ks_def	bloggy;
 	cf_buf		b1;
 	cf_buf		b2;
 	const cf_cf_def *users;
 
 	(void) state;
-	encoded(s, &b1);
-	expect_ok(cf_schema_decode(cf_slice_of(b1.data, b1.len), &d));
-	encoded(d, &b2);
+	encoded(s, "Twitter", &b1);
+	expect_ok(cf_ksdef_decode(cf_slice_of(b1.data, b1.len), &twitter_ks));
+	cf_buf_init(&b2, 0);
+	expect_ok(cf_ksdef_encode(&twitter_ks, &b2));
 	assert_int_equal(b1.len, b2.len);
 	assert_memory_equal(b1.data, b2.data, b1.len);
-	assert_memory_equal(cf_schema_version(s), cf_schema_version(d), CF_UUID_LEN);
-	assert_int_equal(cf_schema_next_cf_id(d), 9);
 
-	users = cf_schema_cf(d, "Twitter", "Users");
+	users = cf_ksdef_cf(&twitter_ks, "Users");
 	assert_non_null(users);
 	assert_int_equal(users->id, cf_schema_cf(s, "Twitter", "Users")->id);
+	assert_string_equal(users->keyspace, "Twitter");
 	assert_int_equal(users->comparator, CF_TYPE_UTF8);
 	assert_string_equal(users->comment, "who tweets");
 	assert_int_equal(users->n_columns, 2);
@@ -760,18 +762,21 @@ seeds_round_trip(void **state)
 	assert_string_equal(cf_cfdef_column(users, S("email"))->index_name, "users_email");
 	assert_null(cf_cfdef_column(users, S("age"))->index_name);
 	assert_true(users->memtable_operations_in_millions == 0.3);
-	assert_true(cf_schema_cf(d, "BloggyAppy", "Comments")->super);
-	assert_int_equal(cf_schema_cf(d, "BloggyAppy", "TaggedPosts")->comparator,
-					 CF_TYPE_TIME_UUID);
-	assert_string_equal(cf_ksdef_option(cf_schema_keyspace(d, "BloggyAppy"), "DC1"), "2");
-	assert_int_equal(cf_schema_keyspace(d, "BloggyAppy")->replication_factor, 3);
-	assert_int_equal(cf_schema_keyspace(d, "BloggyAppy")->strategy,
-					 CF_STRATEGY_NETWORK_TOPOLOGY);
 
+	cf_buf_free(&b1);
+	encoded(s, "BloggyAppy", &b1);
+	expect_ok(cf_ksdef_decode(cf_slice_of(b1.data, b1.len), &bloggy));
+	assert_true(cf_ksdef_cf(&bloggy, "Comments")->super);
+	assert_int_equal(cf_ksdef_cf(&bloggy, "TaggedPosts")->comparator, CF_TYPE_TIME_UUID);
+	assert_string_equal(cf_ksdef_option(&bloggy, "DC1"), "2");
+	assert_int_equal(bloggy.replication_factor, 3);
+	assert_int_equal(bloggy.strategy, CF_STRATEGY_NETWORK_TOPOLOGY);
+
+	cf_ksdef_clear(&twitter_ks);
+	cf_ksdef_clear(&bloggy);
 	cf_buf_free(&b1);
 	cf_buf_free(&b2);
 	cf_schema_unref(s);
-	cf_schema_unref(d);
 }
 
 /* One keyspace per record, and a schema rebuilt from records (the db's load path). */
@@ -825,39 +830,26 @@ static void
 every_truncation_is_rejected(void **state)
 {
 	cf_schema  *s = seeds_schema();
-	cf_buf		b;
 
 	(void) state;
-	encoded(s, &b);
-	for (size_t len = 0; len < b.len; len++)
-	{
-		cf_schema  *d = (cf_schema *) 1;
-		cf_status  *st = cf_schema_decode(cf_slice_of(b.data, len), &d);
-
-		if (st == NULL)
-			fail_msg("a truncation to %zu of %zu bytes decoded", len, b.len);
-		assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
-		assert_null(d);
-		cf_status_free(st);
-	}
-	/* and of a single keyspace record */
+	for (size_t i = 0; i < cf_schema_n_keyspaces(s); i++)
 	{
 		cf_buf		k = CF_BUF_INIT;
 
-		expect_ok(cf_ksdef_encode(cf_schema_keyspace(s, "Twitter"), &k));
+		expect_ok(cf_ksdef_encode(cf_schema_keyspace_at(s, i), &k));
 		for (size_t len = 0; len < k.len; len++)
 		{
 			cf_ks_def	out;
 			cf_status  *st = cf_ksdef_decode(cf_slice_of(k.data, len), &out);
 
-			assert_non_null(st);
+			if (st == NULL)
+				fail_msg("a truncation to %zu of %zu bytes decoded", len, k.len);
 			assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
 			assert_null(out.name);
 			cf_status_free(st);
 		}
 		cf_buf_free(&k);
 	}
-	cf_buf_free(&b);
 	cf_schema_unref(s);
 }
 
@@ -865,101 +857,79 @@ static void
 byte_flips_are_rejected_or_safe(void **state)
 {
 	cf_schema  *s = seeds_schema();
-	cf_buf		b;
 	size_t		rejected = 0;
 	size_t		accepted = 0;
 
 	(void) state;
-	encoded(s, &b);
-	/* every byte, three different flips: low bit, high bit, all bits */
-	for (size_t i = 0; i < b.len; i++)
+	for (size_t ks = 0; ks < cf_schema_n_keyspaces(s); ks++)
 	{
-		static const uint8_t masks[] = {0x01, 0x80, 0xff};
+		cf_buf		b = CF_BUF_INIT;
 
-		for (size_t m = 0; m < sizeof(masks); m++)
+		expect_ok(cf_ksdef_encode(cf_schema_keyspace_at(s, ks), &b));
+		/* every byte, three different flips: low bit, high bit, all bits */
+		for (size_t i = 0; i < b.len; i++)
 		{
-			cf_schema  *d = NULL;
-			cf_status  *st;
+			static const uint8_t masks[] = {0x01, 0x80, 0xff};
 
-			b.data[i] ^= masks[m];
-			st = cf_schema_decode(cf_slice_of(b.data, b.len), &d);
-			b.data[i] ^= masks[m];
-			if (st != NULL)
+			for (size_t m = 0; m < sizeof(masks); m++)
 			{
-				assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
-				assert_null(d);
-				cf_status_free(st);
-				rejected++;
-			}
-			else
-			{
-				/* decoded: it is a valid schema; it must re-encode and look up */
-				cf_buf		again;
+				cf_ks_def	d;
+				cf_status  *st;
 
-				encoded(d, &again);
-				assert_int_equal(again.len, b.len);
-				assert_int_equal(cf_schema_n_keyspaces(d), 2);
-				cf_buf_free(&again);
-				cf_schema_unref(d);
-				accepted++;
+				b.data[i] ^= masks[m];
+				st = cf_ksdef_decode(cf_slice_of(b.data, b.len), &d);
+				b.data[i] ^= masks[m];
+				if (st != NULL)
+				{
+					assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
+					assert_null(d.name);
+					cf_status_free(st);
+					rejected++;
+				}
+				else
+				{
+					/* decoded: it is a valid keyspace; it must re-encode */
+					cf_buf		again = CF_BUF_INIT;
+
+					expect_ok(cf_ksdef_encode(&d, &again));
+					assert_int_equal(again.len, b.len);
+					cf_buf_free(&again);
+					cf_ksdef_clear(&d);
+					accepted++;
+				}
 			}
 		}
+		cf_buf_free(&b);
 	}
 	print_message("byte flips: %zu rejected, %zu decoded\n", rejected, accepted);
 	assert_true(rejected > 0 && accepted > 0);
-	cf_buf_free(&b);
 	cf_schema_unref(s);
 }
 
 static void
 forged_counts_and_versions(void **state)
 {
-	cf_schema  *d = NULL;
 	cf_ks_def	k;
-	uint8_t		hdr[32] = {CF_SCHEMA_FORMAT_VERSION};
 	uint8_t		huge_ks[] = {CF_SCHEMA_FORMAT_VERSION, 1, 'K', 0, 0, 0, 0, 1,
 		0xff, 0xff, 0xff, 0xff, 0x0f};	/* n_options 2^32-1 */
+	uint8_t		rf0[] = {CF_SCHEMA_FORMAT_VERSION, 1, 'K', 0, 0, 0, 0, 0, 0, 0};
+	uint8_t		v2[] = {2, 1, 'K', 0, 0, 0, 0, 1, 0, 0};
 
 	(void) state;
-	/* version 2 */
-	hdr[0] = 2;
-	expect_err(cf_schema_decode(cf_slice_of(hdr, sizeof(hdr)), &d), CF_ERR_CORRUPTION,
+	expect_err(cf_ksdef_decode(cf_slice_of(v2, sizeof(v2)), &k), CF_ERR_CORRUPTION,
 			   "format version 2");
-	/* a keyspace count far beyond the bytes */
-	hdr[0] = CF_SCHEMA_FORMAT_VERSION;
-	hdr[20] = 1;				/* next id */
-	hdr[21] = 0xff;
-	hdr[22] = 0xff;
-	hdr[23] = 0xff;
-	hdr[24] = 0x7f;
-	expect_err(cf_schema_decode(cf_slice_of(hdr, 25), &d), CF_ERR_CORRUPTION, "schema");
-	/* next id 0 */
-	memset(hdr + 17, 0, 8);
-	expect_err(cf_schema_decode(cf_slice_of(hdr, 22), &d), CF_ERR_CORRUPTION,
-			   "next column family id is 0");
 	/* an options count far beyond the bytes */
 	expect_err(cf_ksdef_decode(cf_slice_of(huge_ks, sizeof(huge_ks)), &k), CF_ERR_CORRUPTION,
 			   "keyspace record");
 	/* a well-formed record whose definition is invalid (replication_factor 0) */
-	{
-		uint8_t		rf0[] = {CF_SCHEMA_FORMAT_VERSION, 1, 'K', 0, 0, 0, 0, 0, 0, 0};
-
-		expect_err(cf_ksdef_decode(cf_slice_of(rf0, sizeof(rf0)), &k), CF_ERR_CORRUPTION,
-				   "stored definition is invalid", "replication_factor");
-	}
-	/* an empty schema round-trips */
-	{
-		cf_schema  *e = cf_schema_new();
-		cf_buf		b;
-
-		encoded(e, &b);
-		assert_int_equal(b.len, 1 + 16 + 4 + 1);
-		expect_ok(cf_schema_decode(cf_slice_of(b.data, b.len), &d));
-		assert_int_equal(cf_schema_n_keyspaces(d), 0);
-		cf_schema_unref(d);
-		cf_schema_unref(e);
-		cf_buf_free(&b);
-	}
+	expect_err(cf_ksdef_decode(cf_slice_of(rf0, sizeof(rf0)), &k), CF_ERR_CORRUPTION,
+			   "stored definition is invalid", "replication_factor");
+	/* the smallest valid record: a keyspace without options or CFs */
+	rf0[7] = 1;					/* replication_factor 1 */
+	expect_ok(cf_ksdef_decode(cf_slice_of(rf0, sizeof(rf0)), &k));
+	assert_string_equal(k.name, "K");
+	assert_int_equal(k.n_cfs, 0);
+	cf_ksdef_clear(&k);
 }
 
 /* ---- out of memory ---- */

@@ -514,12 +514,19 @@ keyspace_changes_are_copy_on_write(void **state)
 	expect_err(cf_schema_drop_keyspace(s3, "Twitter", 0, &bad), CF_ERR_NOT_FOUND,
 			   "'Twitter' does not exist");
 
-	/* refcounting: a reader's reference keeps a snapshot alive */
-	cf_schema_ref(s1);
-	cf_schema_unref(s1);
-	assert_non_null(cf_schema_keyspace(s1, "Twitter"));
+	/* refcounting: a reader's reference keeps a snapshot alive after its owner's goes */
+	{
+		cf_schema  *reader = s1;
+
+		cf_schema_ref(reader);
+		cf_schema_unref(s1);	/* the owner's reference */
+		s1 = NULL;
+		assert_non_null(cf_schema_keyspace(reader, "Twitter"));
+		assert_int_equal(cf_schema_keyspace(reader, "Twitter")->n_cfs, 4);
+		assert_non_null(cf_schema_cf_by_id(reader, 1));
+		cf_schema_unref(reader);	/* the last: frees it (ASan checks both ways) */
+	}
 	cf_schema_unref(s0);
-	cf_schema_unref(s1);
 	cf_schema_unref(s2);
 	cf_schema_unref(s3);
 	cf_schema_unref(NULL);

@@ -7,7 +7,9 @@
  * (names), feeding a builder that copies live cells into the result's arena, or only
  * counts them (get_count). A range scan keeps one row iterator per table, takes the
  * smallest (token, key) among them each step, and merges that row from exactly the
- * tables positioned on it, so no table is searched twice for a row.
+ * tables positioned on it: an sstable's row comes from its iterator, while a
+ * memtable's is looked up again in its skip list (cf_cell_source_memtable seeks by
+ * key, O(log n) per row), and tables without the row are not searched.
  *
  * Assumptions: see read.h. The builder grows its arrays with realloc in scratch
  * vectors and copies each finished array into the arena, so a result is one arena
@@ -19,10 +21,90 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/schema.h"
 #include "storage/partitioner.h"
 #include "util/buf.h"
 
 #define RESULT_ARENA_BLOCK 8192
+
+/* ---------------------------------------------------------------- allocation */
+
+/* The test-only failure injection of read.h. */
+static unsigned long fail_alloc_at;	/* from this allocation after arming on, all
+									 * fail; 0: off */
+static unsigned long alloc_seen;	/* allocations since arming */
+static bool fail_alloc_fired;	/* the armed failure happened */
+
+bool
+cf_read_test_fail_alloc(unsigned long n)
+{
+	bool		fired = fail_alloc_fired;
+
+	alloc_seen = 0;
+	fail_alloc_fired = false;
+	__atomic_store_n(&fail_alloc_at, n, __ATOMIC_RELAXED);
+	return fired;
+}
+
+/* Is this allocation armed to fail? One relaxed load when disarmed. */
+static bool
+alloc_fails(void)
+{
+	if (__atomic_load_n(&fail_alloc_at, __ATOMIC_RELAXED) == 0 ||
+		++alloc_seen < fail_alloc_at)
+		return false;
+	fail_alloc_fired = true;
+	return true;
+}
+
+static void *
+mem_malloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *
+mem_calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(n, size);
+}
+
+static void *
+mem_realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : realloc(p, n);
+}
+
+static cf_arena *
+mem_arena_new(size_t block_size)
+{
+	return alloc_fails() ? NULL : cf_arena_new(block_size);
+}
+
+static void *
+mem_arena_dup(cf_arena *a, const void *p, size_t n)
+{
+	return alloc_fails() ? NULL : cf_arena_dup(a, p, n);
+}
+
+/* An append that may grow b; an injected failure fails b as no memory would. */
+static void
+mem_buf_put(cf_buf *b, const void *p, size_t n)
+{
+	if (alloc_fails())
+		b->failed = CF_BUF_NOMEM;
+	else
+		cf_buf_put(b, p, n);
+}
+
+static void
+mem_buf_put_u8(cf_buf *b, uint8_t v)
+{
+	if (alloc_fails())
+		b->failed = CF_BUF_NOMEM;
+	else
+		cf_buf_put_u8(b, v);
+}
 
 /* ---------------------------------------------------------------- predicates */
 
@@ -45,7 +127,7 @@ typedef struct spec
 	size_t		n_names;
 	cf_slice	start;
 	cf_slice	finish;
-	bool		reversed;
+	bool		reversed;		/* a range walking down; never set for names */
 	int32_t		count;
 } spec;
 
@@ -57,17 +139,6 @@ spec_free(spec *sp)
 }
 
 static cf_status *
-validate_name(cf_type t, cf_slice name, const char *what, bool allow_empty)
-{
-	if (name.len == 0 && !allow_empty)
-		return cf_status_make(CF_ERR_INVALID, "%s must not be empty", what);
-	if (name.len > CF_NAME_MAX)
-		return cf_status_make(CF_ERR_INVALID, "%s is %zu bytes, longer than the limit of %d",
-							  what, name.len, CF_NAME_MAX);
-	return cf_type_validate(t, name, what);
-}
-
-static cf_status *
 check_parent(const cf_col_order *o, cf_slice super_column)
 {
 	if (super_column.len && !o->super)
@@ -75,7 +146,7 @@ check_parent(const cf_col_order *o, cf_slice super_column)
 							  "a super column was given for a Standard column family; "
 							  "omit super_column (it applies to Super column families only)");
 	if (super_column.len)
-		return validate_name(o->cmp, super_column, "super column name", false);
+		return cf_name_validate(o->cmp, super_column, "super column name", false);
 	return NULL;
 }
 
@@ -105,11 +176,11 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 			"column name in column_names";
 
 		for (size_t i = 0; i < p->n_names; i++)
-			if ((st = validate_name(sp->t, p->names[i], what, false)) != NULL)
+			if ((st = cf_name_validate(sp->t, p->names[i], what, false)) != NULL)
 				return st;
 		if (p->n_names == 0)
 			return NULL;
-		if ((sp->names = malloc(p->n_names * sizeof(cf_slice))) == NULL)
+		if ((sp->names = mem_malloc(p->n_names * sizeof(cf_slice))) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		memcpy(sp->names, p->names, p->n_names * sizeof(cf_slice));
 		qsort_r(sp->names, p->n_names, sizeof(cf_slice), cmp_names, &sp->t);
@@ -123,8 +194,8 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 		return cf_status_make(CF_ERR_INVALID,
 							  "slice range count is %d; it must be zero or more",
 							  (int) p->range.count);
-	if ((st = validate_name(sp->t, p->range.start, "slice range start", true)) != NULL ||
-		(st = validate_name(sp->t, p->range.finish, "slice range finish", true)) != NULL)
+	if ((st = cf_name_validate(sp->t, p->range.start, "slice range start", true)) != NULL ||
+		(st = cf_name_validate(sp->t, p->range.finish, "slice range finish", true)) != NULL)
 		return st;
 	if (p->range.start.len && p->range.finish.len)
 	{
@@ -189,7 +260,7 @@ grow(void **p, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return true;
 	ncap = *cap ? *cap * 2 : 16;
-	if ((q = realloc(*p, ncap * size)) == NULL)
+	if ((q = mem_realloc(*p, ncap * size)) == NULL)
 		return false;
 	*p = q;
 	*cap = ncap;
@@ -199,7 +270,7 @@ grow(void **p, size_t *cap, size_t n, size_t size)
 static cf_slice
 arena_copy(builder *b, cf_slice s)
 {
-	void	   *p = cf_arena_dup(b->arena, s.p ? s.p : (const uint8_t *) "", s.len);
+	void	   *p = mem_arena_dup(b->arena, s.p ? s.p : (const uint8_t *) "", s.len);
 
 	if (p == NULL)
 	{
@@ -239,7 +310,7 @@ static void
 builder_begin_super(builder *b, cf_slice name)
 {
 	cf_buf_reset(&b->sc);
-	cf_buf_put(&b->sc, name.p, name.len);
+	mem_buf_put(&b->sc, name.p, name.len);
 	if (!cf_buf_ok(&b->sc))
 		b->nomem = true;
 	b->n_subs = 0;
@@ -281,9 +352,17 @@ builder_end_super(builder *b, bool reversed)
 	s = &b->sups[b->n_sups++];
 	s->name = arena_copy(b, builder_super_name(b));
 	s->n_columns = b->n_subs;
-	s->columns = cf_arena_dup(b->arena, b->subs, b->n_subs * sizeof(*b->subs));
+	s->columns = mem_arena_dup(b->arena, b->subs, b->n_subs * sizeof(*b->subs));
 	if (s->columns == NULL)
 		b->nomem = true;
+}
+
+/* NO_MEMORY once an allocation of the builder has failed, else NULL. */
+static cf_status *
+builder_status(const builder *b)
+{
+	return b->nomem ?
+		cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory building the result") : NULL;
 }
 
 /* Copies the row's arrays into the arena as *out. */
@@ -293,13 +372,13 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 	memset(out, 0, sizeof(*out));
 	out->is_super = is_super;
 	if (!b->nomem && b->n_cols &&
-		(out->columns = cf_arena_dup(b->arena, b->cols, b->n_cols * sizeof(*b->cols))) == NULL)
+		(out->columns = mem_arena_dup(b->arena, b->cols, b->n_cols * sizeof(*b->cols))) == NULL)
 		b->nomem = true;
 	if (!b->nomem && b->n_sups &&
-		(out->supers = cf_arena_dup(b->arena, b->sups, b->n_sups * sizeof(*b->sups))) == NULL)
+		(out->supers = mem_arena_dup(b->arena, b->sups, b->n_sups * sizeof(*b->sups))) == NULL)
 		b->nomem = true;
 	if (b->nomem)
-		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory building the result");
+		return builder_status(b);
 	out->n_columns = b->n_cols;
 	out->n_supers = b->n_sups;
 	return NULL;
@@ -329,14 +408,18 @@ cell_live(cf_row_merge *m, int32_t now_sec)
 	return !cf_row_merge_shadowed(m) && cf_cell_live(cf_row_merge_cell(m), now_sec);
 }
 
-/* Walks the cells of the super column the merge sits on (in its walking order). */
+/*
+ * Walks the cells of the super column the merge sits on (in its walking order), and
+ * leaves the merge past them. NO_MEMORY as soon as the builder fails: a builder
+ * without the super column's name would match none of its cells and not advance.
+ */
 static cf_status *
 collect_super(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b, bool reversed)
 {
 	cf_status  *st;
 
 	builder_begin_super(b, cf_row_merge_cell(m)->sc);
-	while (cf_row_merge_valid(m) &&
+	while (!b->nomem && cf_row_merge_valid(m) &&
 		   cf_type_compare(sp->o->cmp, cf_row_merge_cell(m)->sc, builder_super_name(b)) == 0)
 	{
 		if (cell_live(m, now_sec))
@@ -345,16 +428,16 @@ collect_super(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b, bool
 			return st;
 	}
 	builder_end_super(b, reversed);
-	return NULL;
+	return builder_status(b);
 }
 
-/* A names predicate; m walks forward. */
+/* A names predicate; m walks forward. NO_MEMORY as soon as the builder fails. */
 static cf_status *
 slice_names(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 {
 	cf_status  *st;
 
-	for (size_t i = 0; i < sp->n_names; i++)
+	for (size_t i = 0; i < sp->n_names && !b->nomem; i++)
 	{
 		cf_slice	name = sp->names[i];
 
@@ -376,7 +459,7 @@ slice_names(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 			cell_live(m, now_sec))
 			builder_column(b, cf_row_merge_cell(m), false);
 	}
-	return NULL;
+	return builder_status(b);
 }
 
 /* Is name past the finish bound in walking order? */
@@ -391,7 +474,10 @@ past_finish(const spec *sp, cf_slice name)
 	return sp->reversed ? c < 0 : c > 0;
 }
 
-/* A range predicate; m walks in the predicate's direction. */
+/*
+ * A range predicate; m walks in the predicate's direction. NO_MEMORY as soon as the
+ * builder fails.
+ */
 static cf_status *
 slice_range(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 {
@@ -405,7 +491,7 @@ slice_range(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 		st = cf_row_merge_seek(m, sp->parent, sp->start);
 	if (st)
 		return st;
-	while (cf_row_merge_valid(m) && b->count < (size_t) sp->count)
+	while (!b->nomem && cf_row_merge_valid(m) && b->count < (size_t) sp->count)
 	{
 		const cf_cell *c = cf_row_merge_cell(m);
 
@@ -426,7 +512,7 @@ slice_range(const spec *sp, cf_row_merge *m, int32_t now_sec, builder *b)
 		if ((st = cf_row_merge_next(m)) != NULL)
 			return st;
 	}
-	return NULL;
+	return builder_status(b);
 }
 
 static cf_status *
@@ -462,11 +548,43 @@ free_sources(cf_cell_source **src, size_t n)
 	free(src);
 }
 
-/* A range scan's row iterators (below); declared here for build_merge. */
-typedef struct row_scan row_scan;
-static bool scan_mt_at(const row_scan *s, size_t i);
-static bool scan_sst_at(const row_scan *s, size_t i);
-static cf_sstable_iter *scan_sst(const row_scan *s, size_t i);
+/* Orders rows: by token, then by key. */
+static int
+pos_cmp(cf_slice ta, cf_slice ka, cf_slice tb, cf_slice kb)
+{
+	int			c = cf_token_cmp(ta, tb);
+
+	return c ? c : cf_slice_cmp(ka, kb);
+}
+
+/* A range scan's row iterators, merged in (token, key) order (see cf_read_range). */
+typedef struct row_scan
+{
+	const cf_table_set *ts;
+	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
+	cf_sstable_iter **sst;		/* one per sstable */
+	cf_buf		cur;			/* the current row: token then key */
+	cf_slice	token;
+	cf_slice	key;
+	bool		valid;
+} row_scan;
+
+/* Is memtable i's iterator on the current row? */
+static bool
+scan_mt_at(const row_scan *s, size_t i)
+{
+	return cf_mt_iter_valid(&s->mt[i]) &&
+		pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token, s->key) == 0;
+}
+
+/* Is sstable i's iterator on the current row? */
+static bool
+scan_sst_at(const row_scan *s, size_t i)
+{
+	return cf_sstable_iter_valid(s->sst[i]) &&
+		pos_cmp(cf_sstable_iter_token(s->sst[i]), cf_sstable_iter_key(s->sst[i]),
+				s->token, s->key) == 0;
+}
 
 /*
  * The merge of the row (token, key). Without a scan each table is searched for the
@@ -477,7 +595,7 @@ static cf_status *
 build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 			const row_scan *scan, cf_row_merge **out)
 {
-	cf_cell_source **src = calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
+	cf_cell_source **src = mem_calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
 	size_t		n = 0;
 	cf_status  *st = NULL;
 
@@ -498,7 +616,7 @@ build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 
 		if (scan ? !scan_sst_at(scan, i) : !cf_sstable_may_contain(ts->sstables[i], key))
 			continue;
-		st = scan ? cf_sstable_iter_row(scan_sst(scan, i), &row) :
+		st = scan ? cf_sstable_iter_row(scan->sst[i], &row) :
 			cf_sstable_get(ts->sstables[i], token, key, &row);
 		if (st)
 		{
@@ -536,7 +654,7 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 	cf_status  *st;
 
 	builder_reset(b);
-	if ((st = cf_read_row_merge(ts, token, key, !sp->by_names && sp->reversed, &m)) != NULL)
+	if ((st = cf_read_row_merge(ts, token, key, sp->reversed, &m)) != NULL)
 		return st;
 	st = slice_row(sp, m, now_sec, b);
 	cf_row_merge_free(m);
@@ -550,10 +668,10 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 static void *
 alloc_with_arena(size_t size, size_t arena_offset)
 {
-	char	   *obj = calloc(1, size);
+	char	   *obj = mem_calloc(1, size);
 	cf_arena   *a;
 
-	if (obj == NULL || (a = cf_arena_new(RESULT_ARENA_BLOCK)) == NULL)
+	if (obj == NULL || (a = mem_arena_new(RESULT_ARENA_BLOCK)) == NULL)
 	{
 		free(obj);
 		return NULL;
@@ -681,17 +799,17 @@ rows_add(cf_read_rows *r, cf_read_row **rows, size_t *cap, builder *b, bool is_s
 	return NULL;
 }
 
-/* Moves the scratch rows into the arena. Frees rows. */
+/* Moves the scratch rows into the arena and sets the cursor if r has one. Frees rows. */
 static cf_status *
 rows_finish(cf_read_rows *r, cf_read_row *rows)
 {
-	if (r->n_rows && (r->rows = cf_arena_dup(r->arena, rows, r->n_rows * sizeof(*rows))) == NULL)
+	if (r->n_rows && (r->rows = mem_arena_dup(r->arena, rows, r->n_rows * sizeof(*rows))) == NULL)
 	{
 		free(rows);
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	}
 	free(rows);
-	if (r->n_rows && r->has_cursor)
+	if (r->has_cursor)
 	{
 		r->cursor.token = r->rows[r->n_rows - 1].token;
 		r->cursor.key = r->rows[r->n_rows - 1].key;
@@ -748,8 +866,8 @@ cf_read_multi(const cf_table_set *ts, const cf_slice *tokens, const cf_slice *ke
 	if ((st = spec_init(&sp, &ts->order, super_column, pred)) != NULL)
 		goto done;
 	/* duplicates: sort indexes by key; every index after the first of a key repeats it */
-	if (n_keys && ((order = malloc(n_keys * sizeof(*order))) == NULL ||
-				   (dup = calloc(n_keys, sizeof(*dup))) == NULL))
+	if (n_keys && ((order = mem_malloc(n_keys * sizeof(*order))) == NULL ||
+				   (dup = mem_calloc(n_keys, sizeof(*dup))) == NULL))
 	{
 		st = cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		goto done;
@@ -803,14 +921,6 @@ typedef struct segment
 	bound		end;
 } segment;
 
-static int
-pos_cmp(cf_slice ta, cf_slice ka, cf_slice tb, cf_slice kb)
-{
-	int			c = cf_token_cmp(ta, tb);
-
-	return c ? c : cf_slice_cmp(ka, kb);
-}
-
 /*
  * <0, 0, >0 as the row (token, key) sorts before, at or after the bound's position;
  * a key_open bound is compared by token alone.
@@ -842,18 +952,6 @@ within_start(const bound *s, cf_slice token, cf_slice key)
 	return (s->key_open || s->exclusive) ? c > 0 : c >= 0;
 }
 
-/* The tables' row iterators, merged in (token, key) order. */
-struct row_scan
-{
-	const cf_table_set *ts;
-	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
-	cf_sstable_iter **sst;		/* one per sstable */
-	cf_buf		cur;			/* the current row: token then key */
-	cf_slice	token;
-	cf_slice	key;
-	bool		valid;
-};
-
 static void
 scan_free(row_scan *s)
 {
@@ -872,8 +970,8 @@ scan_init(row_scan *s, const cf_table_set *ts)
 
 	memset(s, 0, sizeof(*s));
 	s->ts = ts;
-	if ((s->mt = calloc(ts->n_memtables + 1, sizeof(*s->mt))) == NULL ||
-		(s->sst = calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL)
+	if ((s->mt = mem_calloc(ts->n_memtables + 1, sizeof(*s->mt))) == NULL ||
+		(s->sst = mem_calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_memtables; i++)
 		cf_mt_iter_init(&s->mt[i], ts->memtables[i]);
@@ -919,8 +1017,8 @@ scan_settle(row_scan *s)
 	if (!have)
 		return NULL;
 	cf_buf_reset(&s->cur);
-	cf_buf_put(&s->cur, bt.p, bt.len);
-	cf_buf_put(&s->cur, bk.p, bk.len);
+	mem_buf_put(&s->cur, bt.p, bt.len);
+	mem_buf_put(&s->cur, bk.p, bk.len);
 	if (!cf_buf_ok(&s->cur))
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	s->token = cf_slice_of(s->cur.data, bt.len);
@@ -941,8 +1039,8 @@ scan_seek(row_scan *s, const bound *b)
 	if (!b->none && b->key_open)
 	{
 		/* the rows after every key of token start at (token + 0x00, empty key) */
-		cf_buf_put(&succ, b->token.p, b->token.len);
-		cf_buf_put_u8(&succ, 0);
+		mem_buf_put(&succ, b->token.p, b->token.len);
+		mem_buf_put_u8(&succ, 0);
 		if (!cf_buf_ok(&succ))
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		token = cf_slice_of(succ.data, succ.len);
@@ -970,29 +1068,6 @@ scan_seek(row_scan *s, const bound *b)
 	}
 	cf_buf_free(&succ);
 	return st ? st : scan_settle(s);
-}
-
-/* Is memtable i's iterator on the current row? */
-static bool
-scan_mt_at(const row_scan *s, size_t i)
-{
-	return cf_mt_iter_valid(&s->mt[i]) &&
-		pos_cmp(cf_mt_iter_token(&s->mt[i]), cf_mt_iter_key(&s->mt[i]), s->token, s->key) == 0;
-}
-
-/* Is sstable i's iterator on the current row? */
-static bool
-scan_sst_at(const row_scan *s, size_t i)
-{
-	return cf_sstable_iter_valid(s->sst[i]) &&
-		pos_cmp(cf_sstable_iter_token(s->sst[i]), cf_sstable_iter_key(s->sst[i]),
-				s->token, s->key) == 0;
-}
-
-static cf_sstable_iter *
-scan_sst(const row_scan *s, size_t i)
-{
-	return s->sst[i];
 }
 
 /* Moves every iterator on the current row to its next row. */
@@ -1098,7 +1173,6 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 		range_resume(kr, seg, &n_seg);
 	if ((st = new_rows(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
 		goto done;
-	r->has_cursor = true;
 	b.arena = r->arena;
 	for (size_t g = 0; g < n_seg && r->n_rows < (size_t) kr->count && st == NULL; g++)
 	{
@@ -1110,7 +1184,7 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 			bool		live = true;
 
 			builder_reset(&b);
-			if ((st = build_merge(ts, scan.token, scan.key, !sp.by_names && sp.reversed, &scan,
+			if ((st = build_merge(ts, scan.token, scan.key, sp.reversed, &scan,
 								  &m)) != NULL)
 				break;
 			st = slice_row(&sp, m, now_sec, &b);
@@ -1125,9 +1199,9 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 	}
 	if (st == NULL)
 	{
+		r->has_cursor = r->n_rows > 0;
 		st = rows_finish(r, rows);
 		rows = NULL;
-		r->has_cursor = r->n_rows > 0;
 	}
 done:
 	free(rows);

@@ -224,4 +224,17 @@ cf_status  *cf_read_range(const cf_table_set *ts, const cf_key_range *range,
 						  cf_slice super_column, const cf_predicate *pred,
 						  int32_t now_sec, cf_read_rows **out);
 
+/* ---- testing ---- */
+
+/*
+ * Testing only (fault injection): counting from this call, the n-th allocation this
+ * module makes itself (1: the next; results, scratch arrays, merges' source lists, the
+ * names it copies) and every one after it fail as if memory were exhausted; n 0
+ * disarms. Allocations inside the storage layer (row merges, sstable readers) are not
+ * counted. Returns whether the failure armed by the previous call happened, so a test
+ * can start the failure at each allocation of a read in turn until one run passes
+ * untouched. A process-wide setting: arm it only while no other thread reads.
+ */
+bool		cf_read_test_fail_alloc(unsigned long n);
+
 #endif							/* CF_DB_READ_H */

@@ -1,7 +1,7 @@
 /*
  * db/schema.c — keyspace and column-family definitions, their validation, schema
- * snapshots and their encoding, and mutation validation (see schema.h; the encoding is
- * engine/doc/schema_format.md).
+ * snapshots, the encoding of a keyspace record, and mutation validation (see schema.h;
+ * the encoding is engine/doc/schema_format.md).
  *
  * Assumptions: schemas are small (tens of keyspaces, hundreds of CFs) and change
  * rarely, so every change deep-copies the snapshot and rebuilds its indexes; lookups on
@@ -49,6 +49,59 @@ static const char *const strategy_classes[CF_STRATEGY_COUNT_] = {
 /* Room for a quoted name or value in a message. */
 #define TEXT_MAX 72
 
+/* ---- allocation, with the test-only failure injection of schema.h ---- */
+
+static unsigned long fail_alloc_at;	/* from this allocation after arming on, all
+									 * fail; 0: off */
+static unsigned long alloc_seen;	/* allocations since arming */
+static bool fail_alloc_fired;	/* the armed failure happened */
+
+bool
+cf_schema_test_fail_alloc(unsigned long n)
+{
+	bool		fired = fail_alloc_fired;
+
+	alloc_seen = 0;
+	fail_alloc_fired = false;
+	__atomic_store_n(&fail_alloc_at, n, __ATOMIC_RELAXED);
+	return fired;
+}
+
+/* Is this allocation armed to fail? One relaxed load when disarmed. */
+static bool
+alloc_fails(void)
+{
+	if (__atomic_load_n(&fail_alloc_at, __ATOMIC_RELAXED) == 0 ||
+		++alloc_seen < fail_alloc_at)
+		return false;
+	fail_alloc_fired = true;
+	return true;
+}
+
+static void *
+mem_malloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *
+mem_calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(n, size);
+}
+
+static void *
+mem_realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : realloc(p, n);
+}
+
+static char *
+mem_strdup(const char *s)
+{
+	return alloc_fails() ? NULL : strdup(s);
+}
+
 /* ---- small helpers ---- */
 
 static cf_status *
@@ -64,7 +117,7 @@ dup_str(char **dst, const char *src)
 	*dst = NULL;
 	if (src == NULL)
 		return true;
-	*dst = strdup(src);
+	*dst = mem_strdup(src);
 	return *dst != NULL;
 }
 
@@ -317,7 +370,7 @@ column_copy(cf_column_def *dst, const cf_column_def *src)
 	dst->index_name = NULL;
 	if (src->name_len > 0)
 	{
-		dst->name = malloc(src->name_len);
+		dst->name = mem_malloc(src->name_len);
 		if (dst->name == NULL)
 			return false;
 		memcpy(dst->name, src->name, src->name_len);
@@ -337,7 +390,7 @@ cf_cfdef_copy(cf_cf_def *dst, const cf_cf_def *src)
 		goto oom;
 	if (src->n_columns > 0)
 	{
-		dst->column_metadata = calloc(src->n_columns, sizeof(cf_column_def));
+		dst->column_metadata = mem_calloc(src->n_columns, sizeof(cf_column_def));
 		if (dst->column_metadata == NULL)
 			goto oom;
 		for (size_t i = 0; i < src->n_columns; i++)
@@ -421,23 +474,25 @@ cf_cfdef_add_column(cf_cf_def *d, cf_slice name, const char *validation_class,
 	cf_column_def *grown;
 	cf_status  *st;
 	char		txt[TEXT_MAX];
+	char		cftxt[TEXT_MAX];
 
 	st = cf_type_parse(validation_class, &c.validator);
 	if (st != NULL)
 		return cf_status_wrap(st, "validation_class of column '%s' in column family '%s'",
-							  clean_text(name, txt, sizeof(txt)), d->name ? d->name : "");
+							  clean_text(name, txt, sizeof(txt)),
+							  clean_str(d->name, cftxt, sizeof(cftxt)));
 	c.indexed = indexed;
 	c.name_len = name.len;
 	if (name.len > 0)
 	{
-		c.name = malloc(name.len);
+		c.name = mem_malloc(name.len);
 		if (c.name == NULL)
 			return no_memory("adding a column definition");
 		memcpy(c.name, name.p, name.len);
 	}
 	if (!dup_str(&c.index_name, index_name))
 		goto oom;
-	grown = realloc(d->column_metadata, (d->n_columns + 1) * sizeof(cf_column_def));
+	grown = mem_realloc(d->column_metadata, (d->n_columns + 1) * sizeof(cf_column_def));
 	if (grown == NULL)
 		goto oom;
 	d->column_metadata = grown;
@@ -487,8 +542,10 @@ static cf_status *
 check_columns(const cf_cf_def *d, const char *cfname)
 {
 	cf_type		name_type = d->super ? d->subcomparator : d->comparator;
+	const char *label = d->super ?
+		"column_metadata name (a sub-column, checked by subcomparator_type)" :
+		"column_metadata name";
 	const cf_column_def **sorted;
-	char		what[TEXT_MAX + 64];
 	char		txt[TEXT_MAX];
 
 	for (size_t i = 0; i < d->n_columns; i++)
@@ -497,44 +554,32 @@ check_columns(const cf_cf_def *d, const char *cfname)
 		cf_slice	name = cf_slice_of(c->name, c->name_len);
 		cf_status  *st;
 
-		if (name.len == 0)
-			return cf_status_make(CF_ERR_INVALID,
-								  "column family '%s': column_metadata name must not be empty",
-								  cfname);
-		if (name.len > CF_NAME_MAX)
-			return cf_status_make(CF_ERR_INVALID,
-								  "column family '%s': column_metadata name is %zu bytes, "
-								  "longer than the %d allowed", cfname, name.len, CF_NAME_MAX);
-		snprintf(what, sizeof(what), "column family '%s': column_metadata name%s", cfname,
-				 d->super ? " (a sub-column, checked by subcomparator_type)" : "");
-		st = cf_type_validate(name_type, name, what);
-		if (st != NULL)
-			return st;
-		describe(name_type, name, txt, sizeof(txt));
+		/* The column is described (describe()) only in a message, never up front. */
+		if ((st = cf_name_validate(name_type, name, label, false)) != NULL)
+			return cf_status_wrap(st, "column family '%s'", cfname);
 		if (!type_ok(c->validator))
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s' has an unknown "
-								  "validation_class (%d)", cfname, txt, (int) c->validator);
+								  "validation_class (%d)", cfname,
+								  describe(name_type, name, txt, sizeof(txt)),
+								  (int) c->validator);
 		if (c->index_name != NULL && !c->indexed)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s' has an index_name but no "
 								  "index_type; set index_type KEYS or leave index_name unset",
-								  cfname, txt);
+								  cfname, describe(name_type, name, txt, sizeof(txt)));
 		if (c->indexed && d->super)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s' cannot be indexed: "
 								  "secondary indexes are not supported on Super column "
-								  "families", cfname, txt);
-		if (c->index_name != NULL)
-		{
-			st = check_name("index", c->index_name);
-			if (st != NULL)
-				return cf_status_wrap(st, "column family '%s', column '%s'", cfname, txt);
-		}
+								  "families", cfname, describe(name_type, name, txt, sizeof(txt)));
+		if (c->index_name != NULL && (st = check_name("index", c->index_name)) != NULL)
+			return cf_status_wrap(st, "column family '%s', column '%s'", cfname,
+								  describe(name_type, name, txt, sizeof(txt)));
 	}
 	if (d->n_columns < 2)
 		return NULL;
-	sorted = malloc(d->n_columns * sizeof(*sorted));
+	sorted = mem_malloc(d->n_columns * sizeof(*sorted));
 	if (sorted == NULL)
 		return no_memory("checking column_metadata");
 	for (size_t i = 0; i < d->n_columns; i++)
@@ -652,42 +697,40 @@ cf_cfdef_validate(const cf_cf_def *d)
 
 /* ---- mutation validation ---- */
 
-/* A column or super column name under t: non-empty, bounded, valid. */
-static cf_status *
-check_cell_name(const cf_cf_def *d, cf_type t, cf_slice name, const char *label)
+cf_status *
+cf_name_validate(cf_type t, cf_slice v, const char *what, bool allow_empty)
 {
-	char		what[TEXT_MAX + 64];
-
-	if (name.len == 0)
-		return cf_status_make(CF_ERR_INVALID,
-							  "column family '%s': %s must not be empty", d->name, label);
-	if (name.len > CF_NAME_MAX)
-		return cf_status_make(CF_ERR_INVALID,
-							  "column family '%s': %s is %zu bytes, longer than the %d "
-							  "allowed", d->name, label, name.len, CF_NAME_MAX);
-	snprintf(what, sizeof(what), "column family '%s': %s", d->name, label);
-	return cf_type_validate(t, name, what);
+	if (v.len == 0 && !allow_empty)
+		return cf_status_make(CF_ERR_INVALID, "%s must not be empty", what);
+	if (v.len > CF_NAME_MAX)
+		return cf_status_make(CF_ERR_INVALID, "%s is %zu bytes, longer than the %d allowed",
+							  what, v.len, CF_NAME_MAX);
+	return cf_type_validate(t, v, what);
 }
 
+/*
+ * cf_name_validate for a name (allow_empty: a range tombstone bound) in d's
+ * mutations. label is a fixed string; the CF's name is added only to a message.
+ */
 static cf_status *
-check_bound(const cf_cf_def *d, cf_type t, cf_slice b, const char *label)
+check_cell_name(const cf_cf_def *d, cf_type t, cf_slice name, const char *label,
+				bool allow_empty)
 {
-	char		what[TEXT_MAX + 64];
-
-	if (b.len == 0)
-		return NULL;
-	if (b.len > CF_NAME_MAX)
-		return cf_status_make(CF_ERR_INVALID,
-							  "column family '%s': %s is %zu bytes, longer than the %d "
-							  "allowed", d->name, label, b.len, CF_NAME_MAX);
-	snprintf(what, sizeof(what), "column family '%s': %s", d->name, label);
-	return cf_type_validate(t, b, what);
+	return cf_status_wrap(cf_name_validate(t, name, label, allow_empty),
+						  "column family '%s'", d->name);
 }
 
+/*
+ * One cell. Runs for every cell of every mutation, so nothing is formatted up front:
+ * the column is described (describe(): an allocation, a conversion to text and a
+ * UTF-8 scan) only for a message.
+ */
 static cf_status *
 check_cell(const cf_cf_def *d, const cf_cell *c, int32_t now_sec)
 {
 	cf_type		name_type = d->super ? d->subcomparator : d->comparator;
+	cf_type		value_type;
+	const cf_column_def *cd;
 	cf_status  *st;
 	char		txt[TEXT_MAX];
 	char		what[2 * TEXT_MAX + 64];
@@ -701,41 +744,51 @@ check_cell(const cf_cf_def *d, const cf_cell *c, int32_t now_sec)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s' is Super: every column must be inside a "
 							  "super column; set a non-empty super_column", d->name);
-	if (d->super && (st = check_cell_name(d, d->comparator, c->sc, "super column name")) != NULL)
+	if (d->super &&
+		(st = check_cell_name(d, d->comparator, c->sc, "super column name", false)) != NULL)
 		return st;
 	if ((st = check_cell_name(d, name_type, c->name,
-							  d->super ? "sub-column name" : "column name")) != NULL)
+							  d->super ? "sub-column name" : "column name", false)) != NULL)
 		return st;
-	describe(name_type, c->name, txt, sizeof(txt));
 	if ((c->flags & CF_CELL_DELETED) && (c->flags & CF_CELL_EXPIRING))
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s': column '%s' is both a deletion and an "
-							  "expiring column", d->name, txt);
+							  "expiring column", d->name,
+							  describe(name_type, c->name, txt, sizeof(txt)));
 	if ((c->flags & CF_CELL_EXPIRING) || c->ttl != 0)
 	{
 		if (c->ttl <= 0)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s': ttl must be positive, "
-								  "got %d", d->name, txt, (int) c->ttl);
+								  "got %d", d->name,
+								  describe(name_type, c->name, txt, sizeof(txt)), (int) c->ttl);
 		if (c->ttl > CF_SCHEMA_TTL_MAX)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s': ttl %d exceeds the "
-								  "maximum of %d seconds (20 years)", d->name, txt,
+								  "maximum of %d seconds (20 years)", d->name,
+								  describe(name_type, c->name, txt, sizeof(txt)),
 								  (int) c->ttl, CF_SCHEMA_TTL_MAX);
 		if ((int64_t) now_sec + c->ttl > INT32_MAX)
 			return cf_status_make(CF_ERR_INVALID,
 								  "column family '%s': column '%s': ttl %d from now expires "
 								  "after 2038-01-19, beyond what expiry times (int32 "
-								  "seconds) hold", d->name, txt, (int) c->ttl);
+								  "seconds) hold", d->name,
+								  describe(name_type, c->name, txt, sizeof(txt)), (int) c->ttl);
 	}
-	if (!(c->flags & CF_CELL_DELETED))
-	{
-		const cf_column_def *cd = cf_cfdef_column(d, c->name);
-
-		snprintf(what, sizeof(what), "column family '%s': value of column '%s'", d->name, txt);
-		return cf_type_validate(cd ? cd->validator : d->default_validator, c->value, what);
-	}
-	return NULL;
+	if (c->flags & CF_CELL_DELETED)
+		return NULL;
+	cd = cf_cfdef_column(d, c->name);
+	value_type = cd ? cd->validator : d->default_validator;
+	if ((st = cf_type_validate(value_type, c->value, NULL)) == NULL)
+		return NULL;
+	/*
+	 * The message names the column between its parts, which wrapping cannot do:
+	 * validate again with the full description (an invalid value only).
+	 */
+	cf_status_free(st);
+	snprintf(what, sizeof(what), "column family '%s': value of column '%s'", d->name,
+			 describe(name_type, c->name, txt, sizeof(txt)));
+	return cf_type_validate(value_type, c->value, what);
 }
 
 static cf_status *
@@ -750,12 +803,12 @@ check_tomb(const cf_cf_def *d, const cf_range_tomb *t)
 							  "super column (super columns exist only in Super column "
 							  "families); leave super_column unset", d->name);
 	if (t->sc.len > 0 &&
-		(st = check_cell_name(d, d->comparator, t->sc, "super column name")) != NULL)
+		(st = check_cell_name(d, d->comparator, t->sc, "super column name", false)) != NULL)
 		return st;
 	/* Top-level bounds name super columns in a Super CF, sub-columns inside one. */
 	bound_type = (d->super && t->sc.len > 0) ? d->subcomparator : d->comparator;
-	if ((st = check_bound(d, bound_type, t->start, "deletion range start")) != NULL ||
-		(st = check_bound(d, bound_type, t->finish, "deletion range finish")) != NULL)
+	if ((st = check_cell_name(d, bound_type, t->start, "deletion range start", true)) != NULL ||
+		(st = check_cell_name(d, bound_type, t->finish, "deletion range finish", true)) != NULL)
 		return st;
 	if (t->start.len > 0 && t->finish.len > 0 &&
 		cf_type_compare(bound_type, t->start, t->finish) > 0)
@@ -825,7 +878,7 @@ cf_ksdef_copy(cf_ks_def *dst, const cf_ks_def *src)
 		goto oom;
 	if (src->n_options > 0)
 	{
-		dst->strategy_options = calloc(src->n_options, sizeof(cf_strategy_option));
+		dst->strategy_options = mem_calloc(src->n_options, sizeof(cf_strategy_option));
 		if (dst->strategy_options == NULL)
 			goto oom;
 		for (size_t i = 0; i < src->n_options; i++)
@@ -838,7 +891,7 @@ cf_ksdef_copy(cf_ks_def *dst, const cf_ks_def *src)
 	}
 	if (src->n_cfs > 0)
 	{
-		dst->cfs = calloc(src->n_cfs, sizeof(cf_cf_def));
+		dst->cfs = mem_calloc(src->n_cfs, sizeof(cf_cf_def));
 		if (dst->cfs == NULL)
 			goto oom;
 		for (size_t i = 0; i < src->n_cfs; i++)
@@ -867,12 +920,12 @@ cf_ksdef_set_strategy(cf_ks_def *k, const char *strategy_class)
 cf_status *
 cf_ksdef_add_option(cf_ks_def *k, const char *key, const char *value)
 {
-	cf_strategy_option o;
+	cf_strategy_option o = {0};
 	cf_strategy_option *grown;
 
 	if (!dup_str(&o.key, key) || !dup_str(&o.value, value))
 		goto oom;
-	grown = realloc(k->strategy_options, (k->n_options + 1) * sizeof(*grown));
+	grown = mem_realloc(k->strategy_options, (k->n_options + 1) * sizeof(*grown));
 	if (grown == NULL)
 		goto oom;
 	k->strategy_options = grown;
@@ -897,7 +950,7 @@ cf_ksdef_option(const cf_ks_def *k, const char *key)
 cf_status *
 cf_ksdef_add_cf(cf_ks_def *k, cf_cf_def *cf)
 {
-	cf_cf_def  *grown = realloc(k->cfs, (k->n_cfs + 1) * sizeof(*grown));
+	cf_cf_def  *grown = mem_realloc(k->cfs, (k->n_cfs + 1) * sizeof(*grown));
 
 	if (grown == NULL)
 		return no_memory("adding a column family definition");
@@ -965,7 +1018,7 @@ check_options(const cf_ks_def *k)
 	}
 	if (k->n_options < 2)
 		return NULL;
-	keys = malloc(k->n_options * sizeof(*keys));
+	keys = mem_malloc(k->n_options * sizeof(*keys));
 	if (keys == NULL)
 		return no_memory("checking strategy options");
 	for (size_t i = 0; i < k->n_options; i++)
@@ -993,7 +1046,7 @@ check_unique_names(const cf_ks_def *k)
 			cap += k->cfs[i].column_metadata[j].index_name != NULL;
 	if (cap < 2)
 		return NULL;
-	names = malloc(cap * sizeof(*names));
+	names = mem_malloc(cap * sizeof(*names));
 	if (names == NULL)
 		return no_memory("checking names");
 	for (size_t i = 0; i < k->n_cfs; i++)
@@ -1095,7 +1148,7 @@ schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *versio
 	uint32_t	max_id = 0;
 
 	*out = NULL;
-	s = calloc(1, sizeof(*s));
+	s = mem_calloc(1, sizeof(*s));
 	if (s == NULL)
 	{
 		free_ks_array(kss, n);
@@ -1128,7 +1181,7 @@ schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *versio
 		}
 		n_ids += kss[i].n_cfs;
 	}
-	s->by_id = malloc((n_ids ? n_ids : 1) * sizeof(*s->by_id));
+	s->by_id = mem_malloc((n_ids ? n_ids : 1) * sizeof(*s->by_id));
 	if (s->by_id == NULL)
 	{
 		cf_schema_unref(s);
@@ -1201,7 +1254,7 @@ cf_schema_build(const cf_ks_def *kss, size_t n, uint32_t next_cf_id,
 	for (size_t i = 0; i < n; i++)
 		if ((st = cf_ksdef_validate(&kss[i], CF_SCHEMA_ALLOW_SYSTEM)) != NULL)
 			return st;
-	copy = calloc(n ? n : 1, sizeof(*copy));
+	copy = mem_calloc(n ? n : 1, sizeof(*copy));
 	if (copy == NULL)
 		return no_memory("building a schema");
 	for (size_t i = 0; i < n; i++)
@@ -1343,7 +1396,7 @@ static cf_status *
 copy_keyspaces(const cf_schema *s, size_t extra, ssize_t skip, cf_ks_def **out,
 			   size_t *n_out)
 {
-	cf_ks_def  *kss = calloc(s->n_ks + extra + 1, sizeof(*kss));
+	cf_ks_def  *kss = mem_calloc(s->n_ks + extra + 1, sizeof(*kss));
 	size_t		n = 0;
 	cf_status  *st;
 
@@ -1469,12 +1522,13 @@ cf_schema_add_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags, cf_sch
 	cf_cf_def	copy;
 	size_t		n;
 	cf_status  *st;
+	char		txt[TEXT_MAX];
 
 	*out = NULL;
 	if (cf->keyspace == NULL)
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family '%s' must name the keyspace it belongs to",
-							  cf->name ? cf->name : "");
+							  clean_str(cf->name, txt, sizeof(txt)));
 	if ((st = cf_cfdef_validate(cf)) != NULL ||
 		(st = check_not_system(cf->keyspace, flags)) != NULL)
 		return st;
@@ -1494,8 +1548,9 @@ cf_schema_add_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags, cf_sch
 		if ((st = cf_ksdef_add_cf(&kss[i], &copy)) != NULL)
 			cf_cfdef_clear(&copy);
 	}
+	/* cf is valid on its own; what it can break in its keyspace is uniqueness */
 	if (st == NULL)
-		st = cf_ksdef_validate(&kss[i], flags);
+		st = check_unique_names(&kss[i]);
 	if (st != NULL)
 	{
 		free_ks_array(kss, n);
@@ -1629,7 +1684,8 @@ cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags,
 	j = cf_index(&s->ks[i], old->name);
 	cf_cfdef_clear(&kss[i].cfs[j]);
 	kss[i].cfs[j] = upd;
-	if ((st = cf_ksdef_validate(&kss[i], flags | CF_SCHEMA_ALLOW_SYSTEM)) != NULL)
+	/* upd is valid on its own; what it can break in its keyspace is uniqueness */
+	if ((st = check_unique_names(&kss[i])) != NULL)
 	{
 		free_ks_array(kss, n);
 		return st;
@@ -1649,7 +1705,6 @@ cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags,
 #define MIN_COLUMN_BYTES 3		/* empty name, validator, flags */
 #define MIN_CF_BYTES 71			/* u32 id, 1-byte name len, 4 u8, empty comment,
 								 * 4 f64, 7 i32, column count */
-#define MIN_KS_RECORD_BYTES 1	/* length varint */
 
 static void
 put_str(cf_buf *b, const char *s)
@@ -1733,12 +1788,12 @@ get_str(cf_rd *r, char **out, bool empty_is_null)
 	const uint8_t *p;
 
 	*out = NULL;
-	if (!cf_rd_ok(r) || len > CF_SCHEMA_STRING_MAX || len > cf_rd_left(r))
+	if (!cf_rd_ok(r) || len > CF_SCHEMA_STRING_MAX)
 	{
 		cf_rd_fail(r);
 		return false;
 	}
-	p = cf_rd_bytes(r, (size_t) len);
+	p = cf_rd_bytes(r, (size_t) len);	/* NULL, the reader failed, if short */
 	if (p == NULL || memchr(p, '\0', (size_t) len) != NULL)
 	{
 		cf_rd_fail(r);
@@ -1746,7 +1801,7 @@ get_str(cf_rd *r, char **out, bool empty_is_null)
 	}
 	if (len == 0 && empty_is_null)
 		return true;
-	*out = malloc((size_t) len + 1);
+	*out = mem_malloc((size_t) len + 1);
 	if (*out == NULL)
 		return false;
 	memcpy(*out, p, (size_t) len);
@@ -1803,7 +1858,7 @@ get_column(cf_rd *r, cf_column_def *c)
 	}
 	if (len > 0)
 	{
-		c->name = malloc((size_t) len);
+		c->name = mem_malloc((size_t) len);
 		if (c->name == NULL)
 			return false;
 		memcpy(c->name, p, (size_t) len);
@@ -1852,7 +1907,7 @@ get_cf(cf_rd *r, cf_cf_def *d)
 	d->n_columns = get_count(r, MIN_COLUMN_BYTES);
 	if (d->n_columns > 0)
 	{
-		d->column_metadata = calloc(d->n_columns, sizeof(cf_column_def));
+		d->column_metadata = mem_calloc(d->n_columns, sizeof(cf_column_def));
 		if (d->column_metadata == NULL)
 		{
 			d->n_columns = 0;
@@ -1887,7 +1942,7 @@ get_ks(cf_rd *r, cf_ks_def *k)
 	k->n_options = get_count(r, MIN_OPTION_BYTES);
 	if (k->n_options > 0)
 	{
-		k->strategy_options = calloc(k->n_options, sizeof(cf_strategy_option));
+		k->strategy_options = mem_calloc(k->n_options, sizeof(cf_strategy_option));
 		if (k->strategy_options == NULL)
 		{
 			k->n_options = 0;
@@ -1903,7 +1958,7 @@ get_ks(cf_rd *r, cf_ks_def *k)
 	k->n_cfs = get_count(r, MIN_CF_BYTES);
 	if (k->n_cfs > 0)
 	{
-		k->cfs = calloc(k->n_cfs, sizeof(cf_cf_def));
+		k->cfs = mem_calloc(k->n_cfs, sizeof(cf_cf_def));
 		if (k->cfs == NULL)
 		{
 			k->n_cfs = 0;
@@ -1919,7 +1974,9 @@ get_ks(cf_rd *r, cf_ks_def *k)
 	}
 	if ((st = cf_rd_status(r, "keyspace record")) != NULL)
 		return st;
-	if ((st = cf_ksdef_validate(k, CF_SCHEMA_ALLOW_SYSTEM)) != NULL)
+	/* An invalid stored definition is corruption; running out of memory is not. */
+	if ((st = cf_ksdef_validate(k, CF_SCHEMA_ALLOW_SYSTEM)) != NULL &&
+		cf_status_code(st) == CF_ERR_INVALID)
 	{
 		cf_status  *c = cf_status_make(CF_ERR_CORRUPTION,
 									   "keyspace record: stored definition is invalid: %s",
@@ -1928,6 +1985,8 @@ get_ks(cf_rd *r, cf_ks_def *k)
 		cf_status_free(st);
 		return c;
 	}
+	if (st != NULL)
+		return st;
 	for (size_t i = 0; i < k->n_cfs; i++)
 		if (k->cfs[i].id == 0)
 			return cf_status_make(CF_ERR_CORRUPTION,
@@ -1954,88 +2013,5 @@ cf_ksdef_decode(cf_slice data, cf_ks_def *out)
 							cf_rd_left(&r));
 	if (st != NULL)
 		cf_ksdef_clear(out);
-	return st;
-}
-
-cf_status *
-cf_schema_encode(const cf_schema *s, cf_buf *out)
-{
-	cf_buf		rec = CF_BUF_INIT;
-	cf_status  *st = NULL;
-
-	cf_buf_put_u8(out, CF_SCHEMA_FORMAT_VERSION);
-	cf_buf_put(out, s->version, CF_UUID_LEN);
-	cf_buf_put_u32(out, s->next_cf_id);
-	cf_buf_put_varint(out, s->n_ks);
-	for (size_t i = 0; i < s->n_ks && st == NULL; i++)
-	{
-		cf_buf_reset(&rec);
-		st = cf_ksdef_encode(&s->ks[i], &rec);
-		cf_buf_put_varint(out, rec.len);
-		cf_buf_put(out, rec.data, rec.len);
-	}
-	cf_buf_free(&rec);
-	return st ? st : cf_buf_status(out);
-}
-
-cf_status *
-cf_schema_decode(cf_slice data, cf_schema **out)
-{
-	cf_rd		r;
-	uint8_t		version;
-	uint8_t		uuid[CF_UUID_LEN];
-	uint32_t	next;
-	size_t		n;
-	cf_ks_def  *kss = NULL;
-	size_t		got = 0;
-	cf_status  *st = NULL;
-
-	*out = NULL;
-	cf_rd_init(&r, data.p, data.len);
-	version = cf_rd_u8(&r);
-	if (cf_rd_ok(&r) && version != CF_SCHEMA_FORMAT_VERSION)
-		return cf_status_make(CF_ERR_CORRUPTION,
-							  "schema: format version %u is not supported (this build "
-							  "reads version %d)", version, CF_SCHEMA_FORMAT_VERSION);
-	cf_rd_copy(&r, uuid, CF_UUID_LEN);
-	next = cf_rd_u32(&r);
-	n = get_count(&r, MIN_KS_RECORD_BYTES);
-	if ((st = cf_rd_status(&r, "schema")) != NULL)
-		return st;
-	if (next == 0)
-		return cf_status_make(CF_ERR_CORRUPTION, "schema: next column family id is 0");
-	kss = calloc(n ? n : 1, sizeof(*kss));
-	if (kss == NULL)
-		return no_memory("decoding a schema");
-	for (; got < n && st == NULL; got++)
-	{
-		uint64_t	len = cf_rd_varint(&r);
-		const uint8_t *p;
-
-		if (!cf_rd_ok(&r) || len > cf_rd_left(&r) ||
-			(p = cf_rd_bytes(&r, (size_t) len)) == NULL)
-		{
-			cf_rd_fail(&r);
-			st = cf_rd_status(&r, "schema");
-			break;
-		}
-		st = cf_ksdef_decode(cf_slice_of(p, (size_t) len), &kss[got]);
-	}
-	if (st == NULL && cf_rd_left(&r) != 0)
-		st = cf_status_make(CF_ERR_CORRUPTION, "schema: %zu bytes follow the last keyspace",
-							cf_rd_left(&r));
-	if (st != NULL)
-	{
-		free_ks_array(kss, got);
-		return st;
-	}
-	st = schema_make(kss, n, next, uuid, out);
-	if (st != NULL && cf_status_code(st) == CF_ERR_INVALID)
-	{
-		cf_status  *c = cf_status_make(CF_ERR_CORRUPTION, "schema: %s", cf_status_msg(st));
-
-		cf_status_free(st);
-		st = c;
-	}
 	return st;
 }

@@ -1,7 +1,8 @@
 /*
  * db/schema.h — keyspace and column-family definitions as Cassandra 0.7's KsDef and
  * CfDef describe them, their validation, immutable schema snapshots changed by
- * copy-on-write, their binary encoding, and validation of row mutations against a
+ * copy-on-write, the binary encoding of one keyspace (a keyspace record, what the db
+ * stores per keyspace in system.Schema), and validation of row mutations against a
  * column family's definition.
  *
  * Definitions (cf_ks_def, cf_cf_def, cf_column_def) are plain structs that own every
@@ -208,6 +209,15 @@ cf_col_order cf_cfdef_col_order(const cf_cf_def *d);
 cf_status  *cf_cfdef_validate(const cf_cf_def *d);
 
 /*
+ * A column, super column or sub-column name of type t, or a slice or deletion bound
+ * (allow_empty: empty means open): non-empty unless allow_empty, at most CF_NAME_MAX
+ * bytes, valid for t. Else CF_ERR_INVALID with a message starting with `what`
+ * ("column name must not be empty", "column name: ..."), for the caller to prefix
+ * with its context. Pure; thread-safe.
+ */
+cf_status  *cf_name_validate(cf_type t, cf_slice v, const char *what, bool allow_empty);
+
+/*
  * Validates one CF's part of a row mutation against its definition, the way 0.7's
  * ThriftValidation does, and reports the first problem found as CF_ERR_INVALID:
  *  - a Standard CF's cells and range tombstones name no super column; a Super CF's
@@ -333,24 +343,32 @@ cf_status  *cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf,
 
 #define CF_SCHEMA_FORMAT_VERSION 1
 
-/* Appends the encoding of one keyspace (with its CFs and their ids) to out. */
+/*
+ * Appends the keyspace record of k (with its CFs and their ids) to out. A snapshot's
+ * version and next_cf_id are not part of it: the db stores next_cf_id beside the
+ * records (engine/doc/schema_format.md).
+ */
 cf_status  *cf_ksdef_encode(const cf_ks_def *k, cf_buf *out);
 
 /*
  * Decodes one keyspace occupying exactly `data` into *out, which then owns copies of
  * every byte (data may be freed). Malformed, truncated or invalid input:
- * CF_ERR_CORRUPTION, never a crash or an allocation larger than data implies; *out is
- * then clear.
+ * CF_ERR_CORRUPTION, never a crash or an allocation larger than data implies; no
+ * memory: CF_ERR_NO_MEMORY. On error *out is clear.
  */
 cf_status  *cf_ksdef_decode(cf_slice data, cf_ks_def *out);
 
-/* Appends the encoding of the whole snapshot (version, next id, keyspaces). */
-cf_status  *cf_schema_encode(const cf_schema *s, cf_buf *out);
+/* ---- testing ---- */
 
 /*
- * Decodes a snapshot occupying exactly `data`; *out gets one reference. Errors as
- * cf_ksdef_decode (CF_ERR_CORRUPTION); *out is then NULL.
+ * Testing only (fault injection): counting from this call, the n-th allocation this
+ * module makes itself (1: the next; copies, definitions, snapshots, decoding,
+ * validation's scratch arrays) and every one after it fail as if memory were
+ * exhausted; n 0 disarms. Returns whether the failure armed by the previous call
+ * happened, so a test can start the failure at each allocation of an operation in
+ * turn until one run passes untouched. A process-wide setting: arm it only while no
+ * other thread uses this module.
  */
-cf_status  *cf_schema_decode(cf_slice data, cf_schema **out);
+bool		cf_schema_test_fail_alloc(unsigned long n);
 
 #endif							/* CF_DB_SCHEMA_H */

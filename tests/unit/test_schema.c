@@ -514,12 +514,19 @@ keyspace_changes_are_copy_on_write(void **state)
 	expect_err(cf_schema_drop_keyspace(s3, "Twitter", 0, &bad), CF_ERR_NOT_FOUND,
 			   "'Twitter' does not exist");
 
-	/* refcounting: a reader's reference keeps a snapshot alive */
-	cf_schema_ref(s1);
-	cf_schema_unref(s1);
-	assert_non_null(cf_schema_keyspace(s1, "Twitter"));
+	/* refcounting: a reader's reference keeps a snapshot alive after its owner's goes */
+	{
+		cf_schema  *reader = s1;
+
+		cf_schema_ref(reader);
+		cf_schema_unref(s1);	/* the owner's reference */
+		s1 = NULL;
+		assert_non_null(cf_schema_keyspace(reader, "Twitter"));
+		assert_int_equal(cf_schema_keyspace(reader, "Twitter")->n_cfs, 4);
+		assert_non_null(cf_schema_cf_by_id(reader, 1));
+		cf_schema_unref(reader);	/* the last: frees it (ASan checks both ways) */
+	}
 	cf_schema_unref(s0);
-	cf_schema_unref(s1);
 	cf_schema_unref(s2);
 	cf_schema_unref(s3);
 	cf_schema_unref(NULL);
@@ -553,6 +560,13 @@ cf_changes_assign_ids_never_reused(void **state)
 	free(d.keyspace);
 	d.keyspace = NULL;
 	expect_err(cf_schema_add_cf(s1, &d, 0, &bad), CF_ERR_INVALID, "must name the keyspace");
+	cf_cfdef_clear(&d);
+	/* a name not yet validated is quoted printable */
+	make_cf(&d, NULL, "Bad\nName", false, "BytesType", NULL);
+	expect_err(cf_schema_add_cf(s1, &d, 0, &bad), CF_ERR_INVALID,
+			   "column family 'Bad?Name' must name the keyspace");
+	expect_err(cf_cfdef_add_column(&d, S("c"), "NoSuchType", false, NULL), CF_ERR_INVALID,
+			   "validation_class of column 'c' in column family 'Bad?Name'");
 	cf_cfdef_clear(&d);
 
 	/* drop, then add the same name: a new id */
@@ -651,6 +665,14 @@ update_cf_follows_07_rules(void **state)
 	expect_err(cf_schema_update_cf(s1, &d, 0, &bad), CF_ERR_INVALID, "gc_grace_seconds");
 	cf_cfdef_clear(&d);
 
+	/* an index name another CF of the keyspace uses */
+	expect_ok(cf_cfdef_copy(&d, cf_schema_cf(s, "Twitter", "Statuses")));
+	expect_ok(cf_cfdef_add_column(&d, S("email"), "UTF8Type", true, "users_email"));
+	expect_err(cf_schema_update_cf(s, &d, 0, &bad), CF_ERR_INVALID,
+			   "index name 'users_email' is used twice");
+	assert_null(bad);
+	cf_cfdef_clear(&d);
+
 	cf_schema_unref(s);
 	cf_schema_unref(s1);
 }
@@ -710,34 +732,36 @@ lookups(void **state)
 
 /* ---- encoding ---- */
 
+/* The keyspace record of the seeds' keyspace named ks. */
 static void
-encoded(const cf_schema *s, cf_buf *b)
+encoded(const cf_schema *s, const char *ks, cf_buf *b)
 {
 	cf_buf_init(b, 0);
-	expect_ok(cf_schema_encode(s, b));
+	expect_ok(cf_ksdef_encode(cf_schema_keyspace(s, ks), b));
 }
 
 static void
 seeds_round_trip(void **state)
 {
 	cf_schema  *s = seeds_schema();
-	cf_schema  *d = NULL;
+	cf_ks_def	twitter_ks;
+	cf_ks_def	bloggy;
 	cf_buf		b1;
 	cf_buf		b2;
 	const cf_cf_def *users;
 
 	(void) state;
-	encoded(s, &b1);
-	expect_ok(cf_schema_decode(cf_slice_of(b1.data, b1.len), &d));
-	encoded(d, &b2);
+	encoded(s, "Twitter", &b1);
+	expect_ok(cf_ksdef_decode(cf_slice_of(b1.data, b1.len), &twitter_ks));
+	cf_buf_init(&b2, 0);
+	expect_ok(cf_ksdef_encode(&twitter_ks, &b2));
 	assert_int_equal(b1.len, b2.len);
 	assert_memory_equal(b1.data, b2.data, b1.len);
-	assert_memory_equal(cf_schema_version(s), cf_schema_version(d), CF_UUID_LEN);
-	assert_int_equal(cf_schema_next_cf_id(d), 9);
 
-	users = cf_schema_cf(d, "Twitter", "Users");
+	users = cf_ksdef_cf(&twitter_ks, "Users");
 	assert_non_null(users);
 	assert_int_equal(users->id, cf_schema_cf(s, "Twitter", "Users")->id);
+	assert_string_equal(users->keyspace, "Twitter");
 	assert_int_equal(users->comparator, CF_TYPE_UTF8);
 	assert_string_equal(users->comment, "who tweets");
 	assert_int_equal(users->n_columns, 2);
@@ -745,18 +769,21 @@ seeds_round_trip(void **state)
 	assert_string_equal(cf_cfdef_column(users, S("email"))->index_name, "users_email");
 	assert_null(cf_cfdef_column(users, S("age"))->index_name);
 	assert_true(users->memtable_operations_in_millions == 0.3);
-	assert_true(cf_schema_cf(d, "BloggyAppy", "Comments")->super);
-	assert_int_equal(cf_schema_cf(d, "BloggyAppy", "TaggedPosts")->comparator,
-					 CF_TYPE_TIME_UUID);
-	assert_string_equal(cf_ksdef_option(cf_schema_keyspace(d, "BloggyAppy"), "DC1"), "2");
-	assert_int_equal(cf_schema_keyspace(d, "BloggyAppy")->replication_factor, 3);
-	assert_int_equal(cf_schema_keyspace(d, "BloggyAppy")->strategy,
-					 CF_STRATEGY_NETWORK_TOPOLOGY);
 
+	cf_buf_free(&b1);
+	encoded(s, "BloggyAppy", &b1);
+	expect_ok(cf_ksdef_decode(cf_slice_of(b1.data, b1.len), &bloggy));
+	assert_true(cf_ksdef_cf(&bloggy, "Comments")->super);
+	assert_int_equal(cf_ksdef_cf(&bloggy, "TaggedPosts")->comparator, CF_TYPE_TIME_UUID);
+	assert_string_equal(cf_ksdef_option(&bloggy, "DC1"), "2");
+	assert_int_equal(bloggy.replication_factor, 3);
+	assert_int_equal(bloggy.strategy, CF_STRATEGY_NETWORK_TOPOLOGY);
+
+	cf_ksdef_clear(&twitter_ks);
+	cf_ksdef_clear(&bloggy);
 	cf_buf_free(&b1);
 	cf_buf_free(&b2);
 	cf_schema_unref(s);
-	cf_schema_unref(d);
 }
 
 /* One keyspace per record, and a schema rebuilt from records (the db's load path). */
@@ -810,39 +837,26 @@ static void
 every_truncation_is_rejected(void **state)
 {
 	cf_schema  *s = seeds_schema();
-	cf_buf		b;
 
 	(void) state;
-	encoded(s, &b);
-	for (size_t len = 0; len < b.len; len++)
-	{
-		cf_schema  *d = (cf_schema *) 1;
-		cf_status  *st = cf_schema_decode(cf_slice_of(b.data, len), &d);
-
-		if (st == NULL)
-			fail_msg("a truncation to %zu of %zu bytes decoded", len, b.len);
-		assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
-		assert_null(d);
-		cf_status_free(st);
-	}
-	/* and of a single keyspace record */
+	for (size_t i = 0; i < cf_schema_n_keyspaces(s); i++)
 	{
 		cf_buf		k = CF_BUF_INIT;
 
-		expect_ok(cf_ksdef_encode(cf_schema_keyspace(s, "Twitter"), &k));
+		expect_ok(cf_ksdef_encode(cf_schema_keyspace_at(s, i), &k));
 		for (size_t len = 0; len < k.len; len++)
 		{
 			cf_ks_def	out;
 			cf_status  *st = cf_ksdef_decode(cf_slice_of(k.data, len), &out);
 
-			assert_non_null(st);
+			if (st == NULL)
+				fail_msg("a truncation to %zu of %zu bytes decoded", len, k.len);
 			assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
 			assert_null(out.name);
 			cf_status_free(st);
 		}
 		cf_buf_free(&k);
 	}
-	cf_buf_free(&b);
 	cf_schema_unref(s);
 }
 
@@ -850,101 +864,163 @@ static void
 byte_flips_are_rejected_or_safe(void **state)
 {
 	cf_schema  *s = seeds_schema();
-	cf_buf		b;
 	size_t		rejected = 0;
 	size_t		accepted = 0;
 
 	(void) state;
-	encoded(s, &b);
-	/* every byte, three different flips: low bit, high bit, all bits */
-	for (size_t i = 0; i < b.len; i++)
+	for (size_t ks = 0; ks < cf_schema_n_keyspaces(s); ks++)
 	{
-		static const uint8_t masks[] = {0x01, 0x80, 0xff};
+		cf_buf		b = CF_BUF_INIT;
 
-		for (size_t m = 0; m < sizeof(masks); m++)
+		expect_ok(cf_ksdef_encode(cf_schema_keyspace_at(s, ks), &b));
+		/* every byte, three different flips: low bit, high bit, all bits */
+		for (size_t i = 0; i < b.len; i++)
 		{
-			cf_schema  *d = NULL;
-			cf_status  *st;
+			static const uint8_t masks[] = {0x01, 0x80, 0xff};
 
-			b.data[i] ^= masks[m];
-			st = cf_schema_decode(cf_slice_of(b.data, b.len), &d);
-			b.data[i] ^= masks[m];
-			if (st != NULL)
+			for (size_t m = 0; m < sizeof(masks); m++)
 			{
-				assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
-				assert_null(d);
-				cf_status_free(st);
-				rejected++;
-			}
-			else
-			{
-				/* decoded: it is a valid schema; it must re-encode and look up */
-				cf_buf		again;
+				cf_ks_def	d;
+				cf_status  *st;
 
-				encoded(d, &again);
-				assert_int_equal(again.len, b.len);
-				assert_int_equal(cf_schema_n_keyspaces(d), 2);
-				cf_buf_free(&again);
-				cf_schema_unref(d);
-				accepted++;
+				b.data[i] ^= masks[m];
+				st = cf_ksdef_decode(cf_slice_of(b.data, b.len), &d);
+				b.data[i] ^= masks[m];
+				if (st != NULL)
+				{
+					assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
+					assert_null(d.name);
+					cf_status_free(st);
+					rejected++;
+				}
+				else
+				{
+					/* decoded: it is a valid keyspace; it must re-encode */
+					cf_buf		again = CF_BUF_INIT;
+
+					expect_ok(cf_ksdef_encode(&d, &again));
+					assert_int_equal(again.len, b.len);
+					cf_buf_free(&again);
+					cf_ksdef_clear(&d);
+					accepted++;
+				}
 			}
 		}
+		cf_buf_free(&b);
 	}
 	print_message("byte flips: %zu rejected, %zu decoded\n", rejected, accepted);
 	assert_true(rejected > 0 && accepted > 0);
-	cf_buf_free(&b);
 	cf_schema_unref(s);
 }
 
 static void
 forged_counts_and_versions(void **state)
 {
-	cf_schema  *d = NULL;
 	cf_ks_def	k;
-	uint8_t		hdr[32] = {CF_SCHEMA_FORMAT_VERSION};
 	uint8_t		huge_ks[] = {CF_SCHEMA_FORMAT_VERSION, 1, 'K', 0, 0, 0, 0, 1,
 		0xff, 0xff, 0xff, 0xff, 0x0f};	/* n_options 2^32-1 */
+	uint8_t		rf0[] = {CF_SCHEMA_FORMAT_VERSION, 1, 'K', 0, 0, 0, 0, 0, 0, 0};
+	uint8_t		v2[] = {2, 1, 'K', 0, 0, 0, 0, 1, 0, 0};
 
 	(void) state;
-	/* version 2 */
-	hdr[0] = 2;
-	expect_err(cf_schema_decode(cf_slice_of(hdr, sizeof(hdr)), &d), CF_ERR_CORRUPTION,
+	expect_err(cf_ksdef_decode(cf_slice_of(v2, sizeof(v2)), &k), CF_ERR_CORRUPTION,
 			   "format version 2");
-	/* a keyspace count far beyond the bytes */
-	hdr[0] = CF_SCHEMA_FORMAT_VERSION;
-	hdr[20] = 1;				/* next id */
-	hdr[21] = 0xff;
-	hdr[22] = 0xff;
-	hdr[23] = 0xff;
-	hdr[24] = 0x7f;
-	expect_err(cf_schema_decode(cf_slice_of(hdr, 25), &d), CF_ERR_CORRUPTION, "schema");
-	/* next id 0 */
-	memset(hdr + 17, 0, 8);
-	expect_err(cf_schema_decode(cf_slice_of(hdr, 22), &d), CF_ERR_CORRUPTION,
-			   "next column family id is 0");
 	/* an options count far beyond the bytes */
 	expect_err(cf_ksdef_decode(cf_slice_of(huge_ks, sizeof(huge_ks)), &k), CF_ERR_CORRUPTION,
 			   "keyspace record");
 	/* a well-formed record whose definition is invalid (replication_factor 0) */
-	{
-		uint8_t		rf0[] = {CF_SCHEMA_FORMAT_VERSION, 1, 'K', 0, 0, 0, 0, 0, 0, 0};
+	expect_err(cf_ksdef_decode(cf_slice_of(rf0, sizeof(rf0)), &k), CF_ERR_CORRUPTION,
+			   "stored definition is invalid", "replication_factor");
+	/* the smallest valid record: a keyspace without options or CFs */
+	rf0[7] = 1;					/* replication_factor 1 */
+	expect_ok(cf_ksdef_decode(cf_slice_of(rf0, sizeof(rf0)), &k));
+	assert_string_equal(k.name, "K");
+	assert_int_equal(k.n_cfs, 0);
+	cf_ksdef_clear(&k);
+}
 
-		expect_err(cf_ksdef_decode(cf_slice_of(rf0, sizeof(rf0)), &k), CF_ERR_CORRUPTION,
-				   "stored definition is invalid", "replication_factor");
-	}
-	/* an empty schema round-trips */
-	{
-		cf_schema  *e = cf_schema_new();
-		cf_buf		b;
+/* ---- out of memory ---- */
 
-		encoded(e, &b);
-		assert_int_equal(b.len, 1 + 16 + 4 + 1);
-		expect_ok(cf_schema_decode(cf_slice_of(b.data, b.len), &d));
-		assert_int_equal(cf_schema_n_keyspaces(d), 0);
-		cf_schema_unref(d);
-		cf_schema_unref(e);
-		cf_buf_free(&b);
+/* Leaves a recognisable non-NULL pattern where the next call's locals will be. */
+static void __attribute__((noinline))
+scribble_stack(void)
+{
+	volatile unsigned char junk[4096];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+/* Every allocation of cf_ksdef_add_option fails in turn: NO_MEMORY, k unchanged. */
+static void
+add_option_out_of_memory(void **state)
+{
+	cf_ks_def	k;
+	unsigned long n;
+
+	(void) state;
+	expect_ok(cf_ksdef_init(&k, "Ks"));
+	expect_ok(cf_ksdef_add_option(&k, "DC1", "1"));
+	for (n = 1;; n++)
+	{
+		cf_status  *st;
+
+		scribble_stack();
+		cf_schema_test_fail_alloc(n);
+		st = cf_ksdef_add_option(&k, "DC2", "2");
+		if (!cf_schema_test_fail_alloc(0))
+		{
+			expect_ok(st);
+			break;
+		}
+		expect_err(st, CF_ERR_NO_MEMORY, "adding a strategy option");
+		assert_int_equal(k.n_options, 1);
 	}
+	assert_true(n > 3);			/* key, value and the array were each failed */
+	assert_int_equal(k.n_options, 2);
+	assert_string_equal(cf_ksdef_option(&k, "DC2"), "2");
+	cf_ksdef_clear(&k);
+}
+
+/*
+ * Every allocation of decoding a keyspace record fails in turn, those of validating
+ * the decoded definition included: NO_MEMORY (not CORRUPTION), and *out clear.
+ */
+static void
+decode_out_of_memory(void **state)
+{
+	cf_schema  *s = seeds_schema();
+	cf_buf		b = CF_BUF_INIT;
+	unsigned long n;
+
+	(void) state;
+	expect_ok(cf_ksdef_encode(cf_schema_keyspace(s, "Twitter"), &b));
+	for (n = 1;; n++)
+	{
+		cf_ks_def	k;
+		cf_status  *st;
+
+		cf_schema_test_fail_alloc(n);
+		st = cf_ksdef_decode(cf_slice_of(b.data, b.len), &k);
+		if (!cf_schema_test_fail_alloc(0))
+		{
+			expect_ok(st);
+			assert_int_equal(k.n_cfs, 4);
+			cf_ksdef_clear(&k);
+			break;
+		}
+		if (st == NULL || cf_status_code(st) != CF_ERR_NO_MEMORY)
+			fail_msg("allocation %lu failed: %s, expected NO_MEMORY", n,
+					 st ? cf_status_msg(st) : "success");
+		cf_status_free(st);
+		assert_null(k.name);
+		assert_null(k.cfs);
+	}
+	/* the record's strings and arrays, and validation's scratch arrays */
+	print_message("keyspace record decoding: %lu allocations failed in turn\n", n - 1);
+	assert_true(n > 10);
+	cf_buf_free(&b);
+	cf_schema_unref(s);
 }
 
 /* ---- mutation validation ---- */
@@ -1158,6 +1234,8 @@ main(void)
 		cmocka_unit_test(mutation_names_and_values),
 		cmocka_unit_test(mutation_super_and_standard),
 		cmocka_unit_test(mutation_ttls),
+		cmocka_unit_test(add_option_out_of_memory),
+		cmocka_unit_test(decode_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

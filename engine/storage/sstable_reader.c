@@ -1000,6 +1000,18 @@ cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 }
 
 void
+cf_sstable_cells_reset(cf_sstable_cells *ci, const cf_sstable_row *row)
+{
+	/* the column index is the row's; the data block (db_off, db_raw, recs) is the file's */
+	ci->row = row;
+	ci->top_i = SIZE_MAX;
+	ci->n_ci = 0;
+	ci->ci_i = 0;
+	ci->lo = ci->hi = ci->pos = 0;
+	ci->valid = false;
+}
+
+void
 cf_sstable_cells_free(cf_sstable_cells *ci)
 {
 	if (ci == NULL)

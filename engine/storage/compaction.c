@@ -36,7 +36,6 @@ typedef enum purge_state
 
 typedef struct compactor
 {
-	cf_env	   *env;
 	const cf_compaction_options *opts;
 	cf_sstable *const *inputs;
 	size_t		n;
@@ -471,7 +470,7 @@ cf_compaction_run(cf_env *env, cf_sstable *const *inputs, size_t n, const char *
 				  const cf_compaction_options *opts, cf_compaction_stats *stats)
 {
 	cf_compaction_stats local;
-	compactor	c = {.env = env, .opts = opts, .inputs = inputs, .n = n};
+	compactor	c = {.opts = opts, .inputs = inputs, .n = n};
 	int64_t		t0 = cf_env_mono_micros(env);
 	cf_sstable_stats ws;
 	cf_status  *s;

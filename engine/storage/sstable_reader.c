@@ -48,7 +48,6 @@ typedef struct col_entry
 
 struct cf_sstable
 {
-	cf_env	   *env;
 	cf_rfile   *file;
 	char	   *path;
 	cf_col_order order;
@@ -379,7 +378,6 @@ cf_sstable_open(cf_env *env, const char *path, const cf_col_order *order, cf_sst
 		free(t);
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: sstable", path);
 	}
-	t->env = env;
 	t->order = *order;
 	t->refs = 1;
 	s = cf_env_open_read(env, path, &t->file);

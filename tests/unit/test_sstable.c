@@ -795,8 +795,9 @@ wide_row_seeks_are_bounded(void **state)
 			assert_true(worst[super][k] <= 4);
 			OK(cf_env_remove(env, p));
 		}
-	/* no growth from the smallest to the largest */
-	assert_true(worst[0][2] <= 4 && worst[1][2] <= 4);
+	/* no growth from the smallest to the largest: one more level at most */
+	assert_true(worst[0][2] <= worst[0][0] + 1);
+	assert_true(worst[1][2] <= worst[1][0] + 1);
 	/* 512-byte blocks: ~20k data blocks, many column-index blocks, both levels used */
 	{
 		const char *p = test_path(dir, "wide.db");

@@ -77,6 +77,7 @@ struct cf_sstable_iter
 {
 	cf_sstable *t;
 	cf_buf		scratch;
+	void	   *dctx;			/* zstd context, created at the first zstd block */
 	cf_buf		raw;			/* the key-index block loaded */
 	key_entry  *e;
 	size_t		n;
@@ -115,6 +116,7 @@ struct cf_sstable_cells
 	const cf_sstable_row *row;
 	cf_sstable *t;
 	cf_buf		scratch;
+	void	   *dctx;			/* zstd context, created at the first zstd block */
 	cf_buf		ci_raw;			/* column-index block loaded */
 	col_entry  *ci;
 	size_t		n_ci;
@@ -208,11 +210,13 @@ target_cmp(const cf_col_order *o, cf_slice sc, cf_slice name, cf_slice tsc, cf_s
 	return cf_type_compare(o->cmp, sc, tsc) <= 0 ? -1 : 1;
 }
 
+/* Reads a block of t; dctx is the reader's zstd context (see cf_block_decode). */
 static cf_status *
-read_block(cf_sstable *t, cf_block_handle h, uint64_t end, cf_buf *scratch, cf_buf *out)
+read_block(cf_sstable *t, cf_block_handle h, uint64_t end, void **dctx, cf_buf *scratch,
+		   cf_buf *out)
 {
 	__atomic_add_fetch(&t->block_reads, 1, __ATOMIC_RELAXED);
-	return cf_block_read(t->file, h, end, scratch, out);
+	return cf_block_read(t->file, h, end, dctx, scratch, out);
 }
 
 /* ---- open ---- */
@@ -330,16 +334,19 @@ open_sections(cf_sstable *t)
 {
 	cf_block_handle h[3];
 	cf_buf		scratch = CF_BUF_INIT;
+	void	   *dctx = NULL;
 	cf_status  *s;
 
 	if ((s = read_footer(t, h)) != NULL)
 		return s;
-	s = read_block(t, h[0], h[1].offset, &scratch, &t->top_raw);
+	s = read_block(t, h[0], h[1].offset, &dctx, &scratch, &t->top_raw);
 	if (s == NULL)
 		s = parse_top(t);
 	if (s == NULL)
-		s = read_block(t, h[2], cf_rfile_size(t->file) - CF_SSTABLE_FOOTER_SIZE, &scratch, &t->stats_raw);
+		s = read_block(t, h[2], cf_rfile_size(t->file) - CF_SSTABLE_FOOTER_SIZE, &dctx,
+					   &scratch, &t->stats_raw);
 	cf_buf_free(&scratch);
+	cf_block_dctx_free(dctx);
 	if (s == NULL)
 		s = parse_stats(t);
 	if (s)
@@ -528,7 +535,7 @@ load_kblock(cf_sstable_iter *it, size_t i)
 
 	it->n = 0;
 	it->blk = SIZE_MAX;
-	if ((s = read_block(t, t->top[i].h, t->data_end, &it->scratch, &it->raw)) != NULL)
+	if ((s = read_block(t, t->top[i].h, t->data_end, &it->dctx, &it->scratch, &it->raw)) != NULL)
 		return s;
 	cf_rd_init(&r, it->raw.data, it->raw.len);
 	while (cf_rd_left(&r) > 0)
@@ -577,6 +584,7 @@ cf_sstable_iter_free(cf_sstable_iter *it)
 		return;
 	cf_buf_free(&it->scratch);
 	cf_buf_free(&it->raw);
+	cf_block_dctx_free(it->dctx);
 	free(it->e);
 	cf_sstable_unref(it->t);
 	free(it);
@@ -733,6 +741,7 @@ cf_sstable_get(cf_sstable *t, cf_slice token, cf_slice key, cf_sstable_row **out
 		s = cf_sstable_iter_row(&it, out);
 	cf_buf_free(&it.scratch);
 	cf_buf_free(&it.raw);
+	cf_block_dctx_free(it.dctx);
 	free(it.e);
 	return s;
 }
@@ -819,7 +828,7 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 		ci->top_i = 0;
 		return NULL;
 	}
-	if ((s = read_block(t, row->top[i].h, t->data_end, &ci->scratch, &ci->ci_raw)) != NULL)
+	if ((s = read_block(t, row->top[i].h, t->data_end, &ci->dctx, &ci->scratch, &ci->ci_raw)) != NULL)
 		return s;
 	cf_rd_init(&r, ci->ci_raw.data, ci->ci_raw.len);
 	while (cf_rd_left(&r) > 0)
@@ -913,7 +922,7 @@ load_data(cf_sstable_cells *ci, size_t j)
 	if (ci->db_off != h.offset)
 	{
 		ci->db_off = UINT64_MAX;
-		if ((s = read_block(ci->t, h, ci->t->data_end, &ci->scratch, &ci->db_raw)) != NULL)
+		if ((s = read_block(ci->t, h, ci->t->data_end, &ci->dctx, &ci->scratch, &ci->db_raw)) != NULL)
 			return s;
 		if ((s = parse_data(ci, h.offset)) != NULL)
 			return s;
@@ -1015,6 +1024,7 @@ cf_sstable_cells_free(cf_sstable_cells *ci)
 	if (ci == NULL)
 		return;
 	cf_buf_free(&ci->scratch);
+	cf_block_dctx_free(ci->dctx);
 	cf_buf_free(&ci->ci_raw);
 	cf_buf_free(&ci->db_raw);
 	free(ci->ci);

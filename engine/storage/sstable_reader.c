@@ -8,7 +8,14 @@
  *    pread, verified (block checksum, handle bounds against the section it must lie
  *    in) and decoded into buffers owned by the iterator, so an open cf_sstable is
  *    immutable and shared by threads without locks (only the refcount and the
- *    block-read counter are atomic). No block cache yet: that is the db layer's.
+ *    block-read counter are atomic).
+ *  - There is no block cache, here or in any layer above: a block is kept only by the
+ *    iterator that decoded it, for as long as it stays on that block. Every new row
+ *    iterator or cell iterator, and every cf_sstable_get, reads its blocks again
+ *    (pread, CRC-32C, zstd, parse), so hot rows cost a key-index block and a data
+ *    block per read per sstable (the OS page cache saves only the disk read). A walk
+ *    over many rows avoids the repeats by keeping one cell iterator
+ *    (cf_sstable_cells_reset).
  *  - A decoded block is parsed whole into an array of records, so seeks inside it are
  *    binary searches and reverse iteration needs no restart points. Every length and
  *    count is checked against the bytes actually present before use; an array is sized

@@ -928,6 +928,56 @@ every_flip_and_truncation_is_corruption(void **state)
 
 /* ---- writer contract and env faults ---- */
 
+/*
+ * Keys so long that the one-block top-level index would pass CF_BLOCK_MAX_RAW: the
+ * writer fails as the key-index block that passes it is written, naming the file and
+ * the section, long before finish.
+ */
+static void
+top_index_limit_fails_early(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_sstable_options opt = opts_of(&long_order, 256);	/* a key-index block per row */
+	cf_sstable_writer *w;
+	const char *p = test_path(dir, "big-keys.db");
+	const size_t klen = 60000;	/* ~120 KB of top-level index per row */
+	char	   *key = malloc(klen);
+	cf_status  *s = NULL;
+	int			r;
+	uint8_t		nb[8];
+	cf_cell		c = {.value = S("v"), .timestamp = 1};
+
+	(void) state;
+	memset(key, 'k', klen);		/* compresses: the data and key index stay small */
+	OK(cf_sstable_writer_open(env, p, &opt, &w));
+	for (r = 0; r < 1000 && s == NULL; r++)
+	{
+		char		tok[16];
+
+		snprintf(tok, sizeof(tok), "t%05d", r);
+		c.name = long_name(nb, r);
+		s = cf_sstable_writer_begin_row(w, S(tok), cf_slice_of(key, klen), cf_deletion_none(),
+										NULL, 0);
+		if (s == NULL)
+			s = cf_sstable_writer_add_cell(w, &c);
+		if (s == NULL)
+			s = cf_sstable_writer_end_row(w);
+	}
+	/* 64 MiB / ~120 KB per key-index block: the ~560th row, not finish */
+	assert_non_null(s);
+	printf("# 60000-byte keys: the writer fails at row %d: %s\n", r - 1, cf_status_msg(s));
+	assert_true(r > 500 && r < 600);
+	assert_string_equal(cf_code_name(cf_status_code(s)), cf_code_name(CF_ERR_TOO_LARGE));
+	assert_non_null(strstr(cf_status_msg(s), "top-level index of "));
+	assert_non_null(strstr(cf_status_msg(s), p));
+	cf_status_free(s);
+	FAILS(cf_sstable_writer_finish(w, NULL), CF_ERR_INVALID, "failed earlier");
+	assert_false(cf_env_exists(env, p));
+	free(key);
+	test_tmpdir_free(dir);
+}
+
 static void
 out_of_order_is_invalid_and_leaves_no_file(void **state)
 {
@@ -1054,6 +1104,7 @@ main(void)
 		cmocka_unit_test(wide_row_seeks_are_bounded),
 		cmocka_unit_test(every_flip_and_truncation_is_corruption),
 		cmocka_unit_test(out_of_order_is_invalid_and_leaves_no_file),
+		cmocka_unit_test(top_index_limit_fails_early),
 		cmocka_unit_test(env_faults_during_finish),
 	};
 

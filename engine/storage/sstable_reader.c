@@ -16,10 +16,13 @@
  *    block per read per sstable (the OS page cache saves only the disk read). A walk
  *    over many rows avoids the repeats by keeping one cell iterator
  *    (cf_sstable_cells_reset).
- *  - A decoded block is parsed whole into an array of records, so seeks inside it are
- *    binary searches and reverse iteration needs no restart points. Every length and
- *    count is checked against the bytes actually present before use; an array is sized
- *    only after a first pass has proved its elements are there.
+ *  - Of a decoded data block only the records of the row being read are parsed (from
+ *    its row-start record, or the block's start in a later block of a wide row, up to
+ *    the next row-start record), into an array, so seeks inside it are binary searches
+ *    and reverse iteration needs no restart points, and a point read does not parse
+ *    the hundreds of other rows sharing the block. Every length and count is checked
+ *    against the bytes actually present before use; an array is sized only after a
+ *    first pass has proved its elements are there.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.
  */
@@ -135,6 +138,7 @@ struct cf_sstable_cells
 	size_t		n_recs;
 	size_t		rec_cap;
 	uint64_t	db_off;			/* its file offset (UINT64_MAX: none) */
+	uint64_t	parse_from;		/* the byte recs were parsed from (UINT64_MAX: none) */
 	size_t		lo;				/* the row's cells in it: [lo, hi) */
 	size_t		hi;
 	size_t		pos;
@@ -857,21 +861,29 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 	return NULL;
 }
 
-/* Parses a data block into records. */
+/*
+ * Parses one row's records of the loaded data block into ci->recs: from byte `from`
+ * (the row's row-start record in its first block, 0 in a later block of a wide row)
+ * up to the next row-start record or the block's end. Offsets are the block's.
+ */
 static cf_status *
-parse_data(cf_sstable_cells *ci, uint64_t blk_off)
+parse_data(cf_sstable_cells *ci, uint64_t blk_off, uint64_t from)
 {
 	cf_rd		r;
 
 	ci->n_recs = 0;
-	cf_rd_init(&r, ci->db_raw.data, ci->db_raw.len);
+	if (from > ci->db_raw.len)
+		return corrupt(ci->t, "row-start record not where the key index says", blk_off);
+	cf_rd_init(&r, ci->db_raw.data + from, ci->db_raw.len - (size_t) from);
 	while (cf_rd_left(&r) > 0)
 	{
 		data_rec	d;
 		uint8_t		tag;
 
+		if (ci->n_recs > 0 && r.p[r.pos] == CF_SST_TAG_ROW)
+			break;				/* the next row's */
 		memset(&d, 0, sizeof(d));
-		d.off = r.pos;
+		d.off = from + r.pos;
 		tag = cf_rd_u8(&r);
 		if (tag == CF_SST_TAG_ROW)
 		{
@@ -921,6 +933,7 @@ load_data(cf_sstable_cells *ci, size_t j)
 {
 	const cf_sstable_row *row = ci->row;
 	cf_block_handle h = ci->ci[j].h;
+	uint64_t	from = h.offset == row->start.offset ? row->row_off : 0;
 	cf_status  *s;
 	size_t		lo = 0,
 				hi;
@@ -929,16 +942,20 @@ load_data(cf_sstable_cells *ci, size_t j)
 	if (ci->db_off != h.offset)
 	{
 		ci->db_off = UINT64_MAX;
+		ci->parse_from = UINT64_MAX;
 		if ((s = read_block(ci->t, h, ci->t->data_end, &ci->dctx, &ci->scratch, &ci->db_raw)) != NULL)
-			return s;
-		if ((s = parse_data(ci, h.offset)) != NULL)
 			return s;
 		ci->db_off = h.offset;
 	}
+	if (ci->parse_from != from)
+	{
+		ci->parse_from = UINT64_MAX;
+		if ((s = parse_data(ci, h.offset, from)) != NULL)
+			return s;
+		ci->parse_from = from;
+	}
 	if (h.offset == row->start.offset)
 	{
-		while (lo < ci->n_recs && ci->recs[lo].off < row->row_off)
-			lo++;
 		if (lo == ci->n_recs || ci->recs[lo].off != row->row_off || !ci->recs[lo].row ||
 			!cf_slice_eq(ci->recs[lo].c.sc, row->tok) || !cf_slice_eq(ci->recs[lo].c.name, row->key))
 			return corrupt(ci->t, "row-start record not where the key index says", h.offset);
@@ -1009,6 +1026,7 @@ cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 	ci->t = row->t;
 	ci->top_i = SIZE_MAX;
 	ci->db_off = UINT64_MAX;
+	ci->parse_from = UINT64_MAX;
 	*out = ci;
 	return NULL;
 }
@@ -1016,7 +1034,7 @@ cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 void
 cf_sstable_cells_reset(cf_sstable_cells *ci, const cf_sstable_row *row)
 {
-	/* the column index is the row's; the data block (db_off, db_raw, recs) is the file's */
+	/* the column index is the row's; the decoded data block (db_off, db_raw) the file's */
 	ci->row = row;
 	ci->top_i = SIZE_MAX;
 	ci->n_ci = 0;

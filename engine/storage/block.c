@@ -96,8 +96,14 @@ cf_block_seal(const void *raw, size_t len, int level, void *cctx, cf_buf *out, u
 	return cf_buf_status(out);
 }
 
+void
+cf_block_dctx_free(void *dctx)
+{
+	ZSTD_freeDCtx((ZSTD_DCtx *) dctx);
+}
+
 cf_status *
-cf_block_decode(const uint8_t *stored, size_t n, cf_buf *out)
+cf_block_decode(const uint8_t *stored, size_t n, void **dctx, cf_buf *out)
 {
 	const uint8_t *tr;
 	size_t		slen;
@@ -139,7 +145,12 @@ cf_block_decode(const uint8_t *stored, size_t n, cf_buf *out)
 		dst = cf_buf_extend(out, raw_len);
 		if (dst == NULL && raw_len > 0)
 			return cf_buf_status(out);
-		got = ZSTD_decompress(dst, raw_len, stored, slen);
+		if (dctx && *dctx == NULL && (*dctx = ZSTD_createDCtx()) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "zstd: no memory for a decompression context");
+		if (dctx)
+			got = ZSTD_decompressDCtx((ZSTD_DCtx *) *dctx, dst, raw_len, stored, slen);
+		else
+			got = ZSTD_decompress(dst, raw_len, stored, slen);
 		if (ZSTD_isError(got) || got != raw_len)
 		{
 			cf_buf_reset(out);
@@ -154,7 +165,8 @@ cf_block_decode(const uint8_t *stored, size_t n, cf_buf *out)
 }
 
 cf_status *
-cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end, cf_buf *scratch, cf_buf *out)
+cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end, void **dctx, cf_buf *scratch,
+			  cf_buf *out)
 {
 	cf_status  *s;
 	uint8_t    *dst;
@@ -171,6 +183,6 @@ cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end, cf_buf *scratch, cf_
 		return cf_buf_status(scratch);
 	s = cf_rfile_read_exact(f, h.offset, dst, (size_t) h.size);
 	if (s == NULL)
-		s = cf_block_decode(dst, (size_t) h.size, out);
+		s = cf_block_decode(dst, (size_t) h.size, dctx, out);
 	return cf_status_wrap(s, "%s: block at offset %" PRIu64, f->path, h.offset);
 }

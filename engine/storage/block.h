@@ -16,7 +16,8 @@
  * size on disk, trailer included.
  *
  * Thread safety: all functions are reentrant; a cf_buf or ZSTD context passed in
- * belongs to the calling thread for the call.
+ * belongs to the calling thread for the call (a context may serve one thread after
+ * another, never two at once).
  */
 #ifndef CF_STORAGE_BLOCK_H
 #define CF_STORAGE_BLOCK_H
@@ -60,19 +61,27 @@ cf_status  *cf_block_seal(const void *raw, size_t len, int level, void *cctx,
 
 /*
  * Verifies a stored block (stored bytes + trailer, n bytes in all) and writes its
- * uncompressed contents into out, which is reset first. Errors: CF_ERR_CORRUPTION
- * naming what is wrong (short block, checksum, unknown compression, bad length,
- * zstd failure); CF_ERR_NO_MEMORY. The caller adds which file and offset.
+ * uncompressed contents into out, which is reset first. dctx is where the caller keeps
+ * a ZSTD_DCtx to reuse across calls, as cf_block_seal's cctx: if *dctx is NULL when a
+ * zstd block comes, one is created there, for the caller to free with
+ * cf_block_dctx_free (a reader of raw blocks never pays for one); dctx NULL means a
+ * temporary context per zstd block. Errors: CF_ERR_CORRUPTION naming what is wrong
+ * (short block, checksum, unknown compression, bad length, zstd failure);
+ * CF_ERR_NO_MEMORY. The caller adds which file and offset.
  */
-cf_status  *cf_block_decode(const uint8_t *stored, size_t n, cf_buf *out);
+cf_status  *cf_block_decode(const uint8_t *stored, size_t n, void **dctx, cf_buf *out);
+
+/* Frees a context cf_block_decode created in *dctx. NULL is accepted. */
+void		cf_block_dctx_free(void *dctx);
 
 /*
  * Reads the block at h from f, verifies and decodes it into out (reset first), using
- * scratch for the stored bytes. end is the first file offset the block may not reach
- * (the end of the section it belongs to). A handle that is out of bounds, a short read
- * or a bad block is CF_ERR_CORRUPTION whose message names the file and the offset.
+ * scratch for the stored bytes and dctx as cf_block_decode does. end is the first file
+ * offset the block may not reach (the end of the section it belongs to). A handle that
+ * is out of bounds, a short read or a bad block is CF_ERR_CORRUPTION whose message
+ * names the file and the offset.
  */
-cf_status  *cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end,
+cf_status  *cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end, void **dctx,
 						  cf_buf *scratch, cf_buf *out);
 
 #endif							/* CF_STORAGE_BLOCK_H */

@@ -7,7 +7,9 @@
  * more inputs than the handful a read merges. Every input holding the current row
  * becomes a cell source of one cf_row_merge, which yields the reconciled winner of
  * each path; this file decides only what of the row survives (engine/doc/compaction.md)
- * and streams it to the writer, so no row is ever materialised.
+ * and streams it to the writer, so no row is ever materialised. Each input keeps one
+ * cell iterator, reset to each of its rows in turn (cf_cell_source_sstable_reuse), so
+ * a data block holding many rows is read and decoded once, not once per row.
  *
  * Purging is decided per row, lazily: the caller's may_exist_elsewhere is asked only
  * when the row holds a tombstone old enough to purge, and its answer then holds for
@@ -34,12 +36,13 @@ typedef enum purge_state
 
 typedef struct compactor
 {
-	cf_env	   *env;
 	const cf_compaction_options *opts;
 	cf_sstable *const *inputs;
 	size_t		n;
 	int32_t		now;
 	cf_sstable_iter **its;		/* one per input */
+	cf_sstable_cells **cells;	/* one per input, reset to each of its rows; NULL
+								 * until its first row */
 	uint64_t   *rows_read;		/* per input, for the bytes-read estimate */
 	size_t	   *heap;			/* input indices, min-heap by (token, key) */
 	size_t		heap_n;
@@ -349,7 +352,12 @@ next_row(compactor *c, cf_row_merge **out, uint64_t *versions)
 		*versions += cf_sstable_row_cell_count(row);
 		c->st->rows_in++;
 		c->rows_read[in]++;
-		s = cf_cell_source_sstable(row, &c->srcs[i]);
+		if (c->cells[in] == NULL && (s = cf_sstable_cells_new(row, &c->cells[in])) != NULL)
+		{
+			cf_sstable_row_free(row);
+			break;
+		}
+		s = cf_cell_source_sstable_reuse(row, c->cells[in], &c->srcs[i]);
 	}
 	/* the row handles are independent of the iterators, which may move on now */
 	for (size_t i = 0; i < k && s == NULL; i++)
@@ -375,7 +383,11 @@ compactor_free(compactor *c)
 	if (c->its)
 		for (size_t i = 0; i < c->n; i++)
 			cf_sstable_iter_free(c->its[i]);
+	if (c->cells)
+		for (size_t i = 0; i < c->n; i++)
+			cf_sstable_cells_free(c->cells[i]);
 	free(c->its);
+	free(c->cells);
 	free(c->rows_read);
 	free(c->heap);
 	free(c->group);
@@ -391,11 +403,12 @@ compactor_init(compactor *c)
 	cf_status  *s;
 
 	c->its = calloc(n, sizeof(*c->its));
+	c->cells = calloc(n, sizeof(*c->cells));
 	c->rows_read = calloc(n, sizeof(*c->rows_read));
 	c->heap = calloc(n, sizeof(*c->heap));
 	c->group = calloc(n, sizeof(*c->group));
 	c->srcs = calloc(n, sizeof(*c->srcs));
-	if (!c->its || !c->rows_read || !c->heap || !c->group || !c->srcs)
+	if (!c->its || !c->cells || !c->rows_read || !c->heap || !c->group || !c->srcs)
 		return cf_status_make(CF_ERR_NO_MEMORY, "compaction: out of memory");
 	for (size_t i = 0; i < n; i++)
 	{
@@ -457,7 +470,7 @@ cf_compaction_run(cf_env *env, cf_sstable *const *inputs, size_t n, const char *
 				  const cf_compaction_options *opts, cf_compaction_stats *stats)
 {
 	cf_compaction_stats local;
-	compactor	c = {.env = env, .opts = opts, .inputs = inputs, .n = n};
+	compactor	c = {.opts = opts, .inputs = inputs, .n = n};
 	int64_t		t0 = cf_env_mono_micros(env);
 	cf_sstable_stats ws;
 	cf_status  *s;

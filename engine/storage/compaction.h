@@ -16,8 +16,9 @@
  *  - Whether a tombstone may be purged depends on data outside the compaction (other
  *    sstables, memtables); the caller answers that per row through a callback. Without
  *    one, nothing is ever purged.
- *  - The read side holds one row of each input at a time, so memory is bounded by the
- *    number of inputs, not by the size of rows (a wide row streams through).
+ *  - The read side holds one row and one decoded data block of each input at a time,
+ *    so memory is bounded by the number of inputs, not by the size of rows (a wide
+ *    row streams through), and each block of an input is read about once.
  */
 #ifndef CF_STORAGE_COMPACTION_H
 #define CF_STORAGE_COMPACTION_H

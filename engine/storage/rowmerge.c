@@ -158,6 +158,7 @@ typedef struct sst_source
 	cf_cell_source base;
 	cf_sstable_row *row;
 	cf_sstable_cells *cells;
+	bool		own_cells;		/* false: borrowed, its owner frees it */
 } sst_source;
 
 static cf_status *
@@ -215,7 +216,8 @@ sst_free(cf_cell_source *src)
 {
 	sst_source *s = (sst_source *) src;
 
-	cf_sstable_cells_free(s->cells);
+	if (s->own_cells)
+		cf_sstable_cells_free(s->cells);
 	cf_sstable_row_free(s->row);
 	free(s);
 }
@@ -224,8 +226,12 @@ static const struct cf_cell_source_ops sst_ops = {
 	sst_seek, sst_seek_le, sst_next, sst_prev, sst_valid, sst_cell, sst_deletion, sst_free,
 };
 
-cf_status *
-cf_cell_source_sstable(cf_sstable_row *row, cf_cell_source **out)
+/*
+ * A source over row (taken: freed with the source, or here on error) and cells; with
+ * cells NULL the source makes and owns its own, else it borrows cells, reset to row.
+ */
+static cf_status *
+sst_source_new(cf_sstable_row *row, cf_sstable_cells *cells, cf_cell_source **out)
 {
 	sst_source *s = calloc(1, sizeof(*s));
 	cf_status  *st;
@@ -238,7 +244,13 @@ cf_cell_source_sstable(cf_sstable_row *row, cf_cell_source **out)
 	}
 	s->base.ops = &sst_ops;
 	s->row = row;
-	if ((st = cf_sstable_cells_new(row, &s->cells)) != NULL)
+	s->own_cells = cells == NULL;
+	if (cells)
+	{
+		s->cells = cells;
+		cf_sstable_cells_reset(cells, row);
+	}
+	else if ((st = cf_sstable_cells_new(row, &s->cells)) != NULL)
 	{
 		cf_sstable_row_free(row);
 		free(s);
@@ -246,6 +258,18 @@ cf_cell_source_sstable(cf_sstable_row *row, cf_cell_source **out)
 	}
 	*out = &s->base;
 	return NULL;
+}
+
+cf_status *
+cf_cell_source_sstable(cf_sstable_row *row, cf_cell_source **out)
+{
+	return sst_source_new(row, NULL, out);
+}
+
+cf_status *
+cf_cell_source_sstable_reuse(cf_sstable_row *row, cf_sstable_cells *cells, cf_cell_source **out)
+{
+	return sst_source_new(row, cells, out);
 }
 
 /* ---------------------------------------------------------------- the merge */

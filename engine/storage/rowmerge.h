@@ -9,7 +9,8 @@
  * read path skips shadowed and expired cells; compaction keeps tombstones until
  * gc_grace has passed. Nothing is materialised: a merge holds one position per source.
  *
- * Ownership: a merge owns its sources and frees them. A cell returned by
+ * Ownership: a merge owns its sources and frees them (a source over a borrowed cell
+ * iterator leaves the iterator to its owner). A cell returned by
  * cf_row_merge_cell is valid until the merge moves or is freed.
  *
  * Thread safety: a merge and its sources belong to one thread. The tables beneath
@@ -57,6 +58,16 @@ cf_status  *cf_cell_source_memtable(cf_memtable *mt, cf_slice token, cf_slice ke
 
 /* An SSTable row as a source; takes ownership of row (freed with the source). */
 cf_status  *cf_cell_source_sstable(cf_sstable_row *row, cf_cell_source **out);
+
+/*
+ * As cf_cell_source_sstable, but over cells, a cell iterator of the row's sstable
+ * that the caller keeps across rows: cells is reset to row (cf_sstable_cells_reset)
+ * and borrowed, not freed with the source, so the data block it holds serves the next
+ * row too. Takes ownership of row. REQUIRES: cells outlives the source and serves no
+ * other source meanwhile.
+ */
+cf_status  *cf_cell_source_sstable_reuse(cf_sstable_row *row, cf_sstable_cells *cells,
+										 cf_cell_source **out);
 
 typedef struct cf_row_merge cf_row_merge;
 

@@ -202,6 +202,16 @@ bool		cf_sstable_row_has_column_index(const cf_sstable_row *row);
  */
 cf_status  *cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out);
 void		cf_sstable_cells_free(cf_sstable_cells *ci);
+
+/*
+ * Points ci at another row of the same sstable, as if it were new for that row, but
+ * keeps the data block it has loaded: a walk over consecutive rows (compaction) then
+ * reads and decodes each data block once, not once per row in it. ci is invalid until
+ * positioned. REQUIRES: row is of the sstable ci was created for and outlives ci's
+ * use of it; the row ci was on may already be freed. Any order of rows is correct;
+ * only a row in the block loaded saves the read.
+ */
+void		cf_sstable_cells_reset(cf_sstable_cells *ci, const cf_sstable_row *row);
 cf_status  *cf_sstable_cells_first(cf_sstable_cells *ci);
 cf_status  *cf_sstable_cells_last(cf_sstable_cells *ci);
 

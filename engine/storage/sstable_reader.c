@@ -8,11 +8,21 @@
  *    pread, verified (block checksum, handle bounds against the section it must lie
  *    in) and decoded into buffers owned by the iterator, so an open cf_sstable is
  *    immutable and shared by threads without locks (only the refcount and the
- *    block-read counter are atomic). No block cache yet: that is the db layer's.
- *  - A decoded block is parsed whole into an array of records, so seeks inside it are
- *    binary searches and reverse iteration needs no restart points. Every length and
- *    count is checked against the bytes actually present before use; an array is sized
- *    only after a first pass has proved its elements are there.
+ *    block-read counter are atomic).
+ *  - There is no block cache, here or in any layer above: a block is kept only by the
+ *    iterator that decoded it, for as long as it stays on that block. Every new row
+ *    iterator or cell iterator, and every cf_sstable_get, reads its blocks again
+ *    (pread, CRC-32C, zstd, parse), so hot rows cost a key-index block and a data
+ *    block per read per sstable (the OS page cache saves only the disk read). A walk
+ *    over many rows avoids the repeats by keeping one cell iterator
+ *    (cf_sstable_cells_reset).
+ *  - Of a decoded data block only the records of the row being read are parsed (from
+ *    its row-start record, or the block's start in a later block of a wide row, up to
+ *    the next row-start record), into an array, so seeks inside it are binary searches
+ *    and reverse iteration needs no restart points, and a point read does not parse
+ *    the hundreds of other rows sharing the block. Every length and count is checked
+ *    against the bytes actually present before use; an array is sized only after a
+ *    first pass has proved its elements are there.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.
  */
@@ -48,7 +58,6 @@ typedef struct col_entry
 
 struct cf_sstable
 {
-	cf_env	   *env;
 	cf_rfile   *file;
 	char	   *path;
 	cf_col_order order;
@@ -78,6 +87,7 @@ struct cf_sstable_iter
 {
 	cf_sstable *t;
 	cf_buf		scratch;
+	void	   *dctx;			/* zstd context, created at the first zstd block */
 	cf_buf		raw;			/* the key-index block loaded */
 	key_entry  *e;
 	size_t		n;
@@ -116,6 +126,7 @@ struct cf_sstable_cells
 	const cf_sstable_row *row;
 	cf_sstable *t;
 	cf_buf		scratch;
+	void	   *dctx;			/* zstd context, created at the first zstd block */
 	cf_buf		ci_raw;			/* column-index block loaded */
 	col_entry  *ci;
 	size_t		n_ci;
@@ -127,6 +138,7 @@ struct cf_sstable_cells
 	size_t		n_recs;
 	size_t		rec_cap;
 	uint64_t	db_off;			/* its file offset (UINT64_MAX: none) */
+	uint64_t	parse_from;		/* the byte recs were parsed from (UINT64_MAX: none) */
 	size_t		lo;				/* the row's cells in it: [lo, hi) */
 	size_t		hi;
 	size_t		pos;
@@ -209,11 +221,13 @@ target_cmp(const cf_col_order *o, cf_slice sc, cf_slice name, cf_slice tsc, cf_s
 	return cf_type_compare(o->cmp, sc, tsc) <= 0 ? -1 : 1;
 }
 
+/* Reads a block of t; dctx is the reader's zstd context (see cf_block_decode). */
 static cf_status *
-read_block(cf_sstable *t, cf_block_handle h, uint64_t end, cf_buf *scratch, cf_buf *out)
+read_block(cf_sstable *t, cf_block_handle h, uint64_t end, void **dctx, cf_buf *scratch,
+		   cf_buf *out)
 {
 	__atomic_add_fetch(&t->block_reads, 1, __ATOMIC_RELAXED);
-	return cf_block_read(t->file, h, end, scratch, out);
+	return cf_block_read(t->file, h, end, dctx, scratch, out);
 }
 
 /* ---- open ---- */
@@ -331,16 +345,19 @@ open_sections(cf_sstable *t)
 {
 	cf_block_handle h[3];
 	cf_buf		scratch = CF_BUF_INIT;
+	void	   *dctx = NULL;
 	cf_status  *s;
 
 	if ((s = read_footer(t, h)) != NULL)
 		return s;
-	s = read_block(t, h[0], h[1].offset, &scratch, &t->top_raw);
+	s = read_block(t, h[0], h[1].offset, &dctx, &scratch, &t->top_raw);
 	if (s == NULL)
 		s = parse_top(t);
 	if (s == NULL)
-		s = read_block(t, h[2], cf_rfile_size(t->file) - CF_SSTABLE_FOOTER_SIZE, &scratch, &t->stats_raw);
+		s = read_block(t, h[2], cf_rfile_size(t->file) - CF_SSTABLE_FOOTER_SIZE, &dctx,
+					   &scratch, &t->stats_raw);
 	cf_buf_free(&scratch);
+	cf_block_dctx_free(dctx);
 	if (s == NULL)
 		s = parse_stats(t);
 	if (s)
@@ -379,7 +396,6 @@ cf_sstable_open(cf_env *env, const char *path, const cf_col_order *order, cf_sst
 		free(t);
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: sstable", path);
 	}
-	t->env = env;
 	t->order = *order;
 	t->refs = 1;
 	s = cf_env_open_read(env, path, &t->file);
@@ -530,7 +546,7 @@ load_kblock(cf_sstable_iter *it, size_t i)
 
 	it->n = 0;
 	it->blk = SIZE_MAX;
-	if ((s = read_block(t, t->top[i].h, t->data_end, &it->scratch, &it->raw)) != NULL)
+	if ((s = read_block(t, t->top[i].h, t->data_end, &it->dctx, &it->scratch, &it->raw)) != NULL)
 		return s;
 	cf_rd_init(&r, it->raw.data, it->raw.len);
 	while (cf_rd_left(&r) > 0)
@@ -579,6 +595,7 @@ cf_sstable_iter_free(cf_sstable_iter *it)
 		return;
 	cf_buf_free(&it->scratch);
 	cf_buf_free(&it->raw);
+	cf_block_dctx_free(it->dctx);
 	free(it->e);
 	cf_sstable_unref(it->t);
 	free(it);
@@ -735,6 +752,7 @@ cf_sstable_get(cf_sstable *t, cf_slice token, cf_slice key, cf_sstable_row **out
 		s = cf_sstable_iter_row(&it, out);
 	cf_buf_free(&it.scratch);
 	cf_buf_free(&it.raw);
+	cf_block_dctx_free(it.dctx);
 	free(it.e);
 	return s;
 }
@@ -821,7 +839,7 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 		ci->top_i = 0;
 		return NULL;
 	}
-	if ((s = read_block(t, row->top[i].h, t->data_end, &ci->scratch, &ci->ci_raw)) != NULL)
+	if ((s = read_block(t, row->top[i].h, t->data_end, &ci->dctx, &ci->scratch, &ci->ci_raw)) != NULL)
 		return s;
 	cf_rd_init(&r, ci->ci_raw.data, ci->ci_raw.len);
 	while (cf_rd_left(&r) > 0)
@@ -843,21 +861,29 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 	return NULL;
 }
 
-/* Parses a data block into records. */
+/*
+ * Parses one row's records of the loaded data block into ci->recs: from byte `from`
+ * (the row's row-start record in its first block, 0 in a later block of a wide row)
+ * up to the next row-start record or the block's end. Offsets are the block's.
+ */
 static cf_status *
-parse_data(cf_sstable_cells *ci, uint64_t blk_off)
+parse_data(cf_sstable_cells *ci, uint64_t blk_off, uint64_t from)
 {
 	cf_rd		r;
 
 	ci->n_recs = 0;
-	cf_rd_init(&r, ci->db_raw.data, ci->db_raw.len);
+	if (from > ci->db_raw.len)
+		return corrupt(ci->t, "row-start record not where the key index says", blk_off);
+	cf_rd_init(&r, ci->db_raw.data + from, ci->db_raw.len - (size_t) from);
 	while (cf_rd_left(&r) > 0)
 	{
 		data_rec	d;
 		uint8_t		tag;
 
+		if (ci->n_recs > 0 && r.p[r.pos] == CF_SST_TAG_ROW)
+			break;				/* the next row's */
 		memset(&d, 0, sizeof(d));
-		d.off = r.pos;
+		d.off = from + r.pos;
 		tag = cf_rd_u8(&r);
 		if (tag == CF_SST_TAG_ROW)
 		{
@@ -907,6 +933,7 @@ load_data(cf_sstable_cells *ci, size_t j)
 {
 	const cf_sstable_row *row = ci->row;
 	cf_block_handle h = ci->ci[j].h;
+	uint64_t	from = h.offset == row->start.offset ? row->row_off : 0;
 	cf_status  *s;
 	size_t		lo = 0,
 				hi;
@@ -915,16 +942,20 @@ load_data(cf_sstable_cells *ci, size_t j)
 	if (ci->db_off != h.offset)
 	{
 		ci->db_off = UINT64_MAX;
-		if ((s = read_block(ci->t, h, ci->t->data_end, &ci->scratch, &ci->db_raw)) != NULL)
-			return s;
-		if ((s = parse_data(ci, h.offset)) != NULL)
+		ci->parse_from = UINT64_MAX;
+		if ((s = read_block(ci->t, h, ci->t->data_end, &ci->dctx, &ci->scratch, &ci->db_raw)) != NULL)
 			return s;
 		ci->db_off = h.offset;
 	}
+	if (ci->parse_from != from)
+	{
+		ci->parse_from = UINT64_MAX;
+		if ((s = parse_data(ci, h.offset, from)) != NULL)
+			return s;
+		ci->parse_from = from;
+	}
 	if (h.offset == row->start.offset)
 	{
-		while (lo < ci->n_recs && ci->recs[lo].off < row->row_off)
-			lo++;
 		if (lo == ci->n_recs || ci->recs[lo].off != row->row_off || !ci->recs[lo].row ||
 			!cf_slice_eq(ci->recs[lo].c.sc, row->tok) || !cf_slice_eq(ci->recs[lo].c.name, row->key))
 			return corrupt(ci->t, "row-start record not where the key index says", h.offset);
@@ -995,8 +1026,21 @@ cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 	ci->t = row->t;
 	ci->top_i = SIZE_MAX;
 	ci->db_off = UINT64_MAX;
+	ci->parse_from = UINT64_MAX;
 	*out = ci;
 	return NULL;
+}
+
+void
+cf_sstable_cells_reset(cf_sstable_cells *ci, const cf_sstable_row *row)
+{
+	/* the column index is the row's; the decoded data block (db_off, db_raw) the file's */
+	ci->row = row;
+	ci->top_i = SIZE_MAX;
+	ci->n_ci = 0;
+	ci->ci_i = 0;
+	ci->lo = ci->hi = ci->pos = 0;
+	ci->valid = false;
 }
 
 void
@@ -1005,6 +1049,7 @@ cf_sstable_cells_free(cf_sstable_cells *ci)
 	if (ci == NULL)
 		return;
 	cf_buf_free(&ci->scratch);
+	cf_block_dctx_free(ci->dctx);
 	cf_buf_free(&ci->ci_raw);
 	cf_buf_free(&ci->db_raw);
 	free(ci->ci);

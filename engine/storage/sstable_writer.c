@@ -180,7 +180,18 @@ flush_kblock(cf_sstable_writer *w)
 	cf_block_handle_put(&w->top, h);
 	cf_buf_reset(&w->kblock);
 	w->stats.index_blocks++;
-	return fail(w, cf_buf_status(&w->top));
+	if (!cf_buf_ok(&w->top))
+		return fail(w, cf_buf_status(&w->top));
+	/* the top-level index is one block: fail now, not after the whole file is written */
+	if (w->top.len > CF_BLOCK_MAX_RAW)
+		return fail(w, cf_status_make(CF_ERR_TOO_LARGE,
+									  "top-level index of %s: %zu bytes after %" PRIu64
+									  " key-index blocks exceeds the block limit of %zu "
+									  "(its entries hold each key-index block's first and last "
+									  "token and key: keys too long for one sstable)",
+									  w->path, w->top.len, w->stats.index_blocks,
+									  CF_BLOCK_MAX_RAW));
+	return NULL;
 }
 
 /*
@@ -665,8 +676,10 @@ write_tail(cf_sstable_writer *w)
 
 	if ((s = flush_data(w)) != NULL)
 		return s;
-	if ((s = flush_kblock(w)) != NULL || (s = write_block(w, &w->top, &top_h)) != NULL)
+	if ((s = flush_kblock(w)) != NULL)
 		return s;
+	if ((s = write_block(w, &w->top, &top_h)) != NULL)
+		return cf_status_wrap(s, "top-level index of %s", w->path);
 
 	s = build_bloom(w, &b);
 	if (s == NULL)

@@ -55,10 +55,27 @@ round_trip(const uint8_t *raw, size_t n, int level, uint8_t want_type)
 		assert_true(stored.len < n + CF_BLOCK_TRAILER_SIZE);
 	else
 		assert_int_equal(stored.len, n + CF_BLOCK_TRAILER_SIZE);
-	assert_null(cf_block_decode(stored.data, stored.len, &out));
+	assert_null(cf_block_decode(stored.data, stored.len, NULL, &out));
 	assert_int_equal(out.len, n);
 	if (n)
 		assert_memory_equal(out.data, raw, n);
+	/* a reused context: created at the first zstd block only, then kept */
+	{
+		void	   *dctx = NULL;
+
+		for (int i = 0; i < 3; i++)
+		{
+			void	   *was = dctx;
+
+			assert_null(cf_block_decode(stored.data, stored.len, &dctx, &out));
+			assert_int_equal(out.len, n);
+			if (n)
+				assert_memory_equal(out.data, raw, n);
+			assert_true(want_type == CF_BLOCK_ZSTD ? dctx != NULL : dctx == NULL);
+			assert_true(i == 0 || dctx == was);
+		}
+		cf_block_dctx_free(dctx);
+	}
 	cf_buf_free(&stored);
 	cf_buf_free(&out);
 }
@@ -86,6 +103,7 @@ check_every_flip_and_cut(const uint8_t *raw, size_t n, int level)
 {
 	cf_buf		stored = CF_BUF_INIT;
 	cf_buf		out = CF_BUF_INIT;
+	void	   *dctx = NULL;	/* one context through every failure */
 
 	assert_null(cf_block_seal(raw, n, level, NULL, &stored, NULL));
 	for (size_t i = 0; i < stored.len; i++)
@@ -93,13 +111,15 @@ check_every_flip_and_cut(const uint8_t *raw, size_t n, int level)
 		for (int bit = 0; bit < 8; bit += 7)
 		{
 			stored.data[i] ^= (uint8_t) (1u << bit);
-			FAILS(cf_block_decode(stored.data, stored.len, &out), CF_ERR_CORRUPTION, "");
+			FAILS(cf_block_decode(stored.data, stored.len, &dctx, &out), CF_ERR_CORRUPTION, "");
 			stored.data[i] ^= (uint8_t) (1u << bit);
 		}
 	}
 	for (size_t len = 0; len < stored.len; len++)
-		FAILS(cf_block_decode(stored.data, len, &out), CF_ERR_CORRUPTION, "");
-	assert_null(cf_block_decode(stored.data, stored.len, &out));
+		FAILS(cf_block_decode(stored.data, len, &dctx, &out), CF_ERR_CORRUPTION, "");
+	assert_null(cf_block_decode(stored.data, stored.len, &dctx, &out));
+	assert_null(cf_block_decode(stored.data, stored.len, NULL, &out));
+	cf_block_dctx_free(dctx);
 	cf_buf_free(&stored);
 	cf_buf_free(&out);
 }
@@ -138,9 +158,9 @@ huge_length_rejected(void **state)
 	cf_buf_reset(&stored);
 	assert_null(cf_block_seal(buf, 10, 0, NULL, &stored, NULL));
 	cf_store_be32(stored.data + 10 + 1, 0x7fffffff);
-	FAILS(cf_block_decode(stored.data, stored.len, &out), CF_ERR_CORRUPTION, "exceeds the limit");
+	FAILS(cf_block_decode(stored.data, stored.len, NULL, &out), CF_ERR_CORRUPTION, "exceeds the limit");
 	cf_store_be32(stored.data + 10 + 1, 11);
-	FAILS(cf_block_decode(stored.data, stored.len, &out), CF_ERR_CORRUPTION, "claims 11");
+	FAILS(cf_block_decode(stored.data, stored.len, NULL, &out), CF_ERR_CORRUPTION, "claims 11");
 	free(c);
 	cf_buf_free(&stored);
 	cf_buf_free(&out);
@@ -170,14 +190,14 @@ read_from_file_checks_bounds(void **state)
 	OK(cf_wfile_append(w, stored.data, stored.len));
 	OK(cf_wfile_close(w));
 	OK(cf_env_open_read(env, path, &r));
-	OK(cf_block_read(r, h, cf_rfile_size(r), &scratch, &out));
+	OK(cf_block_read(r, h, cf_rfile_size(r), NULL, &scratch, &out));
 	assert_int_equal(out.len, 5000);
 	assert_memory_equal(out.data, c, 5000);
-	FAILS(cf_block_read(r, h, cf_rfile_size(r) - 1, &scratch, &out), CF_ERR_CORRUPTION, path);
+	FAILS(cf_block_read(r, h, cf_rfile_size(r) - 1, NULL, &scratch, &out), CF_ERR_CORRUPTION, path);
 	h.offset = UINT64_MAX - 3;
-	FAILS(cf_block_read(r, h, cf_rfile_size(r), &scratch, &out), CF_ERR_CORRUPTION, "out of bounds");
+	FAILS(cf_block_read(r, h, cf_rfile_size(r), NULL, &scratch, &out), CF_ERR_CORRUPTION, "out of bounds");
 	h.offset = 99;				/* misaligned: checksum fails, message names the offset */
-	FAILS(cf_block_read(r, h, cf_rfile_size(r), &scratch, &out), CF_ERR_CORRUPTION, "offset 99");
+	FAILS(cf_block_read(r, h, cf_rfile_size(r), NULL, &scratch, &out), CF_ERR_CORRUPTION, "offset 99");
 	cf_rfile_close(r);
 	OK(cf_env_remove(env, path));
 	cf_buf_free(&stored);

@@ -1086,6 +1086,50 @@ size_tiered_pick(void **state)
 	assert_string_equal(pick(huge, 3, 3, 32), "0,1,2");
 }
 
+/* ---------------------------------------------------------------- block reads */
+
+/*
+ * Compaction reads each block of its inputs about once: one cell iterator per input
+ * keeps the data block it has decoded for the input's next row, instead of reading
+ * the block again for every row in it.
+ */
+static void
+inputs_read_once(void **state)
+{
+	char	   *dir = test_tmpdir_new("cmp");
+	cf_env	   *env = cf_env_posix();
+	cf_sstable *tabs[3];
+	uint64_t	before[3],
+				blocks = 0,
+				reads = 0;
+	cf_compaction_stats st;
+	cf_compaction_options opt = options(&std_order, GC_BEFORE, exists_always, NULL);
+
+	(void) state;
+	for (int i = 0; i < 3; i++)
+	{
+		char		name[24];
+		const cf_sstable_stats *ts;
+
+		sprintf(name, "t%d.db", i);
+		tabs[i] = bulk_table(env, dir, name, 2000, i * 10000, 20);
+		ts = cf_sstable_get_stats(tabs[i]);
+		/* a row spanning blocks has a column index: one more block, read once */
+		blocks += ts->data_blocks + ts->index_blocks + ts->wide_rows;
+		before[i] = cf_sstable_block_reads(tabs[i]);
+	}
+	OK(cf_compaction_run(env, tabs, 3, test_path(dir, "out.db"), &opt, &st));
+	assert_int_equal(st.rows_out, 2000);
+	for (int i = 0; i < 3; i++)
+		reads += cf_sstable_block_reads(tabs[i]) - before[i];
+	printf("# 3 x 2000 rows x 8 cells, 1 KiB blocks: %llu block reads for %llu blocks\n",
+		   (unsigned long long) reads, (unsigned long long) blocks);
+	assert_true(reads <= blocks + 3);
+	for (int i = 0; i < 3; i++)
+		cf_sstable_unref(tabs[i]);
+	test_tmpdir_free(dir);
+}
+
 /* ---------------------------------------------------------------- throughput */
 
 static double
@@ -1148,6 +1192,7 @@ main(void)
 		cmocka_unit_test(cancel_between_rows),
 		cmocka_unit_test(corrupt_input_is_named),
 		cmocka_unit_test(size_tiered_pick),
+		cmocka_unit_test(inputs_read_once),
 		cmocka_unit_test(throughput),
 	};
 

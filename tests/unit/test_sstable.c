@@ -84,13 +84,16 @@ assert_cell_eq(const cf_cell *a, const cf_cell *b)
 
 /*
  * Every row and cell of mt is in t, in order, with nothing more; each row's cells read
- * backwards from the end equal them reversed. Returns the cells compared.
+ * backwards from the end equal them reversed. With reuse, one cell iterator serves
+ * every row (cf_sstable_cells_reset), outliving the rows it was on. Returns the cells
+ * compared.
  */
 static uint64_t
-check_same(cf_memtable *mt, cf_sstable *t)
+check_same(cf_memtable *mt, cf_sstable *t, bool reuse)
 {
 	cf_mt_iter	mi;
 	cf_sstable_iter *it;
+	cf_sstable_cells *ci = NULL;
 	uint64_t	cells = 0;
 	cf_cell    *fw = NULL;
 	size_t		cap = 0;
@@ -109,7 +112,6 @@ check_same(cf_memtable *mt, cf_sstable *t)
 					snt,
 					n = 0;
 		cf_sstable_row *row;
-		cf_sstable_cells *ci;
 		const cf_range_tomb *st;
 
 		assert_true(cf_sstable_iter_valid(it));
@@ -132,7 +134,10 @@ check_same(cf_memtable *mt, cf_sstable *t)
 			assert_int_equal(st[i].del.timestamp, tombs[i].del.timestamp);
 			assert_int_equal(st[i].del.local_time, tombs[i].del.local_time);
 		}
-		OK(cf_sstable_cells_new(row, &ci));
+		if (ci && reuse)
+			cf_sstable_cells_reset(ci, row);
+		else
+			OK(cf_sstable_cells_new(row, &ci));
 		OK(cf_sstable_cells_first(ci));
 		for (; cf_mt_iter_valid(&mi) && cf_slice_eq(cf_mt_iter_key(&mi), key) &&
 			 cf_slice_eq(cf_mt_iter_token(&mi), tok); cf_mt_iter_next(&mi))
@@ -167,11 +172,16 @@ check_same(cf_memtable *mt, cf_sstable *t)
 		}
 		assert_false(cf_sstable_cells_valid(ci));
 		cells += n;
-		cf_sstable_cells_free(ci);
+		if (!reuse)
+		{
+			cf_sstable_cells_free(ci);
+			ci = NULL;
+		}
 		cf_sstable_row_free(row);
 		OK(cf_sstable_iter_next(it));
 	}
 	assert_false(cf_sstable_iter_valid(it));
+	cf_sstable_cells_free(ci);
 	cf_sstable_iter_free(it);
 	free(fw);
 	return cells;
@@ -247,7 +257,8 @@ memtable_round_trip_standard(void **state)
 
 	OK(cf_sstable_open(env, test_path(dir, "1-Data.db"), &long_order, &t));
 	assert_memory_equal(cf_sstable_get_stats(t), &ws, sizeof(ws));
-	assert_int_equal(check_same(mt, t), cells);
+	assert_int_equal(check_same(mt, t, false), cells);
+	assert_int_equal(check_same(mt, t, true), cells);
 	{
 		cf_slice	ft, fk, lt, lk;
 
@@ -301,7 +312,8 @@ super_direct_and_reverse(void **state)
 	}
 	OK(cf_sstable_writer_finish(w, NULL));
 	OK(cf_sstable_open(env, test_path(dir, "s.db"), &super_order, &t));
-	assert_int_equal(check_same(mt, t), 900);
+	assert_int_equal(check_same(mt, t, false), 900);
+	assert_int_equal(check_same(mt, t, true), 900);
 
 	OK(cf_sstable_get(t, S("tok"), S("k1"), &row));
 	assert_non_null(row);
@@ -440,6 +452,145 @@ seeks_at_between_beyond(void **state)
 		}
 		cf_sstable_unref(t);
 	}
+	test_tmpdir_free(dir);
+}
+
+/* ---- one cell iterator over many rows ---- */
+
+/* ci (reused) and a new iterator over row agree forwards, backwards and at a seek. */
+static void
+check_reused(cf_sstable_cells *ci, const cf_sstable_row *row)
+{
+	cf_sstable_cells *fresh;
+	cf_cell		a,
+				b;
+	uint8_t		nb[8];
+
+	OK(cf_sstable_cells_new(row, &fresh));
+	cf_sstable_cells_reset(ci, row);
+	assert_false(cf_sstable_cells_valid(ci));
+	OK(cf_sstable_cells_first(ci));
+	OK(cf_sstable_cells_first(fresh));
+	while (cf_sstable_cells_valid(fresh))
+	{
+		assert_true(cf_sstable_cells_valid(ci));
+		cf_sstable_cells_cell(ci, &a);
+		cf_sstable_cells_cell(fresh, &b);
+		assert_cell_eq(&a, &b);
+		OK(cf_sstable_cells_next(ci));
+		OK(cf_sstable_cells_next(fresh));
+	}
+	assert_false(cf_sstable_cells_valid(ci));
+	cf_sstable_cells_reset(ci, row);
+	OK(cf_sstable_cells_last(ci));
+	OK(cf_sstable_cells_last(fresh));
+	assert_int_equal(cf_sstable_cells_valid(ci), cf_sstable_cells_valid(fresh));
+	if (cf_sstable_cells_valid(fresh))
+	{
+		cf_sstable_cells_cell(ci, &a);
+		cf_sstable_cells_cell(fresh, &b);
+		assert_cell_eq(&a, &b);
+	}
+	cf_sstable_cells_reset(ci, row);
+	OK(cf_sstable_cells_seek(ci, cf_slice_of(NULL, 0), long_name(nb, 150)));
+	OK(cf_sstable_cells_seek(fresh, cf_slice_of(NULL, 0), long_name(nb, 150)));
+	assert_int_equal(cf_sstable_cells_valid(ci), cf_sstable_cells_valid(fresh));
+	if (cf_sstable_cells_valid(fresh))
+	{
+		cf_sstable_cells_cell(ci, &a);
+		cf_sstable_cells_cell(fresh, &b);
+		assert_cell_eq(&a, &b);
+	}
+	cf_sstable_cells_free(fresh);
+}
+
+/*
+ * A walk over every row with one reset cell iterator reads each data block once (not
+ * once per row in it), and a reset iterator agrees with a new one whatever rows are
+ * skipped and in whatever order they come.
+ */
+static void
+reset_cells_reads_each_block_once(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_memtable *mt = cf_memtable_new(&long_order);
+	cf_sstable_options opt = opts_of(&long_order, 1024);
+	const int	nrows = 3000;
+	const cf_sstable_stats *st;
+	cf_sstable *t;
+	cf_sstable_iter *it;
+	cf_sstable_cells *ci = NULL;
+	uint64_t	before,
+				reads;
+	char		k[16],
+				v[80];
+	uint8_t		nb[8];
+
+	(void) state;
+	for (int r = 0; r < nrows; r++)
+	{
+		int			ncols = r % 500 == 250 ? 300 : 4;	/* some rows span many blocks */
+
+		snprintf(k, sizeof(k), "k%05d", r);
+		for (int c = 0; c < ncols; c++)
+		{
+			snprintf(v, sizeof(v), "value-%d-%d-abcdefghijklmnopqrstuvwxyz", r, c);
+			mt_put(mt, S(k), S(k), cf_slice_of(NULL, 0), long_name(nb, (int64_t) c * 50),
+				   S(v), r + 1, 0);
+		}
+	}
+	OK(cf_sstable_write_memtable(env, test_path(dir, "r.db"), mt, &opt, NULL));
+	OK(cf_sstable_open(env, test_path(dir, "r.db"), &long_order, &t));
+	st = cf_sstable_get_stats(t);
+	assert_true(st->data_blocks > 100 && st->wide_rows >= 6);
+
+	/*
+	 * every row in order: each data block and key-index block read once, plus the one
+	 * column-index block of each row that spans blocks (many rows of 4 cells do)
+	 */
+	before = cf_sstable_block_reads(t);
+	OK(cf_sstable_iter_new(t, &it));
+	OK(cf_sstable_iter_first(it));
+	while (cf_sstable_iter_valid(it))
+	{
+		cf_sstable_row *row;
+
+		OK(cf_sstable_iter_row(it, &row));
+		if (ci)
+			cf_sstable_cells_reset(ci, row);
+		else
+			OK(cf_sstable_cells_new(row, &ci));
+		OK(cf_sstable_cells_first(ci));
+		while (cf_sstable_cells_valid(ci))
+			OK(cf_sstable_cells_next(ci));
+		cf_sstable_row_free(row);
+		OK(cf_sstable_iter_next(it));
+	}
+	cf_sstable_iter_free(it);
+	reads = cf_sstable_block_reads(t) - before;
+	printf("# %d rows, %llu data blocks, %llu key-index blocks, %llu wide rows: "
+		   "%llu block reads with one cell iterator\n", nrows,
+		   (unsigned long long) st->data_blocks, (unsigned long long) st->index_blocks,
+		   (unsigned long long) st->wide_rows, (unsigned long long) reads);
+	assert_true(reads <= st->data_blocks + st->index_blocks + st->wide_rows);
+
+	/* rows skipped, then backwards: the same cells as a new iterator gives */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nrows; i += 7)
+		{
+			int			r = pass == 0 ? i : nrows - 1 - i;
+			cf_sstable_row *row;
+
+			snprintf(k, sizeof(k), "k%05d", r);
+			OK(cf_sstable_get(t, S(k), S(k), &row));
+			assert_non_null(row);
+			check_reused(ci, row);
+			cf_sstable_row_free(row);
+		}
+	cf_sstable_cells_free(ci);
+	cf_sstable_unref(t);
+	cf_memtable_unref(mt);
 	test_tmpdir_free(dir);
 }
 
@@ -644,8 +795,9 @@ wide_row_seeks_are_bounded(void **state)
 			assert_true(worst[super][k] <= 4);
 			OK(cf_env_remove(env, p));
 		}
-	/* no growth from the smallest to the largest */
-	assert_true(worst[0][2] <= 4 && worst[1][2] <= 4);
+	/* no growth from the smallest to the largest: one more level at most */
+	assert_true(worst[0][2] <= worst[0][0] + 1);
+	assert_true(worst[1][2] <= worst[1][0] + 1);
 	/* 512-byte blocks: ~20k data blocks, many column-index blocks, both levels used */
 	{
 		const char *p = test_path(dir, "wide.db");
@@ -776,6 +928,56 @@ every_flip_and_truncation_is_corruption(void **state)
 
 /* ---- writer contract and env faults ---- */
 
+/*
+ * Keys so long that the one-block top-level index would pass CF_BLOCK_MAX_RAW: the
+ * writer fails as the key-index block that passes it is written, naming the file and
+ * the section, long before finish.
+ */
+static void
+top_index_limit_fails_early(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_sstable_options opt = opts_of(&long_order, 256);	/* a key-index block per row */
+	cf_sstable_writer *w;
+	const char *p = test_path(dir, "big-keys.db");
+	const size_t klen = 60000;	/* ~120 KB of top-level index per row */
+	char	   *key = malloc(klen);
+	cf_status  *s = NULL;
+	int			r;
+	uint8_t		nb[8];
+	cf_cell		c = {.value = S("v"), .timestamp = 1};
+
+	(void) state;
+	memset(key, 'k', klen);		/* compresses: the data and key index stay small */
+	OK(cf_sstable_writer_open(env, p, &opt, &w));
+	for (r = 0; r < 1000 && s == NULL; r++)
+	{
+		char		tok[16];
+
+		snprintf(tok, sizeof(tok), "t%05d", r);
+		c.name = long_name(nb, r);
+		s = cf_sstable_writer_begin_row(w, S(tok), cf_slice_of(key, klen), cf_deletion_none(),
+										NULL, 0);
+		if (s == NULL)
+			s = cf_sstable_writer_add_cell(w, &c);
+		if (s == NULL)
+			s = cf_sstable_writer_end_row(w);
+	}
+	/* 64 MiB / ~120 KB per key-index block: the ~560th row, not finish */
+	assert_non_null(s);
+	printf("# 60000-byte keys: the writer fails at row %d: %s\n", r - 1, cf_status_msg(s));
+	assert_true(r > 500 && r < 600);
+	assert_string_equal(cf_code_name(cf_status_code(s)), cf_code_name(CF_ERR_TOO_LARGE));
+	assert_non_null(strstr(cf_status_msg(s), "top-level index of "));
+	assert_non_null(strstr(cf_status_msg(s), p));
+	cf_status_free(s);
+	FAILS(cf_sstable_writer_finish(w, NULL), CF_ERR_INVALID, "failed earlier");
+	assert_false(cf_env_exists(env, p));
+	free(key);
+	test_tmpdir_free(dir);
+}
+
 static void
 out_of_order_is_invalid_and_leaves_no_file(void **state)
 {
@@ -897,10 +1099,12 @@ main(void)
 		cmocka_unit_test(memtable_round_trip_standard),
 		cmocka_unit_test(super_direct_and_reverse),
 		cmocka_unit_test(seeks_at_between_beyond),
+		cmocka_unit_test(reset_cells_reads_each_block_once),
 		cmocka_unit_test(bloom_and_stats),
 		cmocka_unit_test(wide_row_seeks_are_bounded),
 		cmocka_unit_test(every_flip_and_truncation_is_corruption),
 		cmocka_unit_test(out_of_order_is_invalid_and_leaves_no_file),
+		cmocka_unit_test(top_index_limit_fails_early),
 		cmocka_unit_test(env_faults_during_finish),
 	};
 

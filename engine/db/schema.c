@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <sys/types.h>
 
+#include "util/failalloc.h"
 #include "util/utf8.h"
 
 struct cf_schema
@@ -51,50 +52,18 @@ static const char *const strategy_classes[CF_STRATEGY_COUNT_] = {
 
 /* ---- allocation, with the test-only failure injection of schema.h ---- */
 
-static unsigned long fail_alloc_at;	/* from this allocation after arming on, all
-									 * fail; 0: off */
-static unsigned long alloc_seen;	/* allocations since arming */
-static bool fail_alloc_fired;	/* the armed failure happened */
+static cf_failalloc failalloc;
 
 bool
 cf_schema_test_fail_alloc(unsigned long n)
 {
-	bool		fired = fail_alloc_fired;
-
-	alloc_seen = 0;
-	fail_alloc_fired = false;
-	__atomic_store_n(&fail_alloc_at, n, __ATOMIC_RELAXED);
-	return fired;
+	return cf_failalloc_arm(&failalloc, n);
 }
 
-/* Is this allocation armed to fail? One relaxed load when disarmed. */
-static bool
-alloc_fails(void)
-{
-	if (__atomic_load_n(&fail_alloc_at, __ATOMIC_RELAXED) == 0 ||
-		++alloc_seen < fail_alloc_at)
-		return false;
-	fail_alloc_fired = true;
-	return true;
-}
-
-static void *
-mem_malloc(size_t n)
-{
-	return alloc_fails() ? NULL : malloc(n);
-}
-
-static void *
-mem_calloc(size_t n, size_t size)
-{
-	return alloc_fails() ? NULL : calloc(n, size);
-}
-
-static void *
-mem_realloc(void *p, size_t n)
-{
-	return alloc_fails() ? NULL : realloc(p, n);
-}
+#define alloc_fails() cf_failalloc_fails(&failalloc)
+#define mem_malloc(n) cf_failalloc_malloc(&failalloc, (n))
+#define mem_calloc(n, size) cf_failalloc_calloc(&failalloc, (n), (size))
+#define mem_realloc(p, n) cf_failalloc_realloc(&failalloc, (p), (n))
 
 static char *
 mem_strdup(const char *s)

@@ -18,7 +18,8 @@ case "$want" in
 esac
 
 # PostgreSQL's major version: from pg_config when it is there, else the distribution's
-# default server (what `postgresql` depends on), else 15 (Debian 12).
+# default server (what `postgresql` depends on; the package lists must be current, so
+# a fresh machine is updated first), else 15 (Debian 12).
 pg_major() {
   local v
   if command -v "${PG_CONFIG:-pg_config}" >/dev/null 2>&1; then
@@ -28,17 +29,23 @@ pg_major() {
   v=$(apt-cache depends postgresql 2>/dev/null | sed -nE 's/.*Depends: postgresql-([0-9]+)$/\1/p' | head -n1)
   echo "${v:-15}"
 }
+updated=0
+if ! command -v "${PG_CONFIG:-pg_config}" >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]] &&
+   [[ -z "$(apt-cache depends postgresql 2>/dev/null)" ]]; then
+  apt-get update -qq
+  updated=1
+fi
 major=$(pg_major)
 
 pkgs=(gcc make pkg-config libc6-dev
       "postgresql-server-dev-$major"
-      libzstd-dev libxxhash-dev libmd-dev libxml2-dev libyaml-dev libicu-dev)
+      libzstd-dev libxxhash-dev libmd-dev libicu-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
          libcmocka-dev perl iproute2)
 fi
 if [[ "$want" == bench ]]; then
-  pkgs+=(libleveldb-dev redis-server redis-tools)
+  pkgs+=(libleveldb-dev)
 fi
 
 missing=()
@@ -58,6 +65,6 @@ fi
 
 echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+[[ $updated -eq 1 ]] || apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "deps.sh: done"

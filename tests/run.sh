@@ -85,6 +85,9 @@ run_suite() {
 
 run_unit_programs() {   # DIR
   local t rc=0 found=0
+  # the programs' temp dirs live in the run's, so a crashed or killed one leaves none
+  mkdir -p "$H_TMP/unit"
+  export TMPDIR=$H_TMP/unit
   for t in "$1"/test_*; do
     [[ -x "$t" ]] || continue
     found=1

@@ -23,8 +23,8 @@
 
 #include "db/schema.h"
 #include "storage/partitioner.h"
-#include "util/failalloc.h"
 #include "util/buf.h"
+#include "util/failalloc.h"
 
 #define RESULT_ARENA_BLOCK 8192
 

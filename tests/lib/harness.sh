@@ -153,17 +153,29 @@ harness_pg_start() {
 
 # Builds the tree and installs colfam_fdw into the PostgreSQL that pg_config names:
 # directly as root (or when its directories are writable), otherwise it must already
-# be installed (sudo make install) and be this tree's version.
+# be installed (sudo make install) and be this tree's build: the shared library and
+# every install script are compared, so a stale install is not tested by mistake.
+# The programs (colfamd, colfam) go to a prefix inside the run's temp dir: a test run
+# installs nothing into the system besides the extension it tests.
 harness_install_extension() {
-  local make=${MAKE:-make} jobs
+  local make=${MAKE:-make} jobs pgc=${PG_CONFIG:-pg_config} lib share f
   jobs=$(nproc 2>/dev/null || echo 2)
+  lib=$("$pgc" --pkglibdir)
+  share=$("$pgc" --sharedir)/extension
   $make -s -j"$jobs" all >/dev/null || { harness_log "build failed"; return 1; }
-  if [[ $(id -u) -eq 0 || -w "$("${PG_CONFIG:-pg_config}" --pkglibdir)" ]]; then
-    $make -s install >/dev/null || { harness_log "make install failed"; return 1; }
-  elif ! cmp -s colfam_fdw.control \
-         "$("${PG_CONFIG:-pg_config}" --sharedir)/extension/colfam_fdw.control"; then
-    harness_log "colfam_fdw is not installed in $("${PG_CONFIG:-pg_config}" --sharedir)"
-    harness_log "hint: run 'sudo make install' first, or run this as root"
-    return 1
+  if [[ $(id -u) -eq 0 || -w "$lib" ]]; then
+    $make -s install PREFIX="$H_TMP/prefix" >/dev/null ||
+      { harness_log "make install failed"; return 1; }
+    return 0
   fi
+  for f in colfam_fdw.so:"$lib" colfam_fdw.control:"$share" fdw/colfam_fdw--*.sql:"$share"; do
+    local src=${f%%:*} dst=${f#*:}
+    for src in $src; do
+      if ! cmp -s "$src" "$dst/$(basename "$src")"; then
+        harness_log "the installed $(basename "$src") in $dst is not this tree's build"
+        harness_log "hint: run 'sudo make install' (again after every change), or run this as root"
+        return 1
+      fi
+    done
+  done
 }

@@ -297,6 +297,7 @@ random_history_matches_the_reference(void **state)
 				  "(%d replaying unflushed memtables)\n",
 				  STEPS, flushes, compactions, restarts, replays);
 	assert_null(cf_db_close(f->db));
+	f->db = NULL;
 }
 
 int

@@ -27,6 +27,9 @@ db_fixture_teardown(void **state)
 {
 	db_fixture *f = *state;
 
+	/* a test that failed with its db open must not leave its threads running */
+	if (f->db)
+		cf_status_free(cf_db_abandon(f->db));
 	test_tmpdir_free(f->dir);
 	free(f);
 	return 0;

@@ -40,7 +40,6 @@ static const struct
 	[CF_TYPE_TIME_UUID] = {"TimeUUIDType", MARSHAL_PREFIX "TimeUUIDType"},
 };
 
-static const char hex_digits[] = "0123456789abcdef";
 
 static bool
 type_valid(cf_type t)
@@ -265,22 +264,24 @@ static cf_status *
 bytes_from_string(const char *s, cf_buf *out)
 {
 	size_t		n = strlen(s);
+	size_t		start = out->len;
 	uint8_t    *p;
+	ptrdiff_t	bad;
 
 	if (n % 2 != 0)
 		return cf_status_make(CF_ERR_INVALID,
 							  "invalid BytesType literal '%.100s': expected an even number "
 							  "of hex digits, got %zu", s, n);
-	for (size_t i = 0; i < n; i++)
-		if (cf_hex_value(s[i]) < 0)
-			return cf_status_make(CF_ERR_INVALID,
-								  "invalid BytesType literal '%.100s': '%c' at position %zu "
-								  "is not a hex digit", s, s[i], i);
 	p = cf_buf_extend(out, n / 2);
 	if (p == NULL)
 		return NULL;			/* the caller sees it in cf_buf_status(out) */
-	for (size_t i = 0; i < n; i += 2)
-		p[i / 2] = (uint8_t) (cf_hex_value(s[i]) << 4 | cf_hex_value(s[i + 1]));
+	if ((bad = cf_hex_decode(s, n / 2, p)) >= 0)
+	{
+		out->len = start;		/* the buffer is left as it was */
+		return cf_status_make(CF_ERR_INVALID,
+							  "invalid BytesType literal '%.100s': '%c' at position %td "
+							  "is not a hex digit", s, s[bad], bad);
+	}
 	return NULL;
 }
 
@@ -473,13 +474,8 @@ put_hex(cf_slice v, cf_buf *out)
 {
 	uint8_t    *p = cf_buf_extend(out, v.len * 2);
 
-	if (p == NULL)
-		return;
-	for (size_t i = 0; i < v.len; i++)
-	{
-		p[2 * i] = (uint8_t) hex_digits[v.p[i] >> 4];
-		p[2 * i + 1] = (uint8_t) hex_digits[v.p[i] & 0x0f];
-	}
+	if (p != NULL)
+		cf_hex_encode(v.p, v.len, (char *) p);
 }
 
 /* Two's-complement big-endian varint (non-empty) → decimal, like BigInteger.toString(). */

@@ -22,13 +22,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <unicode/ucol.h>
 #include <unicode/ustring.h>
 #include <unicode/utypes.h>
 
 #include "util/hex.h"
+#include "util/random.h"
 #include "util/utf8.h"
 
 typedef unsigned __int128 u128;
@@ -92,27 +92,6 @@ put_be128(cf_buf *out, u128 v)
 	cf_store_be64(b + 8, (uint64_t) v);
 }
 
-/* Fills p with n bytes from getrandom(2). */
-static cf_status *
-fill_random(void *p, size_t n)
-{
-	uint8_t    *b = p;
-
-	while (n > 0)
-	{
-		ssize_t		got = getrandom(b, n, 0);
-
-		if (got < 0)
-		{
-			if (errno == EINTR)
-				continue;
-			return cf_status_errno(errno, "getrandom");
-		}
-		b += got;
-		n -= (size_t) got;
-	}
-	return NULL;
-}
 
 /* ---------------------------------------------------------------- Random */
 
@@ -231,7 +210,7 @@ random_random(cf_buf *out)
 	/* Rejection sampling: 2^127 + 1 values fit once in 2^128, so half the draws pass. */
 	do
 	{
-		cf_status  *s = fill_random(b, sizeof(b));
+		cf_status  *s = cf_random_bytes(b, sizeof(b));
 
 		if (s != NULL)
 			return s;
@@ -243,7 +222,6 @@ random_random(cf_buf *out)
 
 /* ---------------------------------------------------------------- ByteOrdered */
 
-static const char hex_digits[] = "0123456789abcdef";
 
 /* Any bytes are a ByteOrdered token. */
 static cf_status *
@@ -258,13 +236,8 @@ bop_to_string(cf_slice token, cf_buf *out)
 {
 	char	   *d = (char *) cf_buf_extend(out, token.len * 2);
 
-	if (d == NULL)
-		return NULL;			/* the caller reports the buffer's failure */
-	for (size_t i = 0; i < token.len; i++)
-	{
-		*d++ = hex_digits[token.p[i] >> 4];
-		*d++ = hex_digits[token.p[i] & 0xf];
-	}
+	if (d != NULL)				/* else the caller reports the buffer's failure */
+		cf_hex_encode(token.p, token.len, d);
 	return NULL;
 }
 
@@ -279,15 +252,8 @@ bop_from_string(cf_slice text, cf_buf *out)
 	b = cf_buf_extend(out, text.len / 2);
 	if (b == NULL)
 		return cf_buf_status(out);
-	for (size_t i = 0; i < text.len; i += 2)
-	{
-		int			hi = cf_hex_value((char) text.p[i]);
-		int			lo = cf_hex_value((char) text.p[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			goto bad;
-		*b++ = (uint8_t) (hi << 4 | lo);
-	}
+	if (cf_hex_decode((const char *) text.p, text.len / 2, b) >= 0)
+		goto bad;
 	return NULL;
 
 bad:
@@ -388,7 +354,7 @@ static cf_status *
 bop_random(cf_buf *out)
 {
 	uint8_t		b[16];
-	cf_status  *s = fill_random(b, sizeof(b));
+	cf_status  *s = cf_random_bytes(b, sizeof(b));
 
 	if (s == NULL)
 		cf_buf_put(out, b, sizeof(b));
@@ -439,7 +405,7 @@ random_key_token(cf_status *(*token_of) (cf_slice key, cf_buf *out), cf_buf *out
 
 	while (n < RANDOM_KEY_LEN)
 	{
-		cf_status  *s = fill_random(b, sizeof(b));
+		cf_status  *s = cf_random_bytes(b, sizeof(b));
 
 		if (s != NULL)
 			return s;

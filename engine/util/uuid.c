@@ -9,15 +9,14 @@
 #include "util/uuid.h"
 
 #include "util/buf.h"
+#include "util/random.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char hex_digits[] = "0123456789abcdef";
 
 /* Offsets of the dashes in the text form. */
 static bool
@@ -35,8 +34,8 @@ cf_uuid_format(const uint8_t u[CF_UUID_LEN], char out[CF_UUID_TEXT_LEN + 1])
 	{
 		if (is_dash_pos(o))
 			out[o++] = '-';
-		out[o++] = hex_digits[u[i] >> 4];
-		out[o++] = hex_digits[u[i] & 0x0f];
+		cf_hex_encode(&u[i], 1, out + o);
+		o += 2;
 	}
 	out[o] = '\0';
 }
@@ -174,18 +173,11 @@ static void
 random_bytes(uint8_t *p, size_t n)
 {
 	size_t		got = 0;
+	cf_status  *s = cf_random_bytes(p, n);
 
-	while (got < n)
-	{
-		ssize_t		r = getrandom(p + got, n - got, 0);
-
-		if (r > 0)
-			got += (size_t) r;
-		else if (r < 0 && errno == EINTR)
-			continue;
-		else
-			break;
-	}
+	if (s == NULL)
+		got = n;
+	cf_status_free(s);
 	if (got < n)
 	{
 		struct timespec ts;

@@ -26,13 +26,6 @@
 #define MIN_CELL_BYTES (1 + 3 + 8)
 #define MIN_CF_BYTES (1 + 1 + 1 + 1)
 
-static void
-put_bytes(cf_buf *b, cf_slice s)
-{
-	cf_buf_put_varint(b, s.len);
-	cf_buf_put(b, s.p, s.len);
-}
-
 static cf_status *
 check_len(cf_slice s, size_t max, const char *what)
 {
@@ -51,7 +44,7 @@ cf_mutation_encode(const cf_mutation *m, cf_buf *out)
 		return s;
 
 	cf_buf_put_u8(out, CF_MUTATION_VERSION);
-	put_bytes(out, m->key);
+	cf_buf_put_bytes(out, m->key);
 	cf_buf_put_varint(out, m->n_cfs);
 	for (size_t i = 0; i < m->n_cfs; i++)
 	{
@@ -73,9 +66,9 @@ cf_mutation_encode(const cf_mutation *m, cf_buf *out)
 				(s = check_len(rt->start, CF_NAME_MAX, "slice start")) ||
 				(s = check_len(rt->finish, CF_NAME_MAX, "slice finish")))
 				return s;
-			put_bytes(out, rt->sc);
-			put_bytes(out, rt->start);
-			put_bytes(out, rt->finish);
+			cf_buf_put_bytes(out, rt->sc);
+			cf_buf_put_bytes(out, rt->start);
+			cf_buf_put_bytes(out, rt->finish);
 			cf_buf_put_u64(out, (uint64_t) rt->del.timestamp);
 			cf_buf_put_u32(out, (uint32_t) rt->del.local_time);
 		}
@@ -91,9 +84,9 @@ cf_mutation_encode(const cf_mutation *m, cf_buf *out)
 				return cf_status_make(CF_ERR_INTERNAL, "cell has unknown flags 0x%x",
 									  cell->flags);
 			cf_buf_put_u8(out, cell->flags);
-			put_bytes(out, cell->sc);
-			put_bytes(out, cell->name);
-			put_bytes(out, cell->value);
+			cf_buf_put_bytes(out, cell->sc);
+			cf_buf_put_bytes(out, cell->name);
+			cf_buf_put_bytes(out, cell->value);
 			cf_buf_put_u64(out, (uint64_t) cell->timestamp);
 			if (cell->flags & CF_CELL_EXPIRING)
 			{
@@ -105,22 +98,6 @@ cf_mutation_encode(const cf_mutation *m, cf_buf *out)
 		}
 	}
 	return cf_buf_status(out);
-}
-
-/* Reads a length-prefixed byte string, refusing lengths over max. */
-static cf_slice
-get_bytes(cf_rd *r, size_t max)
-{
-	uint64_t	n = cf_rd_varint(r);
-	const uint8_t *p;
-
-	if (n > max)
-	{
-		cf_rd_fail(r);
-		return cf_slice_of(NULL, 0);
-	}
-	p = cf_rd_bytes(r, (size_t) n);
-	return cf_slice_of(p, p ? (size_t) n : 0);
 }
 
 /* A count that cannot exceed what the remaining bytes could hold. */
@@ -158,7 +135,7 @@ decode_pass(cf_slice data, cf_mutation *m, size_t *n_cfs, size_t *n_tombs, size_
 		return cf_status_make(CF_ERR_CORRUPTION,
 							  "mutation: unknown format version %u (this build reads %d)",
 							  version, CF_MUTATION_VERSION);
-	key = get_bytes(&r, CF_KEY_MAX);
+	key = cf_rd_slice(&r, CF_KEY_MAX);
 	ncf = get_count(&r, MIN_CF_BYTES);
 	if (m)
 	{
@@ -196,9 +173,9 @@ decode_pass(cf_slice data, cf_mutation *m, size_t *n_cfs, size_t *n_tombs, size_
 		{
 			cf_range_tomb rt;
 
-			rt.sc = get_bytes(&r, CF_NAME_MAX);
-			rt.start = get_bytes(&r, CF_NAME_MAX);
-			rt.finish = get_bytes(&r, CF_NAME_MAX);
+			rt.sc = cf_rd_slice(&r, CF_NAME_MAX);
+			rt.start = cf_rd_slice(&r, CF_NAME_MAX);
+			rt.finish = cf_rd_slice(&r, CF_NAME_MAX);
 			rt.del.timestamp = (int64_t) cf_rd_u64(&r);
 			rt.del.local_time = (int32_t) cf_rd_u32(&r);
 			if (u)
@@ -220,9 +197,9 @@ decode_pass(cf_slice data, cf_mutation *m, size_t *n_cfs, size_t *n_tombs, size_
 			if ((cell.flags & ~KNOWN_FLAGS) ||
 				cell.flags == (CF_CELL_DELETED | CF_CELL_EXPIRING))
 				cf_rd_fail(&r);
-			cell.sc = get_bytes(&r, CF_NAME_MAX);
-			cell.name = get_bytes(&r, CF_NAME_MAX);
-			cell.value = get_bytes(&r, SIZE_MAX);
+			cell.sc = cf_rd_slice(&r, CF_NAME_MAX);
+			cell.name = cf_rd_slice(&r, CF_NAME_MAX);
+			cell.value = cf_rd_slice(&r, SIZE_MAX);
 			cell.timestamp = (int64_t) cf_rd_u64(&r);
 			if (cell.flags & CF_CELL_EXPIRING)
 			{

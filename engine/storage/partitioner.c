@@ -16,7 +16,6 @@
  */
 #include "storage/partitioner.h"
 
-#include <errno.h>
 #include <md5.h>
 #include <pthread.h>
 #include <stdint.h>

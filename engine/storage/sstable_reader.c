@@ -152,23 +152,6 @@ corrupt(const cf_sstable *t, const char *what, uint64_t off)
 						  t->path, what, off);
 }
 
-static cf_slice
-get_bytes(cf_rd *r)
-{
-	cf_slice	s;
-
-	s.len = (size_t) cf_rd_varint(r);
-	if (s.len > CF_BLOCK_MAX_RAW)
-	{
-		cf_rd_fail(r);
-		s.len = 0;
-	}
-	s.p = cf_rd_bytes(r, s.len);
-	if (s.p == NULL)
-		s.len = 0;
-	return s;
-}
-
 static cf_deletion
 get_deletion(cf_rd *r)
 {
@@ -243,10 +226,10 @@ parse_top(cf_sstable *t)
 	{
 		top_entry	e;
 
-		e.first_tok = get_bytes(&r);
-		e.first_key = get_bytes(&r);
-		e.last_tok = get_bytes(&r);
-		e.last_key = get_bytes(&r);
+		e.first_tok = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		e.first_key = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		e.last_tok = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		e.last_key = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 		e.h = cf_block_handle_get(&r);
 		if (!cf_rd_ok(&r))
 			break;
@@ -284,10 +267,10 @@ parse_stats(cf_sstable *t)
 	st->min_timestamp = (int64_t) cf_rd_u64(&r);
 	st->max_timestamp = (int64_t) cf_rd_u64(&r);
 	st->max_local_deletion_time = (int32_t) cf_rd_u32(&r);
-	t->first_tok = get_bytes(&r);
-	t->first_key = get_bytes(&r);
-	t->last_tok = get_bytes(&r);
-	t->last_key = get_bytes(&r);
+	t->first_tok = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+	t->first_key = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+	t->last_tok = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+	t->last_key = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 	if (cf_rd_ok(&r) && (cf_rd_left(&r) != 0 || st->index_blocks != t->n_top))
 		return cf_status_make(CF_ERR_CORRUPTION, "%s: statistics disagree with the index", t->path);
 	st->file_bytes = cf_rfile_size(t->file);
@@ -489,8 +472,8 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill)
 
 	x->start = cf_block_handle_get(r);
 	x->row_off = cf_rd_varint(r);
-	x->tok = get_bytes(r);
-	x->key = get_bytes(r);
+	x->tok = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+	x->key = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
 	x->del = cf_deletion_none();
 	switch (cf_rd_u8(r))
 	{
@@ -511,9 +494,9 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill)
 	{
 		cf_range_tomb tb;
 
-		tb.sc = get_bytes(r);
-		tb.start = get_bytes(r);
-		tb.finish = get_bytes(r);
+		tb.sc = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+		tb.start = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+		tb.finish = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
 		tb.del = get_deletion(r);
 		if (fill)
 			x->tombs[i] = tb;
@@ -527,8 +510,8 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill)
 	{
 		col_entry	e;
 
-		e.sc = get_bytes(r);
-		e.name = get_bytes(r);
+		e.sc = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+		e.name = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
 		e.h = cf_block_handle_get(r);
 		if (fill)
 			x->top[i] = e;
@@ -846,8 +829,8 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 	{
 		col_entry	e;
 
-		e.sc = get_bytes(&r);
-		e.name = get_bytes(&r);
+		e.sc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		e.name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 		e.h = cf_block_handle_get(&r);
 		if (!cf_rd_ok(&r))
 			break;
@@ -888,8 +871,8 @@ parse_data(cf_sstable_cells *ci, uint64_t blk_off, uint64_t from)
 		if (tag == CF_SST_TAG_ROW)
 		{
 			d.row = true;
-			d.c.sc = get_bytes(&r);
-			d.c.name = get_bytes(&r);
+			d.c.sc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			d.c.name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 		}
 		else
 		{
@@ -904,9 +887,9 @@ parse_data(cf_sstable_cells *ci, uint64_t blk_off, uint64_t from)
 				d.c.sc = ci->recs[ci->n_recs - 1].c.sc;
 			}
 			else
-				d.c.sc = get_bytes(&r);
-			d.c.name = get_bytes(&r);
-			d.c.value = get_bytes(&r);
+				d.c.sc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			d.c.name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			d.c.value = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 			d.c.timestamp = (int64_t) cf_rd_u64(&r);
 			if (d.c.flags & CF_CELL_EXPIRING)
 			{

@@ -83,13 +83,6 @@ struct cf_sstable_writer
 };
 
 static void
-put_bytes(cf_buf *b, cf_slice s)
-{
-	cf_buf_put_varint(b, s.len);
-	cf_buf_put(b, s.p, s.len);
-}
-
-static void
 put_deletion(cf_buf *b, cf_deletion d)
 {
 	cf_buf_put_u64(b, (uint64_t) d.timestamp);
@@ -281,8 +274,8 @@ put_row_record(cf_sstable_writer *w)
 {
 	w->row_off = w->data.len;
 	cf_buf_put_u8(&w->data, CF_SST_TAG_ROW);
-	put_bytes(&w->data, cf_slice_of(w->row_tk.data, w->row_tok_len));
-	put_bytes(&w->data, cf_slice_of(w->row_tk.data + w->row_tok_len,
+	cf_buf_put_bytes(&w->data, cf_slice_of(w->row_tk.data, w->row_tok_len));
+	cf_buf_put_bytes(&w->data, cf_slice_of(w->row_tk.data + w->row_tok_len,
 									w->row_tk.len - w->row_tok_len));
 	w->row_started = true;
 }
@@ -385,9 +378,9 @@ cf_sstable_writer_begin_row(cf_sstable_writer *w, cf_slice token, cf_slice key,
 	cf_buf_put_varint(&w->row_meta, n_tombs);
 	for (size_t i = 0; i < n_tombs; i++)
 	{
-		put_bytes(&w->row_meta, tombs[i].sc);
-		put_bytes(&w->row_meta, tombs[i].start);
-		put_bytes(&w->row_meta, tombs[i].finish);
+		cf_buf_put_bytes(&w->row_meta, tombs[i].sc);
+		cf_buf_put_bytes(&w->row_meta, tombs[i].start);
+		cf_buf_put_bytes(&w->row_meta, tombs[i].finish);
 		put_deletion(&w->row_meta, tombs[i].del);
 		note_timestamp(w, tombs[i].del.timestamp);
 		note_local_time(w, tombs[i].del.local_time);
@@ -441,8 +434,8 @@ cf_sstable_writer_add_cell(cf_sstable_writer *w, const cf_cell *c)
 
 	/* path bookkeeping (before last_path is overwritten) */
 	cf_buf_reset(&w->last_path);
-	put_bytes(&w->last_path, c->sc);
-	put_bytes(&w->last_path, c->name);
+	cf_buf_put_bytes(&w->last_path, c->sc);
+	cf_buf_put_bytes(&w->last_path, c->name);
 	if (!w->in_block)
 	{
 		cf_buf_reset(&w->block_first);
@@ -453,9 +446,9 @@ cf_sstable_writer_add_cell(cf_sstable_writer *w, const cf_cell *c)
 	tag = (uint8_t) (c->flags | (same_sc ? CF_SST_TAG_SAME_SC : 0));
 	cf_buf_put_u8(&w->data, tag);
 	if (!same_sc)
-		put_bytes(&w->data, c->sc);
-	put_bytes(&w->data, c->name);
-	put_bytes(&w->data, c->value);
+		cf_buf_put_bytes(&w->data, c->sc);
+	cf_buf_put_bytes(&w->data, c->name);
+	cf_buf_put_bytes(&w->data, c->value);
 	cf_buf_put_u64(&w->data, (uint64_t) c->timestamp);
 	if (c->flags & CF_CELL_EXPIRING)
 	{
@@ -542,9 +535,9 @@ cf_sstable_writer_end_row(cf_sstable_writer *w)
 		put_row_record(w);
 	}
 	cf_buf_put_varint(&rest, w->row_off);
-	put_bytes(&rest, cf_slice_of(w->row_tk.data, w->row_tok_len));
+	cf_buf_put_bytes(&rest, cf_slice_of(w->row_tk.data, w->row_tok_len));
 	key = cf_slice_of(w->row_tk.data + w->row_tok_len, w->row_tk.len - w->row_tok_len);
-	put_bytes(&rest, key);
+	cf_buf_put_bytes(&rest, key);
 	cf_buf_put(&rest, w->row_meta.data, w->row_meta.len);
 	cf_buf_put_varint(&rest, w->row_cells);
 	if (w->start_known)
@@ -593,11 +586,11 @@ cf_sstable_writer_end_row(cf_sstable_writer *w)
 	if (s)
 		return s;
 
-	put_bytes(&w->keys, key);
+	cf_buf_put_bytes(&w->keys, key);
 	if (!w->have_prev)
 	{
-		put_bytes(&w->first_tk, cf_slice_of(w->row_tk.data, w->row_tok_len));
-		put_bytes(&w->first_tk, key);
+		cf_buf_put_bytes(&w->first_tk, cf_slice_of(w->row_tk.data, w->row_tok_len));
+		cf_buf_put_bytes(&w->first_tk, key);
 	}
 	cf_buf_reset(&w->prev_tk);
 	cf_buf_put(&w->prev_tk, w->row_tk.data, w->row_tk.len);
@@ -655,8 +648,8 @@ put_stats(cf_sstable_writer *w, cf_buf *b)
 	if (w->have_prev)
 	{
 		cf_buf_put(b, w->first_tk.data, w->first_tk.len);
-		put_bytes(b, cf_slice_of(w->prev_tk.data, w->prev_tok_len));
-		put_bytes(b, cf_slice_of(w->prev_tk.data + w->prev_tok_len, w->prev_tk.len - w->prev_tok_len));
+		cf_buf_put_bytes(b, cf_slice_of(w->prev_tk.data, w->prev_tok_len));
+		cf_buf_put_bytes(b, cf_slice_of(w->prev_tk.data + w->prev_tok_len, w->prev_tk.len - w->prev_tok_len));
 	}
 	else
 	{

@@ -147,6 +147,13 @@ cf_buf_put_varint(cf_buf *b, uint64_t v)
 }
 
 void
+cf_buf_put_bytes(cf_buf *b, cf_slice s)
+{
+	cf_buf_put_varint(b, s.len);
+	cf_buf_put(b, s.p, s.len);
+}
+
+void
 cf_buf_patch_u32(cf_buf *b, size_t off, uint32_t v)
 {
 	if (!b->failed && off <= b->len && b->len - off >= 4)
@@ -263,6 +270,21 @@ cf_rd_bytes(cf_rd *r, size_t n)
 	const uint8_t *p;
 
 	return rd_take(r, n, &p) ? p : NULL;
+}
+
+cf_slice
+cf_rd_slice(cf_rd *r, size_t max)
+{
+	uint64_t	n = cf_rd_varint(r);
+	const uint8_t *p;
+
+	if (n > max)
+	{
+		cf_rd_fail(r);
+		return cf_slice_of(NULL, 0);
+	}
+	p = cf_rd_bytes(r, (size_t) n);
+	return cf_slice_of(p, p ? (size_t) n : 0);
 }
 
 bool

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/slice.h"
 #include "util/status.h"
 
 /* Longest LEB128 encoding of a uint64_t. */
@@ -64,6 +65,9 @@ void		cf_buf_put_u16(cf_buf *b, uint16_t v);
 void		cf_buf_put_u32(cf_buf *b, uint32_t v);
 void		cf_buf_put_u64(cf_buf *b, uint64_t v);
 void		cf_buf_put_varint(cf_buf *b, uint64_t v);
+
+/* A length-prefixed byte string: varint length, then the bytes. */
+void		cf_buf_put_bytes(cf_buf *b, cf_slice s);
 
 /* Overwrites 4 bytes at off (which must lie inside len), for lengths known late. */
 void		cf_buf_patch_u32(cf_buf *b, size_t off, uint32_t v);
@@ -131,6 +135,12 @@ uint64_t	cf_rd_varint(cf_rd *r);
  * steps over them, or NULL (reader failed) if fewer than n remain.
  */
 const uint8_t *cf_rd_bytes(cf_rd *r, size_t n);
+
+/*
+ * Reads a cf_buf_put_bytes string, zero-copy; a length over max (or past the end) fails
+ * the reader and yields an empty slice.
+ */
+cf_slice	cf_rd_slice(cf_rd *r, size_t max);
 
 /* Copies the next n bytes into dst; false (reader failed) if fewer remain. */
 bool		cf_rd_copy(cf_rd *r, void *dst, size_t n);

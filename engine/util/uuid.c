@@ -11,7 +11,6 @@
 #include "util/buf.h"
 #include "util/random.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>

@@ -215,6 +215,34 @@ malformed_varints_fail(void **state)
 }
 
 static void
+byte_strings_round_trip_and_respect_max(void **state)
+{
+	cf_buf		b = CF_BUF_INIT;
+	cf_rd		r;
+	cf_slice	x;
+
+	(void) state;
+	cf_buf_put_bytes(&b, cf_slice_of("jsmith", 6));
+	cf_buf_put_bytes(&b, cf_slice_of(NULL, 0));
+	cf_buf_put_bytes(&b, cf_slice_of("toolong", 7));
+	cf_rd_init(&r, b.data, b.len);
+	x = cf_rd_slice(&r, 6);
+	assert_int_equal(x.len, 6);
+	assert_memory_equal(x.p, "jsmith", 6);
+	assert_true(x.p >= b.data && x.p < b.data + b.len);	/* zero-copy */
+	assert_int_equal(cf_rd_slice(&r, 6).len, 0);
+	assert_true(cf_rd_ok(&r));
+	x = cf_rd_slice(&r, 6);	/* 7 bytes against a cap of 6 */
+	assert_int_equal(x.len, 0);
+	assert_false(cf_rd_ok(&r));
+	/* a length running past the end */
+	cf_rd_init(&r, b.data, 3);
+	assert_int_equal(cf_rd_slice(&r, SIZE_MAX).len, 0);
+	assert_false(cf_rd_ok(&r));
+	cf_buf_free(&b);
+}
+
+static void
 copy_and_skip(void **state)
 {
 	static const uint8_t data[] = {1, 2, 3, 4, 5};
@@ -243,6 +271,7 @@ main(void)
 		cmocka_unit_test(reader_refuses_to_run_past_end),
 		cmocka_unit_test(varints_round_trip),
 		cmocka_unit_test(malformed_varints_fail),
+		cmocka_unit_test(byte_strings_round_trip_and_respect_max),
 		cmocka_unit_test(copy_and_skip),
 	};
 

@@ -1,6 +1,7 @@
 /* tests/unit/test_cfstore.c — db/cfstore: flush and reopen, MANIFEST and orphans,
  * truncate, snapshots, replace, failing flushes with backpressure, concurrency. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,8 +16,6 @@
 #include "support/tmpdir.h"
 #include "util/env_fault.h"
 #include "util/log.h"
-
-#define S(str) cf_slice_of((str), strlen(str))
 
 static const cf_col_order order = {false, CF_TYPE_UTF8, CF_TYPE_BYTES};
 

@@ -7,6 +7,7 @@
  * The random test prints its seed; CF_TEST_SEED=<n> replays one.
  */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +22,6 @@
 #include "util/env_fault.h"
 #include "util/log.h"
 
-#define S(str) cf_slice_of((str), strlen(str))
 #define EMPTY cf_slice_of(NULL, 0)
 #define MB (1024ULL * 1024)
 

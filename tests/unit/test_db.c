@@ -2,6 +2,7 @@
  * replay, schema changes that persist, validation, truncate, compaction, and a
  * SIGKILL crash test of acknowledged writes in batch mode. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +18,6 @@
 #include "support/dbfixture.h"
 #include "util/env_fault.h"
 #include "util/log.h"
-
-#define S(str) cf_slice_of((str), strlen(str))
 
 static cf_db *
 open_db(db_fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops, bool compaction)

@@ -3,6 +3,7 @@
  * flushes, major compactions and restarts, compared after every step. Seeded and
  * reproducible: the seed is printed, CF_TEST_SEED repeats it. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 #include "support/dbfixture.h"
 #include "util/log.h"
 
-#define S(str) cf_slice_of((str), strlen(str))
 #define NKEYS 24
 #define NNAMES 16
 #define STEPS 1500

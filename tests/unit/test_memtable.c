@@ -1,6 +1,7 @@
 /* tests/unit/test_memtable.c — storage/memtable: order, reconciliation, deletions,
  * seeks, concurrent readers, memory against raw data. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 
 #include "storage/memtable.h"
-
-#define S(str) cf_slice_of((str), strlen(str))
 
 static const cf_col_order utf8_order = {false, CF_TYPE_UTF8, CF_TYPE_BYTES};
 

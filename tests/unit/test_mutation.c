@@ -1,12 +1,11 @@
 /* tests/unit/test_mutation.c — storage/mutation: round trips and hostile input. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "storage/mutation.h"
-
-#define S(str) cf_slice_of((str), sizeof(str) - 1)
 
 /* A mutation touching two CFs with every kind of change. */
 static void

@@ -1,6 +1,7 @@
 /* tests/unit/test_read.c — db/read: slices, get, count, multiget and range scans over
  * memtables and SSTables, checked by hand and against a brute-force reference model. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include "support/envtest.h"
 #include "support/tmpdir.h"
 
-#define S(str) cf_slice_of((str), strlen(str))
 #define NONE cf_slice_of("", 0)
 #define NOW 1000
 

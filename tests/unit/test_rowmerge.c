@@ -1,6 +1,7 @@
 /* tests/unit/test_rowmerge.c — storage/rowmerge: one row across memtables and an
  * SSTable, reconciled, shadowed by deletions, walked both ways. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,6 @@
 
 #include "storage/rowmerge.h"
 #include "support/tmpdir.h"
-
-#define S(str) cf_slice_of((str), strlen(str))
 
 static const cf_col_order std_order = {false, CF_TYPE_UTF8, CF_TYPE_BYTES};
 static const cf_col_order super_order = {true, CF_TYPE_UTF8, CF_TYPE_UTF8};

@@ -2,6 +2,7 @@
  * copy-on-write schema changes and lookups, the encoding (round trip of the seeds'
  * keyspaces, every truncation, byte flips), and validation of row mutations. */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 
 #include "db/schema.h"
-
-#define S(str) cf_slice_of((str), strlen(str))
 
 /* Asserts st is an error of code whose message contains every given substring. */
 static void

@@ -5,6 +5,7 @@
  * in wide rows, corruption of every byte and truncation, env faults during finish.
  */
 #include "support/cmocka_prelude.h"
+#include "support/slices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,6 @@
 #include "support/envtest.h"
 #include "support/tmpdir.h"
 #include "util/env_fault.h"
-
-#define S(str) cf_slice_of((str), strlen(str))
 
 static const cf_col_order long_order = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
 static const cf_col_order super_order = {true, CF_TYPE_UTF8, CF_TYPE_TIME_UUID};

@@ -1,0 +1,11 @@
+/* tests/unit/support/slices.h — S("text"): a C string as a cf_slice, for tests. */
+#ifndef CF_TEST_SLICES_H
+#define CF_TEST_SLICES_H
+
+#include <string.h>
+
+#include "util/slice.h"
+
+#define S(str) cf_slice_of((str), strlen(str))
+
+#endif

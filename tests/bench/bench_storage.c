@@ -15,8 +15,15 @@
  *  - Both engines get the same keys and values from one seeded generator, so two runs
  *    with the same parameters write the same data. Values are db_bench's: 100 bytes
  *    that compress to about half, so compression has something to do.
- *  - A write phase is timed until its last write is acknowledged; flushes and
- *    compactions still running then are not counted, for either engine (as db_bench).
+ *  - The engines never run at the same time: the inputs are precomputed, then colfam
+ *    runs its whole sequence and is closed, then LevelDB runs the same sequence. Each
+ *    engine's own background work (flushes, compactions) during its timed phases is
+ *    counted in them.
+ *  - A write phase is timed until its last write is acknowledged; the flushes and
+ *    compactions still running or due then are not counted, for either engine (as
+ *    db_bench): before every timed phase after the first on a db the engine under test
+ *    is quiesced, untimed (cfb_quiesce, ldb_quiesce): memtable flushed, no flush
+ *    pending, no compaction running or due.
  *  - Everything lives under one temporary directory, removed at exit.
  */
 #include <errno.h>
@@ -410,6 +417,28 @@ cfb_compact(cfb *c, const char *cf)
 	check(cf_db_compact(c->db, KS, cf, true), "major compaction");
 }
 
+/*
+ * Lets colfam finish the background work its writes started, untimed: the memtable is
+ * flushed (cf_db_flush waits) until no flush is pending, then size-tiered compaction —
+ * what the background thread would run next — runs here until it finds nothing more
+ * to merge. cf_db_compact takes the db's one compaction slot, so it also waits for a
+ * background compaction already running.
+ */
+static void
+cfb_quiesce(cfb *c, const char *cf)
+{
+	size_t		tables;
+
+	check(cf_db_flush(c->db, KS, cf), "flush");
+	while (cfb_stats(c, cf).pending_flushes > 0)
+		usleep(1000);
+	do
+	{
+		tables = cfb_stats(c, cf).sstables;
+		check(cf_db_compact(c->db, KS, cf, false), "size-tiered compaction");
+	} while (cfb_stats(c, cf).sstables < tables);
+}
+
 /* ---------------------------------------------------------------- LevelDB */
 
 typedef struct ldb
@@ -502,6 +531,86 @@ ldb_compact(ldb *l)
 	leveldb_compact_range(l->db, NULL, 0, NULL, 0);
 }
 
+#define LDB_LEVELS 7				/* config::kNumLevels */
+#define LDB_L0_TRIGGER 4		/* config::kL0_CompactionTrigger */
+
+/*
+ * Would LevelDB start a size compaction now? Its rule (VersionSet::Finalize): level 0
+ * when it holds 4 files, level L in 1..5 when its bytes reach 10^L MiB. Read from the
+ * "leveldb.sstables" property (lines " <number>:<bytes>[...]" under "--- level L ---").
+ */
+static bool
+ldb_needs_compaction(ldb *l, char **listing)
+{
+	char	   *p = leveldb_property_value(l->db, "leveldb.sstables");
+	uint64_t	files[LDB_LEVELS] = {0},
+				bytes[LDB_LEVELS] = {0};
+	int			level = -1;
+	bool		needs = false;
+	double		limit = 10.0 * 1048576.0;
+
+	if (p == NULL)
+		die("leveldb: no leveldb.sstables property");
+	for (char *line = p; line && *line;)
+	{
+		char	   *next = strchr(line, '\n');
+		unsigned long long num,
+					size;
+
+		if (sscanf(line, "--- level %d ---", &level) == 1)
+			;
+		else if (level >= 0 && level < LDB_LEVELS &&
+				 sscanf(line, " %llu:%llu[", &num, &size) == 2)
+		{
+			files[level]++;
+			bytes[level] += size;
+		}
+		line = next ? next + 1 : NULL;
+	}
+	if (files[0] >= LDB_L0_TRIGGER)
+		needs = true;
+	for (int i = 1; i < LDB_LEVELS - 1; i++, limit *= 10)
+		if ((double) bytes[i] >= limit)
+			needs = true;
+	*listing = p;
+	return needs;
+}
+
+/*
+ * Lets LevelDB finish the background work its writes started, untimed. compact_range
+ * over an empty key range ("" to "", which no key overlaps) flushes the memtable, waits
+ * for that flush, and queues a manual compaction with nothing to do behind whatever
+ * compaction is running, so it returns only once that one is done. Repeated until no
+ * level is due a size compaction and the table listing stays the same across a call.
+ */
+static void
+ldb_quiesce(ldb *l)
+{
+	char	   *before = NULL,
+			   *after = NULL;
+
+	for (int rounds = 0;; rounds++)
+	{
+		bool		busy;
+
+		leveldb_compact_range(l->db, "", 0, "", 0);
+		busy = ldb_needs_compaction(l, &before);
+		if (!busy)
+		{
+			leveldb_compact_range(l->db, "", 0, "", 0);
+			busy = ldb_needs_compaction(l, &after) || strcmp(before, after) != 0;
+		}
+		leveldb_free(before);
+		leveldb_free(after);
+		before = after = NULL;
+		if (!busy)
+			return;
+		if (rounds > 100000)
+			die("leveldb: background compaction does not settle");
+		usleep(1000);
+	}
+}
+
 static int
 find_snappy(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -549,69 +658,79 @@ typedef struct report
 		(double) (n) / (now_sec() - t0_); \
 	})
 
-static void
-run_flat(report *rep)
+/* The precomputed inputs of the flat workloads, the same for both engines. */
+typedef struct flat_inputs
 {
-	uint64_t	n = rep->n;
-	uint64_t	reads = n / 10 ? n / 10 : 1;
-	uint64_t   *perm = permutation(n);
-	uint64_t   *over = malloc(n * sizeof(*over));
-	uint64_t   *rd = malloc(reads * sizeof(*rd));
+	uint64_t	n;
+	uint64_t	reads;
+	uint64_t   *perm;			/* fillrandom: key perm[i] gets value i */
+	uint64_t   *over;			/* overwrite: key over[i] gets value n + i */
+	uint64_t   *rd;				/* readrandom: keys */
+} flat_inputs;
+
+static void
+flat_inputs_make(flat_inputs *in, uint64_t n)
+{
+	in->n = n;
+	in->reads = n / 10 ? n / 10 : 1;
+	in->perm = permutation(n);
+	in->over = malloc(n * sizeof(*in->over));
+	in->rd = malloc(in->reads * sizeof(*in->rd));
+	if (in->over == NULL || in->rd == NULL)
+		die("out of memory");
+	for (uint64_t i = 0; i < n; i++)
+		in->over[i] = rng_below(n);
+	for (uint64_t i = 0; i < in->reads; i++)
+		in->rd[i] = rng_below(n);
+}
+
+static void
+flat_inputs_free(flat_inputs *in)
+{
+	free(in->perm);
+	free(in->over);
+	free(in->rd);
+}
+
+/* colfam's whole flat sequence; LevelDB is not open meanwhile. */
+static void
+cf_run_flat(report *rep, const flat_inputs *in)
+{
+	uint64_t	n = in->n;
 	cfb			c;
-	ldb			l;
 	uint64_t	rows;
 	double		t0;
 
-	if (over == NULL || rd == NULL)
-		die("out of memory");
-	for (uint64_t i = 0; i < n; i++)
-		over[i] = rng_below(n);
-	for (uint64_t i = 0; i < reads; i++)
-		rd[i] = rng_below(n);
-
-	fprintf(stderr, "fillseq\n");
+	fprintf(stderr, "colfam fillseq\n");
 	cfb_open(&c, "cf-fillseq", 0, 0);
 	rep->flat[W_FILLSEQ].colfam = TIMED("colfam fillseq", n, cfb_put(&c, i, i));
 	cfb_close(&c);
-	ldb_open(&l, "ldb-fillseq");
-	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
-	ldb_close(&l);
 
-	fprintf(stderr, "fillrandom, overwrite, readrandom, readseq\n");
+	fprintf(stderr, "colfam fillrandom, overwrite, readrandom, readseq\n");
 	cfb_open(&c, "cf-random", 0, 0);
-	ldb_open(&l, "ldb-random");
-	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, perm[i], i));
-	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, perm[i], i));
-	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, over[i], n + i));
-	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, over[i], n + i));
-	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", reads, cfb_get(&c, rd[i]));
-	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", reads, ldb_get(&l, rd[i]));
-
+	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, in->perm[i], i));
+	cfb_quiesce(&c, STD_CF);
+	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, in->over[i], n + i));
+	cfb_quiesce(&c, STD_CF);
+	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i]));
+	cfb_quiesce(&c, STD_CF);
 	t0 = now_sec();
 	if ((rows = cfb_scan(&c)) != n)
 		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
 	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
-	t0 = now_sec();
-	if ((rows = ldb_scan(&l)) != n)
-		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
-	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
 
-	fprintf(stderr, "major compaction\n");
+	fprintf(stderr, "colfam major compaction\n");
+	cfb_quiesce(&c, STD_CF);
 	t0 = now_sec();
 	cfb_compact(&c, STD_CF);
 	rep->cf_compact_s = now_sec() - t0;
 	rep->cf_sstable_bytes = cfb_stats(&c, STD_CF).sstable_bytes;
-	t0 = now_sec();
-	ldb_compact(&l);
-	rep->ldb_compact_s = now_sec() - t0;
-	rep->ldb_dir_bytes = dir_bytes(l.dir);
 	cfb_close(&c);
-	ldb_close(&l);
 
 	/* Memory: the same fill into one memtable that never reaches a threshold. */
-	fprintf(stderr, "memtable memory\n");
+	fprintf(stderr, "colfam memtable memory\n");
 	cfb_open(&c, "cf-memory", (size_t) 1 << 30, UINT64_MAX / 2);
-	(void) TIMED("colfam fill (one memtable)", n, cfb_put(&c, perm[i], i));
+	(void) TIMED("colfam fill (one memtable)", n, cfb_put(&c, in->perm[i], i));
 	{
 		cf_cfstore_stats st = cfb_stats(&c, STD_CF);
 
@@ -619,9 +738,53 @@ run_flat(report *rep)
 		rep->memtable_flushes = st.flushes + (uint64_t) st.pending_flushes;
 	}
 	cfb_close(&c);
-	free(perm);
-	free(over);
-	free(rd);
+}
+
+/* LevelDB's whole flat sequence, the same phases on the same inputs; colfam is closed. */
+static void
+ldb_run_flat(report *rep, const flat_inputs *in)
+{
+	uint64_t	n = in->n;
+	ldb			l;
+	uint64_t	rows;
+	double		t0;
+
+	fprintf(stderr, "leveldb fillseq\n");
+	ldb_open(&l, "ldb-fillseq");
+	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
+	ldb_close(&l);
+
+	fprintf(stderr, "leveldb fillrandom, overwrite, readrandom, readseq\n");
+	ldb_open(&l, "ldb-random");
+	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, in->perm[i], i));
+	ldb_quiesce(&l);
+	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, in->over[i], n + i));
+	ldb_quiesce(&l);
+	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", in->reads, ldb_get(&l, in->rd[i]));
+	ldb_quiesce(&l);
+	t0 = now_sec();
+	if ((rows = ldb_scan(&l)) != n)
+		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+
+	fprintf(stderr, "leveldb major compaction\n");
+	ldb_quiesce(&l);
+	t0 = now_sec();
+	ldb_compact(&l);
+	rep->ldb_compact_s = now_sec() - t0;
+	rep->ldb_dir_bytes = dir_bytes(l.dir);
+	ldb_close(&l);
+}
+
+static void
+run_flat(report *rep)
+{
+	flat_inputs in;
+
+	flat_inputs_make(&in, rep->n);
+	cf_run_flat(rep, &in);
+	ldb_run_flat(rep, &in);
+	flat_inputs_free(&in);
 }
 
 /* ---------------------------------------------------------------- wide rows */
@@ -794,6 +957,7 @@ run_wide(wide_result *w, int slices)
 
 	cfb_open(&c, "cf-wide", 0, 0);
 	w->cf_load_s = cfb_load_wide(&c, w->super, w->columns);
+	cfb_quiesce(&c, w->super ? SUPER_CF : WIDE_CF);
 	for (int i = 0; i < WARMUP_SLICES; i++)
 		cfb_slice(&c, w->super, starts[slices + i]);
 	for (int i = 0; i < slices; i++)
@@ -808,6 +972,7 @@ run_wide(wide_result *w, int slices)
 
 	ldb_open(&l, "ldb-wide");
 	w->ldb_load_s = ldb_load_wide(&l, w->super, w->columns);
+	ldb_quiesce(&l);
 	for (int i = 0; i < WARMUP_SLICES; i++)
 		ldb_slice(&l, w->super, starts[slices + i]);
 	for (int i = 0; i < slices; i++)
@@ -890,7 +1055,17 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 		   "compression %s\n", leveldb_major_version(), leveldb_minor_version(),
 		   snappy ? "snappy (libsnappy is loaded)" : "requested snappy, but libsnappy is not loaded: blocks are stored uncompressed");
 	printf("- fillseq and fillrandom start from an empty db; overwrite, readrandom (N/10 "
-		   "gets) and readseq (a full scan) follow on the fillrandom db, without compaction\n\n");
+		   "gets) and readseq (a full scan) follow on the fillrandom db, without a major "
+		   "compaction\n");
+	printf("- one engine at a time: colfam runs every phase, is closed, then LevelDB runs the "
+		   "same phases on the same precomputed inputs; an engine's own background work "
+		   "during a timed phase counts in it\n");
+	printf("- before each timed phase after the first on a db, the engine is quiesced, "
+		   "untimed: memtable flushed, no flush pending, no compaction running or due "
+		   "(colfam: cf_db_flush, then size-tiered cf_db_compact until it merges nothing; "
+		   "LevelDB: compact_range over an empty key range until no level is due a "
+		   "compaction); work still running when a write phase's last write returns is "
+		   "not counted in it\n\n");
 
 	printf("| workload | colfam | LevelDB | colfam/LevelDB |\n|---|---:|---:|---:|\n");
 	for (int i = 0; i < W_COUNT_; i++)

@@ -298,14 +298,17 @@ cfb_add_keyspace(cf_db *db)
 	cf_ksdef_clear(&ks);
 }
 
-/* A fresh db in <tmp>/<name>; memtable overrides 0 keep the CF's own thresholds. */
+/*
+ * A fresh db in <tmp>/<name> under the partitioner; memtable overrides 0 keep the CF's
+ * own thresholds.
+ */
 static void
-cfb_open(cfb *c, const char *name, size_t mt_bytes, uint64_t mt_ops)
+cfb_open(cfb *c, const char *name, cf_partitioner part, size_t mt_bytes, uint64_t mt_ops)
 {
 	char	   *data,
 			   *log;
 	cf_db_options o = {
-		.env = cf_env_posix(),.partitioner = CF_PARTITIONER_DEFAULT,
+		.env = cf_env_posix(),.partitioner = part,
 		.sync_mode = CF_COMMITLOG_PERIODIC,.memtable_max_bytes = mt_bytes,
 		.memtable_max_ops = mt_ops,.background_compaction = true,
 	};
@@ -371,10 +374,16 @@ cfb_get(cfb *c, uint64_t k)
 	cf_cfstore_view_release(&v);
 }
 
-/* The whole CF in pages of 1,000 rows through the cursor; returns the rows seen. */
+/*
+ * The whole CF in pages of 1,000 rows through the cursor, in token order; returns the
+ * rows seen. With key_order (an order-preserving partitioner) checks that the keys
+ * come in ascending order.
+ */
 static uint64_t
-cfb_scan(cfb *c)
+cfb_scan(cfb *c, bool key_order)
 {
+	char		last[KEY_LEN] = {0};
+
 	cf_table_set v;
 	cf_predicate p = {.range = {.count = 1}};
 	cf_key_range kr = {.by_token = true,.count = 1000};
@@ -388,8 +397,18 @@ cfb_scan(cfb *c)
 		check(cf_read_range(&v, &kr, cf_slice_of("", 0), &p, (int32_t) time(NULL), &r), "range");
 		cf_read_rows_free(prev);
 		for (size_t i = 0; i < r->n_rows; i++)
+		{
+			cf_slice	k = r->rows[i].key;
+
 			if (r->rows[i].slice.n_columns != 1)
 				die("colfam scan: row without its column");
+			if (key_order)
+			{
+				if (k.len != KEY_LEN || (rows + i > 0 && memcmp(last, k.p, KEY_LEN) >= 0))
+					die("colfam scan: keys out of order at row %" PRIu64, rows + i);
+				memcpy(last, k.p, KEY_LEN);
+			}
+		}
 		rows += r->n_rows;
 		if (!r->has_cursor)
 			break;
@@ -624,13 +643,14 @@ find_snappy(struct dl_phdr_info *info, size_t size, void *arg)
 typedef struct flat_result
 {
 	const char *name;
+	const char *partitioner;	/* colfam's */
 	double		colfam;			/* ops/s */
 	double		leveldb;
 } flat_result;
 
 enum
 {
-	W_FILLSEQ, W_FILLRANDOM, W_OVERWRITE, W_READRANDOM, W_READSEQ, W_COUNT_
+	W_FILLSEQ, W_READSEQ, W_FILLRANDOM, W_OVERWRITE, W_READRANDOM, W_SCAN, W_COUNT_
 };
 
 typedef struct report
@@ -701,13 +721,19 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	uint64_t	rows;
 	double		t0;
 
-	fprintf(stderr, "colfam fillseq\n");
-	cfb_open(&c, "cf-fillseq", 0, 0);
+	/* Sequential keys are sequential tokens only under an order-preserving partitioner. */
+	fprintf(stderr, "colfam fillseq, readseq (ByteOrderedPartitioner)\n");
+	cfb_open(&c, "cf-seq", CF_PARTITIONER_BYTE_ORDERED, 0, 0);
 	rep->flat[W_FILLSEQ].colfam = TIMED("colfam fillseq", n, cfb_put(&c, i, i));
+	cfb_quiesce(&c, STD_CF);
+	t0 = now_sec();
+	if ((rows = cfb_scan(&c, true)) != n)
+		die("colfam readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
 	cfb_close(&c);
 
-	fprintf(stderr, "colfam fillrandom, overwrite, readrandom, readseq\n");
-	cfb_open(&c, "cf-random", 0, 0);
+	fprintf(stderr, "colfam fillrandom, overwrite, readrandom, scan (RandomPartitioner)\n");
+	cfb_open(&c, "cf-random", CF_PARTITIONER_RANDOM, 0, 0);
 	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, in->perm[i], i));
 	cfb_quiesce(&c, STD_CF);
 	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, in->over[i], n + i));
@@ -715,9 +741,9 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i]));
 	cfb_quiesce(&c, STD_CF);
 	t0 = now_sec();
-	if ((rows = cfb_scan(&c)) != n)
+	if ((rows = cfb_scan(&c, false)) != n)
 		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
-	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
+	rep->flat[W_SCAN].colfam = (double) n / (now_sec() - t0);
 
 	fprintf(stderr, "colfam major compaction\n");
 	cfb_quiesce(&c, STD_CF);
@@ -729,7 +755,7 @@ cf_run_flat(report *rep, const flat_inputs *in)
 
 	/* Memory: the same fill into one memtable that never reaches a threshold. */
 	fprintf(stderr, "colfam memtable memory\n");
-	cfb_open(&c, "cf-memory", (size_t) 1 << 30, UINT64_MAX / 2);
+	cfb_open(&c, "cf-memory", CF_PARTITIONER_RANDOM, (size_t) 1 << 30, UINT64_MAX / 2);
 	(void) TIMED("colfam fill (one memtable)", n, cfb_put(&c, in->perm[i], i));
 	{
 		cf_cfstore_stats st = cfb_stats(&c, STD_CF);
@@ -749,12 +775,17 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	uint64_t	rows;
 	double		t0;
 
-	fprintf(stderr, "leveldb fillseq\n");
-	ldb_open(&l, "ldb-fillseq");
+	fprintf(stderr, "leveldb fillseq, readseq\n");
+	ldb_open(&l, "ldb-seq");
 	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
+	ldb_quiesce(&l);
+	t0 = now_sec();
+	if ((rows = ldb_scan(&l)) != n)
+		die("leveldb readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
 	ldb_close(&l);
 
-	fprintf(stderr, "leveldb fillrandom, overwrite, readrandom, readseq\n");
+	fprintf(stderr, "leveldb fillrandom, overwrite, readrandom, scan\n");
 	ldb_open(&l, "ldb-random");
 	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, in->perm[i], i));
 	ldb_quiesce(&l);
@@ -765,7 +796,7 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	t0 = now_sec();
 	if ((rows = ldb_scan(&l)) != n)
 		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
-	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+	rep->flat[W_SCAN].leveldb = (double) n / (now_sec() - t0);
 
 	fprintf(stderr, "leveldb major compaction\n");
 	ldb_quiesce(&l);
@@ -955,7 +986,7 @@ run_wide(wide_result *w, int slices)
 		starts[i] = rng_below(w->columns);
 	fprintf(stderr, "%s row of %" PRIu64 " columns\n", w->super ? "super" : "wide", w->columns);
 
-	cfb_open(&c, "cf-wide", 0, 0);
+	cfb_open(&c, "cf-wide", CF_PARTITIONER_DEFAULT, 0, 0);
 	w->cf_load_s = cfb_load_wide(&c, w->super, w->columns);
 	cfb_quiesce(&c, w->super ? SUPER_CF : WIDE_CF);
 	for (int i = 0; i < WARMUP_SLICES; i++)
@@ -1049,14 +1080,19 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	printf("- N = %" PRIu64 " entries: %d-byte keys, %d-byte values (compressible to about "
 		   "half), one generator for both engines\n", rep->n, KEY_LEN, VALUE_LEN);
 	printf("- colfam: one keyspace, Standard CF (BytesType), one column \"v\" per row; "
-		   "RandomPartitioner, periodic commit log, the CF's memtable thresholds "
+		   "the partitioner named in the table, periodic commit log, the CF's memtable thresholds "
 		   "(64 MiB / 300,000 ops), zstd SSTables, background compaction\n");
 	printf("- LevelDB %d.%d: default options (WAL on, sync off, 4 MiB write buffer), "
 		   "compression %s\n", leveldb_major_version(), leveldb_minor_version(),
 		   snappy ? "snappy (libsnappy is loaded)" : "requested snappy, but libsnappy is not loaded: blocks are stored uncompressed");
-	printf("- fillseq and fillrandom start from an empty db; overwrite, readrandom (N/10 "
-		   "gets) and readseq (a full scan) follow on the fillrandom db, without a major "
-		   "compaction\n");
+	printf("- fillseq starts from an empty db and readseq (a full scan in key order) follows "
+		   "on it; colfam runs both under ByteOrderedPartitioner, where sequential keys are "
+		   "sequential tokens (under RandomPartitioner they are MD5-scattered, a random "
+		   "fill)\n");
+	printf("- fillrandom starts from an empty db; overwrite, readrandom (N/10 gets) and "
+		   "scan (a full scan) follow on it, without a major compaction; colfam runs them "
+		   "under RandomPartitioner (its default), so its scan is in token (MD5) order, "
+		   "LevelDB's in key order\n");
 	printf("- one engine at a time: colfam runs every phase, is closed, then LevelDB runs the "
 		   "same phases on the same precomputed inputs; an engine's own background work "
 		   "during a timed phase counts in it\n");
@@ -1067,14 +1103,15 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 		   "compaction); work still running when a write phase's last write returns is "
 		   "not counted in it\n\n");
 
-	printf("| workload | colfam | LevelDB | colfam/LevelDB |\n|---|---:|---:|---:|\n");
+	printf("| workload | colfam partitioner | colfam | LevelDB | colfam/LevelDB |\n"
+		   "|---|---|---:|---:|---:|\n");
 	for (int i = 0; i < W_COUNT_; i++)
-		printf("| %s (ops/s) | %.0f | %.0f | %.2f |\n", rep->flat[i].name,
-			   rep->flat[i].colfam, rep->flat[i].leveldb,
+		printf("| %s (ops/s) | %s | %.0f | %.0f | %.3g |\n", rep->flat[i].name,
+			   rep->flat[i].partitioner, rep->flat[i].colfam, rep->flat[i].leveldb,
 			   rep->flat[i].colfam / rep->flat[i].leveldb);
-	printf("| major compaction after readseq (s) | %.2f | %.2f | %.2f |\n",
+	printf("| major compaction after scan (s) | Random | %.2f | %.2f | %.2f |\n",
 		   rep->cf_compact_s, rep->ldb_compact_s, rep->cf_compact_s / rep->ldb_compact_s);
-	printf("| on disk after major compaction (MiB) | %.1f | %.1f | %.2f |\n",
+	printf("| on disk after major compaction (MiB) | Random | %.1f | %.1f | %.2f |\n",
 		   mib(rep->cf_sstable_bytes), mib(rep->ldb_dir_bytes),
 		   (double) rep->cf_sstable_bytes / (double) rep->ldb_dir_bytes);
 
@@ -1166,11 +1203,12 @@ main(int argc, char **argv)
 	cf_log_set_level(CF_LOG_WARN);
 	pool_init();
 
-	rep.flat[W_FILLSEQ].name = "fillseq";
-	rep.flat[W_FILLRANDOM].name = "fillrandom";
-	rep.flat[W_OVERWRITE].name = "overwrite";
-	rep.flat[W_READRANDOM].name = "readrandom";
-	rep.flat[W_READSEQ].name = "readseq";
+	rep.flat[W_FILLSEQ] = (flat_result) {.name = "fillseq",.partitioner = "ByteOrdered"};
+	rep.flat[W_READSEQ] = (flat_result) {.name = "readseq (key order)",.partitioner = "ByteOrdered"};
+	rep.flat[W_FILLRANDOM] = (flat_result) {.name = "fillrandom",.partitioner = "Random"};
+	rep.flat[W_OVERWRITE] = (flat_result) {.name = "overwrite",.partitioner = "Random"};
+	rep.flat[W_READRANDOM] = (flat_result) {.name = "readrandom",.partitioner = "Random"};
+	rep.flat[W_SCAN] = (flat_result) {.name = "scan after overwrite (colfam: token order)",.partitioner = "Random"};
 	rep.raw_bytes = rep.n * (KEY_LEN + 1 + VALUE_LEN + TS_LEN);
 	run_flat(&rep);
 

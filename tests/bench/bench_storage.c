@@ -274,6 +274,8 @@ typedef struct cfb
 {
 	cf_db	   *db;
 	char	   *dir;
+	char	   *data_dir;		/* <dir>/data */
+	char	   *log_dir;		/* <dir>/commitlog */
 	cf_buf		token;
 	int64_t		ts;				/* the next write's timestamp */
 } cfb;
@@ -305,8 +307,6 @@ cfb_add_keyspace(cf_db *db)
 static void
 cfb_open(cfb *c, const char *name, cf_partitioner part, size_t mt_bytes, uint64_t mt_ops)
 {
-	char	   *data,
-			   *log;
 	cf_db_options o = {
 		.env = cf_env_posix(),.partitioner = part,
 		.sync_mode = CF_COMMITLOG_PERIODIC,.memtable_max_bytes = mt_bytes,
@@ -316,14 +316,12 @@ cfb_open(cfb *c, const char *name, cf_partitioner part, size_t mt_bytes, uint64_
 	memset(c, 0, sizeof(*c));
 	c->dir = subdir(name);
 	c->ts = 1;
-	if (mkdir(c->dir, 0700) != 0 || asprintf(&data, "%s/data", c->dir) < 0 ||
-		asprintf(&log, "%s/commitlog", c->dir) < 0)
+	if (mkdir(c->dir, 0700) != 0 || asprintf(&c->data_dir, "%s/data", c->dir) < 0 ||
+		asprintf(&c->log_dir, "%s/commitlog", c->dir) < 0)
 		die("%s: %s", c->dir, strerror(errno));
-	o.data_dir = data;
-	o.commitlog_dir = log;
+	o.data_dir = c->data_dir;
+	o.commitlog_dir = c->log_dir;
 	check(cf_db_open(&o, &c->db), "cf_db_open");
-	free(data);
-	free(log);
 	cfb_add_keyspace(c->db);
 }
 
@@ -334,6 +332,8 @@ cfb_close(cfb *c)
 	cf_buf_free(&c->token);
 	rm_rf(c->dir);
 	free(c->dir);
+	free(c->data_dir);
+	free(c->log_dir);
 }
 
 static cf_slice
@@ -658,8 +658,10 @@ typedef struct report
 	uint64_t	n;
 	flat_result flat[W_COUNT_];
 	uint64_t	raw_bytes;		/* N entries: key + name + value + timestamp */
-	uint64_t	cf_sstable_bytes;
-	uint64_t	ldb_dir_bytes;
+	uint64_t	cf_sstable_bytes;	/* the Std CF's SSTables only */
+	uint64_t	cf_data_bytes;	/* colfam's whole data dir (every keyspace, CF, file) */
+	uint64_t	cf_commitlog_bytes; /* colfam's commit-log dir */
+	uint64_t	ldb_dir_bytes;	/* LevelDB's whole dir (tables, log, manifest) */
 	double		cf_compact_s;
 	double		ldb_compact_s;
 	size_t		memtable_bytes;
@@ -751,6 +753,8 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	cfb_compact(&c, STD_CF);
 	rep->cf_compact_s = now_sec() - t0;
 	rep->cf_sstable_bytes = cfb_stats(&c, STD_CF).sstable_bytes;
+	rep->cf_data_bytes = dir_bytes(c.data_dir);
+	rep->cf_commitlog_bytes = dir_bytes(c.log_dir);
 	cfb_close(&c);
 
 	/* Memory: the same fill into one memtable that never reaches a threshold. */
@@ -1073,6 +1077,7 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 {
 	char		cpu[128];
 	bool		snappy = dl_iterate_phdr(find_snappy, NULL) != 0;
+	uint64_t	cf_disk = rep->cf_data_bytes + rep->cf_commitlog_bytes;
 
 	cpu_model(cpu, sizeof(cpu));
 	printf("# colfam storage benchmark\n\n");
@@ -1111,9 +1116,9 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 			   rep->flat[i].colfam / rep->flat[i].leveldb);
 	printf("| major compaction after scan (s) | Random | %.2f | %.2f | %.2f |\n",
 		   rep->cf_compact_s, rep->ldb_compact_s, rep->cf_compact_s / rep->ldb_compact_s);
-	printf("| on disk after major compaction (MiB) | Random | %.1f | %.1f | %.2f |\n",
-		   mib(rep->cf_sstable_bytes), mib(rep->ldb_dir_bytes),
-		   (double) rep->cf_sstable_bytes / (double) rep->ldb_dir_bytes);
+	printf("| on disk after major compaction, whole footprint (MiB) | Random | %.1f | %.1f | "
+		   "%.2f |\n", mib(cf_disk), mib(rep->ldb_dir_bytes),
+		   (double) cf_disk / (double) rep->ldb_dir_bytes);
 
 	printf("\n## Wide rows: %d reversed slices of count 10 from random names\n\n", slices);
 	printf("After a flush and a major compaction (one SSTable), %d untimed warm-up slices "
@@ -1142,10 +1147,17 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 		   "(memtable_max_bytes = 1 GiB, %" PRIu64 " flushes): %.1f MiB = %.2fx raw "
 		   "(target ≤ 2x)\n", rep->memtable_flushes, mib(rep->memtable_bytes),
 		   (double) rep->memtable_bytes / (double) rep->raw_bytes);
-	printf("- colfam SSTables after major compaction: %.1f MiB = %.2fx raw\n",
-		   mib(rep->cf_sstable_bytes), (double) rep->cf_sstable_bytes / (double) rep->raw_bytes);
-	printf("- LevelDB directory after leveldb_compact_range: %.1f MiB = %.2fx raw\n",
+	printf("\nOn disk after the major compaction, both dbs still open (apparent file sizes):\n\n");
+	printf("- colfam whole footprint: %.1f MiB = %.2fx raw: data dir %.1f MiB (every file "
+		   "under it, the system keyspace included) + commit-log dir %.1f MiB (segments "
+		   "not yet retired)\n", mib(cf_disk), (double) cf_disk / (double) rep->raw_bytes,
+		   mib(rep->cf_data_bytes), mib(rep->cf_commitlog_bytes));
+	printf("- LevelDB whole footprint (its directory after leveldb_compact_range: tables, "
+		   "log, manifest): %.1f MiB = %.2fx raw\n",
 		   mib(rep->ldb_dir_bytes), (double) rep->ldb_dir_bytes / (double) rep->raw_bytes);
+	printf("- colfam SSTable bytes of the benchmarked CF alone (not a footprint; no commit "
+		   "log): %.1f MiB = %.2fx raw\n",
+		   mib(rep->cf_sstable_bytes), (double) rep->cf_sstable_bytes / (double) rep->raw_bytes);
 	printf("\nTotal time: %.0f s.\n", total_s);
 }
 

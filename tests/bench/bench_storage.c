@@ -665,6 +665,7 @@ typedef struct report
 	double		cf_compact_s;
 	double		ldb_compact_s;
 	size_t		memtable_bytes;
+	uint64_t	memtable_ops;	/* cells in that memtable: one per distinct key here */
 	uint64_t	memtable_flushes;
 } report;
 
@@ -765,6 +766,7 @@ cf_run_flat(report *rep, const flat_inputs *in)
 		cf_cfstore_stats st = cfb_stats(&c, STD_CF);
 
 		rep->memtable_bytes = st.memtable_bytes;
+		rep->memtable_ops = st.memtable_ops;
 		rep->memtable_flushes = st.flushes + (uint64_t) st.pending_flushes;
 	}
 	cfb_close(&c);
@@ -1078,6 +1080,7 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	char		cpu[128];
 	bool		snappy = dl_iterate_phdr(find_snappy, NULL) != 0;
 	uint64_t	cf_disk = rep->cf_data_bytes + rep->cf_commitlog_bytes;
+	uint64_t	memtable_raw = rep->memtable_ops * (KEY_LEN + 1 + VALUE_LEN + TS_LEN);
 
 	cpu_model(cpu, sizeof(cpu));
 	printf("# colfam storage benchmark\n\n");
@@ -1143,10 +1146,16 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	printf("Raw bytes per entry: key %d + name 1 + value %d + timestamp %d = %d; "
 		   "N entries = %.1f MiB.\n\n", KEY_LEN, VALUE_LEN, TS_LEN,
 		   KEY_LEN + 1 + VALUE_LEN + TS_LEN, mib(rep->raw_bytes));
-	printf("- colfam memtable after filling N random keys into one memtable "
-		   "(memtable_max_bytes = 1 GiB, %" PRIu64 " flushes): %.1f MiB = %.2fx raw "
-		   "(target ≤ 2x)\n", rep->memtable_flushes, mib(rep->memtable_bytes),
-		   (double) rep->memtable_bytes / (double) rep->raw_bytes);
+	/* raw bytes of what the memtable holds: a flush leaves fewer than N entries in it */
+	if (rep->memtable_ops > 0)
+		printf("- colfam memtable after filling N distinct random keys into one memtable "
+			   "(memtable_max_bytes = 1 GiB; %" PRIu64 " flushes, so it holds %" PRIu64
+			   " entries = %.1f MiB raw): %.1f MiB = %.2fx its raw bytes (target ≤ 2x)\n",
+			   rep->memtable_flushes, rep->memtable_ops, mib(memtable_raw),
+			   mib(rep->memtable_bytes), (double) rep->memtable_bytes / (double) memtable_raw);
+	else
+		printf("- colfam memtable: empty after the fill (%" PRIu64 " flushes); no ratio\n",
+			   rep->memtable_flushes);
 	printf("\nOn disk after the major compaction, both dbs still open (apparent file sizes):\n\n");
 	printf("- colfam whole footprint: %.1f MiB = %.2fx raw: data dir %.1f MiB (every file "
 		   "under it, the system keyspace included) + commit-log dir %.1f MiB (segments "

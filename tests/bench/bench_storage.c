@@ -14,7 +14,13 @@
  *    LevelDB runs with its default options (WAL on, sync off, snappy if built in).
  *  - Both engines get the same keys and values from one seeded generator, so two runs
  *    with the same parameters write the same data. Values are db_bench's: 100 bytes
- *    that compress to about half, so compression has something to do.
+ *    that compress to about half, so compression has something to do; in the flat
+ *    workloads each carries its index (value_make), so no two writes share a value.
+ *  - Every answer is checked by its bytes, inside the timed loops, for both engines:
+ *    a get or a scanned row against the latest value written to its key (the inputs
+ *    keep the latest value index per key), a scan for every key once (in ascending
+ *    order where it claims key order), a wide-row slice for every name in reversed
+ *    order with its value.
  *  - The engines never run at the same time: the inputs are precomputed, then colfam
  *    runs its whole sequence and is closed, then LevelDB runs the same sequence. Each
  *    engine's own background work (flushes, compactions) during its timed phases is
@@ -156,6 +162,100 @@ static const char *
 value_of(uint64_t i)
 {
 	return value_pool + (i * 97) % (POOL_LEN - VALUE_LEN);
+}
+
+/*
+ * The value of index vi in the flat workloads: value_of(vi) with vi stamped big-endian
+ * into bytes 0-7 and again into 50-57, so both halves stay equal (it still compresses
+ * to about half) and no two indexes share a value: a stale value cannot pass a check.
+ */
+static void
+value_make(uint64_t vi, char *out)
+{
+	memcpy(out, value_of(vi), VALUE_LEN);
+	be64(vi, (uint8_t *) out);
+	be64(vi, (uint8_t *) out + VALUE_LEN / 2);
+}
+
+static bool
+value_is(const char *v, size_t len, uint64_t vi)
+{
+	char		want[VALUE_LEN];
+
+	value_make(vi, want);
+	return len == VALUE_LEN && memcmp(v, want, VALUE_LEN) == 0;
+}
+
+/* The index of a key written by key_of, or UINT64_MAX if it is not one. */
+static uint64_t
+key_index(const char *k, size_t len)
+{
+	uint64_t	i = 0;
+
+	if (len != KEY_LEN)
+		return UINT64_MAX;
+	for (size_t j = 0; j < KEY_LEN; j++)
+	{
+		if (k[j] < '0' || k[j] > '9')
+			return UINT64_MAX;
+		i = i * 10 + (uint64_t) (k[j] - '0');
+	}
+	return i;
+}
+
+/*
+ * Checks a full scan's rows as they come: row `row` (0-based) has key index k and
+ * value v. Every key is one of the N written, seen once, with the latest value written
+ * to it (latest[k], or k when latest is NULL); with key_order, keys ascend. Returns
+ * nothing; dies on a wrong answer.
+ */
+typedef struct scan_check
+{
+	const char *who;
+	uint64_t	n;
+	const uint64_t *latest;
+	bool		key_order;
+	uint64_t	last;
+	uint8_t    *seen;			/* a bit per key, unless key_order (ascending is enough) */
+} scan_check;
+
+static void
+scan_check_init(scan_check *sc, const char *who, uint64_t n, const uint64_t *latest,
+				bool key_order)
+{
+	*sc = (scan_check) {.who = who,.n = n,.latest = latest,.key_order = key_order};
+	if (!key_order && (sc->seen = calloc(n / 8 + 1, 1)) == NULL)
+		die("out of memory");
+}
+
+static inline void
+scan_check_row(scan_check *sc, uint64_t row, const char *key, size_t klen,
+			   const char *v, size_t vlen)
+{
+	uint64_t	k = key_index(key, klen);
+
+	if (k >= sc->n)
+		die("%s: row %" PRIu64 " has a key that was never written", sc->who, row);
+	if (sc->key_order)
+	{
+		if (row > 0 && k <= sc->last)
+			die("%s: keys out of order at row %" PRIu64, sc->who, row);
+		sc->last = k;
+	}
+	else
+	{
+		if (sc->seen[k / 8] & (1u << (k % 8)))
+			die("%s: key %016" PRIu64 " returned twice", sc->who, k);
+		sc->seen[k / 8] |= (uint8_t) (1u << (k % 8));
+	}
+	if (!value_is(v, vlen, sc->latest ? sc->latest[k] : k))
+		die("%s: key %016" PRIu64 ": not the latest value written", sc->who, k);
+}
+
+static void
+scan_check_done(scan_check *sc)
+{
+	free(sc->seen);
 }
 
 /* A random permutation of [0, n). */
@@ -347,17 +447,20 @@ cfb_token(cfb *c, cf_slice key)
 static void
 cfb_put(cfb *c, uint64_t k, uint64_t vi)
 {
-	char		key[KEY_LEN];
-	cf_cell		cell = {.name = cf_slice_of("v", 1),.value = cf_slice_of(value_of(vi), VALUE_LEN),
+	char		key[KEY_LEN],
+				val[VALUE_LEN];
+	cf_cell		cell = {.name = cf_slice_of("v", 1),.value = cf_slice_of(val, VALUE_LEN),
 	.timestamp = c->ts++};
 	cf_db_update u = {.cf = STD_CF,.u = {.row_del = cf_deletion_none(),.cells = &cell,.n_cells = 1}};
 
 	key_of(k, key);
+	value_make(vi, val);
 	check(cf_db_apply(c->db, KS, cf_slice_of(key, KEY_LEN), &u, 1), "put");
 }
 
+/* Gets key k; its value must be the one of index vi (the latest written to it). */
 static void
-cfb_get(cfb *c, uint64_t k)
+cfb_get(cfb *c, uint64_t k, uint64_t vi)
 {
 	char		key[KEY_LEN];
 	cf_table_set v;
@@ -368,22 +471,22 @@ cfb_get(cfb *c, uint64_t k)
 	check(cf_db_view(c->db, KS, STD_CF, &v), "view");
 	check(cf_read_get(&v, cfb_token(c, ks), ks, cf_slice_of("", 0), cf_slice_of("v", 1),
 					  (int32_t) time(NULL), &r), "get");
-	if (r->slice.n_columns != 1 || r->slice.columns[0].value.len != VALUE_LEN)
-		die("colfam get %016" PRIu64 ": wrong answer", k);
+	if (r->slice.n_columns != 1 || r->slice.columns[0].name.len != 1 ||
+		memcmp(r->slice.columns[0].name.p, "v", 1) != 0 ||
+		!value_is((const char *) r->slice.columns[0].value.p, r->slice.columns[0].value.len, vi))
+		die("colfam get %016" PRIu64 ": not the latest value written", k);
 	cf_read_result_free(r);
 	cf_cfstore_view_release(&v);
 }
 
 /*
  * The whole CF in pages of 1,000 rows through the cursor, in token order; returns the
- * rows seen. With key_order (an order-preserving partitioner) checks that the keys
- * come in ascending order.
+ * rows seen, each checked by sc (keys ascend when sc->key_order: an order-preserving
+ * partitioner).
  */
 static uint64_t
-cfb_scan(cfb *c, bool key_order)
+cfb_scan(cfb *c, scan_check *sc)
 {
-	char		last[KEY_LEN] = {0};
-
 	cf_table_set v;
 	cf_predicate p = {.range = {.count = 1}};
 	cf_key_range kr = {.by_token = true,.count = 1000};
@@ -398,16 +501,13 @@ cfb_scan(cfb *c, bool key_order)
 		cf_read_rows_free(prev);
 		for (size_t i = 0; i < r->n_rows; i++)
 		{
-			cf_slice	k = r->rows[i].key;
+			const cf_read_row *row = &r->rows[i];
 
-			if (r->rows[i].slice.n_columns != 1)
+			if (row->slice.n_columns != 1)
 				die("colfam scan: row without its column");
-			if (key_order)
-			{
-				if (k.len != KEY_LEN || (rows + i > 0 && memcmp(last, k.p, KEY_LEN) >= 0))
-					die("colfam scan: keys out of order at row %" PRIu64, rows + i);
-				memcpy(last, k.p, KEY_LEN);
-			}
+			scan_check_row(sc, rows + i, (const char *) row->key.p, row->key.len,
+						   (const char *) row->slice.columns[0].value.p,
+						   row->slice.columns[0].value.len);
 		}
 		rows += r->n_rows;
 		if (!r->has_cursor)
@@ -498,16 +598,18 @@ ldb_close(ldb *l)
 static void
 ldb_put(ldb *l, uint64_t k, uint64_t vi)
 {
-	char		key[KEY_LEN];
+	char		key[KEY_LEN],
+				val[VALUE_LEN];
 	char	   *err = NULL;
 
 	key_of(k, key);
-	leveldb_put(l->db, l->wo, key, KEY_LEN, value_of(vi), VALUE_LEN, &err);
+	value_make(vi, val);
+	leveldb_put(l->db, l->wo, key, KEY_LEN, val, VALUE_LEN, &err);
 	check_ldb(err, "leveldb_put");
 }
 
 static void
-ldb_get(ldb *l, uint64_t k)
+ldb_get(ldb *l, uint64_t k, uint64_t vi)
 {
 	char		key[KEY_LEN];
 	char	   *err = NULL,
@@ -517,30 +619,29 @@ ldb_get(ldb *l, uint64_t k)
 	key_of(k, key);
 	v = leveldb_get(l->db, l->ro, key, KEY_LEN, &vlen, &err);
 	check_ldb(err, "leveldb_get");
-	if (v == NULL || vlen != VALUE_LEN)
-		die("leveldb get %016" PRIu64 ": wrong answer", k);
+	if (v == NULL || !value_is(v, vlen, vi))
+		die("leveldb get %016" PRIu64 ": not the latest value written", k);
 	leveldb_free(v);
 }
 
+/* A full scan in key order; returns the rows seen, each checked by sc. */
 static uint64_t
-ldb_scan(ldb *l)
+ldb_scan(ldb *l, scan_check *sc)
 {
 	leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ro);
 	uint64_t	rows = 0;
-	size_t		len,
-				total = 0;
+	size_t		klen,
+				vlen;
 
 	for (leveldb_iter_seek_to_first(it); leveldb_iter_valid(it); leveldb_iter_next(it))
 	{
-		leveldb_iter_key(it, &len);
-		total += len;
-		leveldb_iter_value(it, &len);
-		total += len;
+		const char *k = leveldb_iter_key(it, &klen),
+				   *v = leveldb_iter_value(it, &vlen);
+
+		scan_check_row(sc, rows, k, klen, v, vlen);
 		rows++;
 	}
 	leveldb_iter_destroy(it);
-	if (total != rows * (KEY_LEN + VALUE_LEN))
-		die("leveldb scan: wrong sizes");
 	return rows;
 }
 
@@ -689,6 +790,7 @@ typedef struct flat_inputs
 	uint64_t   *perm;			/* fillrandom: key perm[i] gets value i */
 	uint64_t   *over;			/* overwrite: key over[i] gets value n + i */
 	uint64_t   *rd;				/* readrandom: keys */
+	uint64_t   *latest;			/* after overwrite: the latest value index of each key */
 } flat_inputs;
 
 static void
@@ -699,12 +801,17 @@ flat_inputs_make(flat_inputs *in, uint64_t n)
 	in->perm = permutation(n);
 	in->over = malloc(n * sizeof(*in->over));
 	in->rd = malloc(in->reads * sizeof(*in->rd));
-	if (in->over == NULL || in->rd == NULL)
+	in->latest = malloc(n * sizeof(*in->latest));
+	if (in->over == NULL || in->rd == NULL || in->latest == NULL)
 		die("out of memory");
 	for (uint64_t i = 0; i < n; i++)
 		in->over[i] = rng_below(n);
 	for (uint64_t i = 0; i < in->reads; i++)
 		in->rd[i] = rng_below(n);
+	for (uint64_t i = 0; i < n; i++)
+		in->latest[in->perm[i]] = i;
+	for (uint64_t i = 0; i < n; i++)
+		in->latest[in->over[i]] = n + i;
 }
 
 static void
@@ -713,6 +820,7 @@ flat_inputs_free(flat_inputs *in)
 	free(in->perm);
 	free(in->over);
 	free(in->rd);
+	free(in->latest);
 }
 
 /* colfam's whole flat sequence; LevelDB is not open meanwhile. */
@@ -721,6 +829,7 @@ cf_run_flat(report *rep, const flat_inputs *in)
 {
 	uint64_t	n = in->n;
 	cfb			c;
+	scan_check	sc;
 	uint64_t	rows;
 	double		t0;
 
@@ -729,10 +838,13 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	cfb_open(&c, "cf-seq", CF_PARTITIONER_BYTE_ORDERED, 0, 0);
 	rep->flat[W_FILLSEQ].colfam = TIMED("colfam fillseq", n, cfb_put(&c, i, i));
 	cfb_quiesce(&c, STD_CF);
+	scan_check_init(&sc, "colfam readseq", n, NULL, true);
 	t0 = now_sec();
-	if ((rows = cfb_scan(&c, true)) != n)
-		die("colfam readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rows = cfb_scan(&c, &sc);
 	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("colfam readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
 	cfb_close(&c);
 
 	fprintf(stderr, "colfam fillrandom, overwrite, readrandom, scan (RandomPartitioner)\n");
@@ -741,12 +853,15 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	cfb_quiesce(&c, STD_CF);
 	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, in->over[i], n + i));
 	cfb_quiesce(&c, STD_CF);
-	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i]));
+	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i], in->latest[in->rd[i]]));
 	cfb_quiesce(&c, STD_CF);
+	scan_check_init(&sc, "colfam scan", n, in->latest, false);
 	t0 = now_sec();
-	if ((rows = cfb_scan(&c, false)) != n)
-		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rows = cfb_scan(&c, &sc);
 	rep->flat[W_SCAN].colfam = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
 
 	fprintf(stderr, "colfam major compaction\n");
 	cfb_quiesce(&c, STD_CF);
@@ -778,6 +893,7 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 {
 	uint64_t	n = in->n;
 	ldb			l;
+	scan_check	sc;
 	uint64_t	rows;
 	double		t0;
 
@@ -785,10 +901,13 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	ldb_open(&l, "ldb-seq");
 	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
 	ldb_quiesce(&l);
+	scan_check_init(&sc, "leveldb readseq", n, NULL, true);
 	t0 = now_sec();
-	if ((rows = ldb_scan(&l)) != n)
-		die("leveldb readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rows = ldb_scan(&l, &sc);
 	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("leveldb readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
 	ldb_close(&l);
 
 	fprintf(stderr, "leveldb fillrandom, overwrite, readrandom, scan\n");
@@ -797,12 +916,15 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	ldb_quiesce(&l);
 	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, in->over[i], n + i));
 	ldb_quiesce(&l);
-	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", in->reads, ldb_get(&l, in->rd[i]));
+	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", in->reads, ldb_get(&l, in->rd[i], in->latest[in->rd[i]]));
 	ldb_quiesce(&l);
+	scan_check_init(&sc, "leveldb scan", n, in->latest, true);
 	t0 = now_sec();
-	if ((rows = ldb_scan(&l)) != n)
-		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rows = ldb_scan(&l, &sc);
 	rep->flat[W_SCAN].leveldb = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
 
 	fprintf(stderr, "leveldb major compaction\n");
 	ldb_quiesce(&l);
@@ -894,8 +1016,19 @@ cfb_slice(cfb *c, bool super, uint64_t start)
 	check(cf_read_slice(&v, cfb_token(c, key), key,
 						super ? cf_slice_of(SC_NAME, 2) : cf_slice_of("", 0), &p,
 						(int32_t) time(NULL), &r), "slice");
-	if (r->slice.n_columns != want || memcmp(r->slice.columns[0].name.p, name, NAME_LEN) != 0)
-		die("colfam slice from %" PRIu64 ": wrong answer", start);
+	if (r->slice.n_columns != want)
+		die("colfam slice from %" PRIu64 ": %zu columns, expected %zu", start,
+			r->slice.n_columns, want);
+	for (size_t j = 0; j < want; j++)
+	{
+		const cf_read_column *col = &r->slice.columns[j];
+
+		be64(start - j, name);	/* reversed: start, start - 1, ... */
+		if (col->name.len != NAME_LEN || memcmp(col->name.p, name, NAME_LEN) != 0 ||
+			col->value.len != VALUE_LEN || memcmp(col->value.p, value_of(start - j), VALUE_LEN) != 0)
+			die("colfam slice from %" PRIu64 ": result %zu is not column %" PRIu64,
+				start, j, start - j);
+	}
 	cf_read_result_free(r);
 	cf_cfstore_view_release(&v);
 }
@@ -950,7 +1083,7 @@ ldb_slice(ldb *l, bool super, uint64_t start)
 				got = 0,
 				want = start + 1 < 10 ? start + 1 : 10;
 	leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ro);
-	char		vals[10 * VALUE_LEN];
+	uint8_t		want_key[16];
 
 	leveldb_iter_seek(it, (char *) key, kl);
 	if (!leveldb_iter_valid(it))
@@ -969,8 +1102,13 @@ ldb_slice(ldb *l, bool super, uint64_t start)
 
 		if (len != kl || memcmp(k, key, prefix) != 0)
 			break;
+		/* reversed: start, start - 1, ... */
+		if (got >= want || (ldb_wide_key(super, start - got, want_key), memcmp(k, want_key, kl) != 0))
+			die("leveldb slice from %" PRIu64 ": result %zu is not column %" PRIu64,
+				start, got, start - got);
 		v = leveldb_iter_value(it, &len);
-		memcpy(vals + got * VALUE_LEN, v, len < VALUE_LEN ? len : VALUE_LEN);
+		if (len != VALUE_LEN || memcmp(v, value_of(start - got), VALUE_LEN) != 0)
+			die("leveldb slice from %" PRIu64 ": result %zu has the wrong value", start, got);
 		got++;
 	}
 	leveldb_iter_destroy(it);
@@ -1101,6 +1239,10 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 		   "scan (a full scan) follow on it, without a major compaction; colfam runs them "
 		   "under RandomPartitioner (its default), so its scan is in token (MD5) order, "
 		   "LevelDB's in key order\n");
+	printf("- every answer is checked by its bytes inside the timed loops, for both engines: "
+		   "gets and scanned rows against the latest value written to the key, scans for "
+		   "every key once (ascending where in key order), wide-row slices for every name, "
+		   "in order, and its value\n");
 	printf("- one engine at a time: colfam runs every phase, is closed, then LevelDB runs the "
 		   "same phases on the same precomputed inputs; an engine's own background work "
 		   "during a timed phase counts in it\n");

@@ -30,7 +30,8 @@
  *    db_bench): before every timed phase after the first on a db the engine under test
  *    is quiesced, untimed (cfb_quiesce, ldb_quiesce): memtable flushed, no flush
  *    pending, no compaction running or due.
- *  - Everything lives under one temporary directory, removed at exit.
+ *  - Everything lives under one temporary directory, removed at exit, also on a
+ *    fatal error (die) and on SIGINT, SIGTERM or SIGHUP (signal_main).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -39,6 +40,8 @@
 #include <leveldb/c.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +324,48 @@ cleanup(void)
 {
 	if (tmp_root)
 		rm_rf(tmp_root);
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP are blocked in every thread (main blocks them before any
+ * other thread exists, and threads inherit the mask) and taken by this thread, which
+ * removes the temporary directory from an ordinary thread context, then exits.
+ */
+static void *
+signal_main(void *arg)
+{
+	sigset_t   *set = arg;
+	int			sig;
+
+	if (sigwait(set, &sig) != 0)
+		return NULL;
+	fprintf(stderr, "bench_storage: %s, removing %s\n", strsignal(sig), tmp_root);
+	rm_rf(tmp_root);			/* twice: engine threads may still be writing into it */
+	rm_rf(tmp_root);
+	_exit(128 + sig);
+}
+
+static sigset_t stop_signals;
+
+static void
+block_stop_signals(void)
+{
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0)
+		die("pthread_sigmask failed");
+}
+
+static void
+start_signal_thread(void)
+{
+	pthread_t	t;
+
+	if (pthread_create(&t, NULL, signal_main, &stop_signals) != 0)
+		die("cannot start the signal thread");
+	pthread_detach(t);
 }
 
 static char *
@@ -1360,9 +1405,11 @@ main(int argc, char **argv)
 				fprintf(stderr, "usage: bench_storage [-n ENTRIES] [-w WIDE_MAX] [-q SLICES] [-d TMPDIR]\n");
 				return 2;
 		}
+	block_stop_signals();
 	if (asprintf(&tmp_root, "%s/colfam-bench-XXXXXX", tmp) < 0 || mkdtemp(tmp_root) == NULL)
 		die("cannot create a directory under %s: %s", tmp, strerror(errno));
 	atexit(cleanup);
+	start_signal_thread();
 	cf_log_set_level(CF_LOG_WARN);
 	pool_init();
 

@@ -14,10 +14,24 @@
  *    LevelDB runs with its default options (WAL on, sync off, snappy if built in).
  *  - Both engines get the same keys and values from one seeded generator, so two runs
  *    with the same parameters write the same data. Values are db_bench's: 100 bytes
- *    that compress to about half, so compression has something to do.
- *  - A write phase is timed until its last write is acknowledged; flushes and
- *    compactions still running then are not counted, for either engine (as db_bench).
- *  - Everything lives under one temporary directory, removed at exit.
+ *    that compress to about half, so compression has something to do; in the flat
+ *    workloads each carries its index (value_make), so no two writes share a value.
+ *  - Every answer is checked by its bytes, inside the timed loops, for both engines:
+ *    a get or a scanned row against the latest value written to its key (the inputs
+ *    keep the latest value index per key), a scan for every key once (in ascending
+ *    order where it claims key order), a wide-row slice for every name in reversed
+ *    order with its value.
+ *  - The engines never run at the same time: the inputs are precomputed, then colfam
+ *    runs its whole sequence and is closed, then LevelDB runs the same sequence. Each
+ *    engine's own background work (flushes, compactions) during its timed phases is
+ *    counted in them.
+ *  - A write phase is timed until its last write is acknowledged; the flushes and
+ *    compactions still running or due then are not counted, for either engine (as
+ *    db_bench): before every timed phase after the first on a db the engine under test
+ *    is quiesced, untimed (cfb_quiesce, ldb_quiesce): memtable flushed, no flush
+ *    pending, no compaction running or due.
+ *  - Everything lives under one temporary directory, removed at exit, also on a
+ *    fatal error (die) and on SIGINT, SIGTERM or SIGHUP (signal_main).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -26,6 +40,8 @@
 #include <leveldb/c.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +167,100 @@ value_of(uint64_t i)
 	return value_pool + (i * 97) % (POOL_LEN - VALUE_LEN);
 }
 
+/*
+ * The value of index vi in the flat workloads: value_of(vi) with vi stamped big-endian
+ * into bytes 0-7 and again into 50-57, so both halves stay equal (it still compresses
+ * to about half) and no two indexes share a value: a stale value cannot pass a check.
+ */
+static void
+value_make(uint64_t vi, char *out)
+{
+	memcpy(out, value_of(vi), VALUE_LEN);
+	be64(vi, (uint8_t *) out);
+	be64(vi, (uint8_t *) out + VALUE_LEN / 2);
+}
+
+static bool
+value_is(const char *v, size_t len, uint64_t vi)
+{
+	char		want[VALUE_LEN];
+
+	value_make(vi, want);
+	return len == VALUE_LEN && memcmp(v, want, VALUE_LEN) == 0;
+}
+
+/* The index of a key written by key_of, or UINT64_MAX if it is not one. */
+static uint64_t
+key_index(const char *k, size_t len)
+{
+	uint64_t	i = 0;
+
+	if (len != KEY_LEN)
+		return UINT64_MAX;
+	for (size_t j = 0; j < KEY_LEN; j++)
+	{
+		if (k[j] < '0' || k[j] > '9')
+			return UINT64_MAX;
+		i = i * 10 + (uint64_t) (k[j] - '0');
+	}
+	return i;
+}
+
+/*
+ * Checks a full scan's rows as they come: row `row` (0-based) has key index k and
+ * value v. Every key is one of the N written, seen once, with the latest value written
+ * to it (latest[k], or k when latest is NULL); with key_order, keys ascend. Returns
+ * nothing; dies on a wrong answer.
+ */
+typedef struct scan_check
+{
+	const char *who;
+	uint64_t	n;
+	const uint64_t *latest;
+	bool		key_order;
+	uint64_t	last;
+	uint8_t    *seen;			/* a bit per key, unless key_order (ascending is enough) */
+} scan_check;
+
+static void
+scan_check_init(scan_check *sc, const char *who, uint64_t n, const uint64_t *latest,
+				bool key_order)
+{
+	*sc = (scan_check) {.who = who,.n = n,.latest = latest,.key_order = key_order};
+	if (!key_order && (sc->seen = calloc(n / 8 + 1, 1)) == NULL)
+		die("out of memory");
+}
+
+static inline void
+scan_check_row(scan_check *sc, uint64_t row, const char *key, size_t klen,
+			   const char *v, size_t vlen)
+{
+	uint64_t	k = key_index(key, klen);
+
+	if (k >= sc->n)
+		die("%s: row %" PRIu64 " has a key that was never written", sc->who, row);
+	if (sc->key_order)
+	{
+		if (row > 0 && k <= sc->last)
+			die("%s: keys out of order at row %" PRIu64, sc->who, row);
+		sc->last = k;
+	}
+	else
+	{
+		if (sc->seen[k / 8] & (1u << (k % 8)))
+			die("%s: key %016" PRIu64 " returned twice", sc->who, k);
+		sc->seen[k / 8] |= (uint8_t) (1u << (k % 8));
+	}
+	if (!value_is(v, vlen, sc->latest ? sc->latest[k] : k))
+		die("%s: key %016" PRIu64 ": not the latest value written", sc->who, k);
+}
+
+static void
+scan_check_done(scan_check *sc)
+{
+	free(sc->seen);
+}
+
 /* A random permutation of [0, n). */
 static uint64_t *
 permutation(uint64_t n)
@@ -216,6 +326,48 @@ cleanup(void)
 		rm_rf(tmp_root);
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP are blocked in every thread (main blocks them before any
+ * other thread exists, and threads inherit the mask) and taken by this thread, which
+ * removes the temporary directory from an ordinary thread context, then exits.
+ */
+static void *
+signal_main(void *arg)
+{
+	sigset_t   *set = arg;
+	int			sig;
+
+	if (sigwait(set, &sig) != 0)
+		return NULL;
+	fprintf(stderr, "bench_storage: %s, removing %s\n", strsignal(sig), tmp_root);
+	rm_rf(tmp_root);			/* twice: engine threads may still be writing into it */
+	rm_rf(tmp_root);
+	_exit(128 + sig);
+}
+
+static sigset_t stop_signals;
+
+static void
+block_stop_signals(void)
+{
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0)
+		die("pthread_sigmask failed");
+}
+
+static void
+start_signal_thread(void)
+{
+	pthread_t	t;
+
+	if (pthread_create(&t, NULL, signal_main, &stop_signals) != 0)
+		die("cannot start the signal thread");
+	pthread_detach(t);
+}
+
 static char *
 subdir(const char *name)
 {
@@ -267,6 +419,8 @@ typedef struct cfb
 {
 	cf_db	   *db;
 	char	   *dir;
+	char	   *data_dir;		/* <dir>/data */
+	char	   *log_dir;		/* <dir>/commitlog */
 	cf_buf		token;
 	int64_t		ts;				/* the next write's timestamp */
 } cfb;
@@ -291,14 +445,15 @@ cfb_add_keyspace(cf_db *db)
 	cf_ksdef_clear(&ks);
 }
 
-/* A fresh db in <tmp>/<name>; memtable overrides 0 keep the CF's own thresholds. */
+/*
+ * A fresh db in <tmp>/<name> under the partitioner; memtable overrides 0 keep the CF's
+ * own thresholds.
+ */
 static void
-cfb_open(cfb *c, const char *name, size_t mt_bytes, uint64_t mt_ops)
+cfb_open(cfb *c, const char *name, cf_partitioner part, size_t mt_bytes, uint64_t mt_ops)
 {
-	char	   *data,
-			   *log;
 	cf_db_options o = {
-		.env = cf_env_posix(),.partitioner = CF_PARTITIONER_DEFAULT,
+		.env = cf_env_posix(),.partitioner = part,
 		.sync_mode = CF_COMMITLOG_PERIODIC,.memtable_max_bytes = mt_bytes,
 		.memtable_max_ops = mt_ops,.background_compaction = true,
 	};
@@ -306,14 +461,12 @@ cfb_open(cfb *c, const char *name, size_t mt_bytes, uint64_t mt_ops)
 	memset(c, 0, sizeof(*c));
 	c->dir = subdir(name);
 	c->ts = 1;
-	if (mkdir(c->dir, 0700) != 0 || asprintf(&data, "%s/data", c->dir) < 0 ||
-		asprintf(&log, "%s/commitlog", c->dir) < 0)
+	if (mkdir(c->dir, 0700) != 0 || asprintf(&c->data_dir, "%s/data", c->dir) < 0 ||
+		asprintf(&c->log_dir, "%s/commitlog", c->dir) < 0)
 		die("%s: %s", c->dir, strerror(errno));
-	o.data_dir = data;
-	o.commitlog_dir = log;
+	o.data_dir = c->data_dir;
+	o.commitlog_dir = c->log_dir;
 	check(cf_db_open(&o, &c->db), "cf_db_open");
-	free(data);
-	free(log);
 	cfb_add_keyspace(c->db);
 }
 
@@ -324,6 +477,8 @@ cfb_close(cfb *c)
 	cf_buf_free(&c->token);
 	rm_rf(c->dir);
 	free(c->dir);
+	free(c->data_dir);
+	free(c->log_dir);
 }
 
 static cf_slice
@@ -337,17 +492,20 @@ cfb_token(cfb *c, cf_slice key)
 static void
 cfb_put(cfb *c, uint64_t k, uint64_t vi)
 {
-	char		key[KEY_LEN];
-	cf_cell		cell = {.name = cf_slice_of("v", 1),.value = cf_slice_of(value_of(vi), VALUE_LEN),
+	char		key[KEY_LEN],
+				val[VALUE_LEN];
+	cf_cell		cell = {.name = cf_slice_of("v", 1),.value = cf_slice_of(val, VALUE_LEN),
 	.timestamp = c->ts++};
 	cf_db_update u = {.cf = STD_CF,.u = {.row_del = cf_deletion_none(),.cells = &cell,.n_cells = 1}};
 
 	key_of(k, key);
+	value_make(vi, val);
 	check(cf_db_apply(c->db, KS, cf_slice_of(key, KEY_LEN), &u, 1), "put");
 }
 
+/* Gets key k; its value must be the one of index vi (the latest written to it). */
 static void
-cfb_get(cfb *c, uint64_t k)
+cfb_get(cfb *c, uint64_t k, uint64_t vi)
 {
 	char		key[KEY_LEN];
 	cf_table_set v;
@@ -358,15 +516,21 @@ cfb_get(cfb *c, uint64_t k)
 	check(cf_db_view(c->db, KS, STD_CF, &v), "view");
 	check(cf_read_get(&v, cfb_token(c, ks), ks, cf_slice_of("", 0), cf_slice_of("v", 1),
 					  (int32_t) time(NULL), &r), "get");
-	if (r->slice.n_columns != 1 || r->slice.columns[0].value.len != VALUE_LEN)
-		die("colfam get %016" PRIu64 ": wrong answer", k);
+	if (r->slice.n_columns != 1 || r->slice.columns[0].name.len != 1 ||
+		memcmp(r->slice.columns[0].name.p, "v", 1) != 0 ||
+		!value_is((const char *) r->slice.columns[0].value.p, r->slice.columns[0].value.len, vi))
+		die("colfam get %016" PRIu64 ": not the latest value written", k);
 	cf_read_result_free(r);
 	cf_cfstore_view_release(&v);
 }
 
-/* The whole CF in pages of 1,000 rows through the cursor; returns the rows seen. */
+/*
+ * The whole CF in pages of 1,000 rows through the cursor, in token order; returns the
+ * rows seen, each checked by sc (keys ascend when sc->key_order: an order-preserving
+ * partitioner).
+ */
 static uint64_t
-cfb_scan(cfb *c)
+cfb_scan(cfb *c, scan_check *sc)
 {
 	cf_table_set v;
 	cf_predicate p = {.range = {.count = 1}};
@@ -381,8 +545,15 @@ cfb_scan(cfb *c)
 		check(cf_read_range(&v, &kr, cf_slice_of("", 0), &p, (int32_t) time(NULL), &r), "range");
 		cf_read_rows_free(prev);
 		for (size_t i = 0; i < r->n_rows; i++)
-			if (r->rows[i].slice.n_columns != 1)
+		{
+			const cf_read_row *row = &r->rows[i];
+
+			if (row->slice.n_columns != 1)
 				die("colfam scan: row without its column");
+			scan_check_row(sc, rows + i, (const char *) row->key.p, row->key.len,
+						   (const char *) row->slice.columns[0].value.p,
+						   row->slice.columns[0].value.len);
+		}
 		rows += r->n_rows;
 		if (!r->has_cursor)
 			break;
@@ -408,6 +579,28 @@ cfb_compact(cfb *c, const char *cf)
 {
 	check(cf_db_flush(c->db, KS, cf), "flush");
 	check(cf_db_compact(c->db, KS, cf, true), "major compaction");
+}
+
+/*
+ * Lets colfam finish the background work its writes started, untimed: the memtable is
+ * flushed (cf_db_flush waits) until no flush is pending, then size-tiered compaction —
+ * what the background thread would run next — runs here until it finds nothing more
+ * to merge. cf_db_compact takes the db's one compaction slot, so it also waits for a
+ * background compaction already running.
+ */
+static void
+cfb_quiesce(cfb *c, const char *cf)
+{
+	size_t		tables;
+
+	check(cf_db_flush(c->db, KS, cf), "flush");
+	while (cfb_stats(c, cf).pending_flushes > 0)
+		usleep(1000);
+	do
+	{
+		tables = cfb_stats(c, cf).sstables;
+		check(cf_db_compact(c->db, KS, cf, false), "size-tiered compaction");
+	} while (cfb_stats(c, cf).sstables < tables);
 }
 
 /* ---------------------------------------------------------------- LevelDB */
@@ -450,16 +643,18 @@ ldb_close(ldb *l)
 static void
 ldb_put(ldb *l, uint64_t k, uint64_t vi)
 {
-	char		key[KEY_LEN];
+	char		key[KEY_LEN],
+				val[VALUE_LEN];
 	char	   *err = NULL;
 
 	key_of(k, key);
-	leveldb_put(l->db, l->wo, key, KEY_LEN, value_of(vi), VALUE_LEN, &err);
+	value_make(vi, val);
+	leveldb_put(l->db, l->wo, key, KEY_LEN, val, VALUE_LEN, &err);
 	check_ldb(err, "leveldb_put");
 }
 
 static void
-ldb_get(ldb *l, uint64_t k)
+ldb_get(ldb *l, uint64_t k, uint64_t vi)
 {
 	char		key[KEY_LEN];
 	char	   *err = NULL,
@@ -469,30 +664,29 @@ ldb_get(ldb *l, uint64_t k)
 	key_of(k, key);
 	v = leveldb_get(l->db, l->ro, key, KEY_LEN, &vlen, &err);
 	check_ldb(err, "leveldb_get");
-	if (v == NULL || vlen != VALUE_LEN)
-		die("leveldb get %016" PRIu64 ": wrong answer", k);
+	if (v == NULL || !value_is(v, vlen, vi))
+		die("leveldb get %016" PRIu64 ": not the latest value written", k);
 	leveldb_free(v);
 }
 
+/* A full scan in key order; returns the rows seen, each checked by sc. */
 static uint64_t
-ldb_scan(ldb *l)
+ldb_scan(ldb *l, scan_check *sc)
 {
 	leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ro);
 	uint64_t	rows = 0;
-	size_t		len,
-				total = 0;
+	size_t		klen,
+				vlen;
 
 	for (leveldb_iter_seek_to_first(it); leveldb_iter_valid(it); leveldb_iter_next(it))
 	{
-		leveldb_iter_key(it, &len);
-		total += len;
-		leveldb_iter_value(it, &len);
-		total += len;
+		const char *k = leveldb_iter_key(it, &klen),
+				   *v = leveldb_iter_value(it, &vlen);
+
+		scan_check_row(sc, rows, k, klen, v, vlen);
 		rows++;
 	}
 	leveldb_iter_destroy(it);
-	if (total != rows * (KEY_LEN + VALUE_LEN))
-		die("leveldb scan: wrong sizes");
 	return rows;
 }
 
@@ -500,6 +694,86 @@ static void
 ldb_compact(ldb *l)
 {
 	leveldb_compact_range(l->db, NULL, 0, NULL, 0);
+}
+
+#define LDB_LEVELS 7				/* config::kNumLevels */
+#define LDB_L0_TRIGGER 4		/* config::kL0_CompactionTrigger */
+
+/*
+ * Would LevelDB start a size compaction now? Its rule (VersionSet::Finalize): level 0
+ * when it holds 4 files, level L in 1..5 when its bytes reach 10^L MiB. Read from the
+ * "leveldb.sstables" property (lines " <number>:<bytes>[...]" under "--- level L ---").
+ */
+static bool
+ldb_needs_compaction(ldb *l, char **listing)
+{
+	char	   *p = leveldb_property_value(l->db, "leveldb.sstables");
+	uint64_t	files[LDB_LEVELS] = {0},
+				bytes[LDB_LEVELS] = {0};
+	int			level = -1;
+	bool		needs = false;
+	double		limit = 10.0 * 1048576.0;
+
+	if (p == NULL)
+		die("leveldb: no leveldb.sstables property");
+	for (char *line = p; line && *line;)
+	{
+		char	   *next = strchr(line, '\n');
+		unsigned long long num,
+					size;
+
+		if (sscanf(line, "--- level %d ---", &level) == 1)
+			;
+		else if (level >= 0 && level < LDB_LEVELS &&
+				 sscanf(line, " %llu:%llu[", &num, &size) == 2)
+		{
+			files[level]++;
+			bytes[level] += size;
+		}
+		line = next ? next + 1 : NULL;
+	}
+	if (files[0] >= LDB_L0_TRIGGER)
+		needs = true;
+	for (int i = 1; i < LDB_LEVELS - 1; i++, limit *= 10)
+		if ((double) bytes[i] >= limit)
+			needs = true;
+	*listing = p;
+	return needs;
+}
+
+/*
+ * Lets LevelDB finish the background work its writes started, untimed. compact_range
+ * over an empty key range ("" to "", which no key overlaps) flushes the memtable, waits
+ * for that flush, and queues a manual compaction with nothing to do behind whatever
+ * compaction is running, so it returns only once that one is done. Repeated until no
+ * level is due a size compaction and the table listing stays the same across a call.
+ */
+static void
+ldb_quiesce(ldb *l)
+{
+	char	   *before = NULL,
+			   *after = NULL;
+
+	for (int rounds = 0;; rounds++)
+	{
+		bool		busy;
+
+		leveldb_compact_range(l->db, "", 0, "", 0);
+		busy = ldb_needs_compaction(l, &before);
+		if (!busy)
+		{
+			leveldb_compact_range(l->db, "", 0, "", 0);
+			busy = ldb_needs_compaction(l, &after) || strcmp(before, after) != 0;
+		}
+		leveldb_free(before);
+		leveldb_free(after);
+		before = after = NULL;
+		if (!busy)
+			return;
+		if (rounds > 100000)
+			die("leveldb: background compaction does not settle");
+		usleep(1000);
+	}
 }
 
 static int
@@ -515,13 +789,14 @@ find_snappy(struct dl_phdr_info *info, size_t size, void *arg)
 typedef struct flat_result
 {
 	const char *name;
+	const char *partitioner;	/* colfam's */
 	double		colfam;			/* ops/s */
 	double		leveldb;
 } flat_result;
 
 enum
 {
-	W_FILLSEQ, W_FILLRANDOM, W_OVERWRITE, W_READRANDOM, W_READSEQ, W_COUNT_
+	W_FILLSEQ, W_READSEQ, W_FILLRANDOM, W_OVERWRITE, W_READRANDOM, W_SCAN, W_COUNT_
 };
 
 typedef struct report
@@ -529,11 +804,14 @@ typedef struct report
 	uint64_t	n;
 	flat_result flat[W_COUNT_];
 	uint64_t	raw_bytes;		/* N entries: key + name + value + timestamp */
-	uint64_t	cf_sstable_bytes;
-	uint64_t	ldb_dir_bytes;
+	uint64_t	cf_sstable_bytes;	/* the Std CF's SSTables only */
+	uint64_t	cf_data_bytes;	/* colfam's whole data dir (every keyspace, CF, file) */
+	uint64_t	cf_commitlog_bytes; /* colfam's commit-log dir */
+	uint64_t	ldb_dir_bytes;	/* LevelDB's whole dir (tables, log, manifest) */
 	double		cf_compact_s;
 	double		ldb_compact_s;
 	size_t		memtable_bytes;
+	uint64_t	memtable_ops;	/* cells in that memtable: one per distinct key here */
 	uint64_t	memtable_flushes;
 } report;
 
@@ -549,79 +827,168 @@ typedef struct report
 		(double) (n) / (now_sec() - t0_); \
 	})
 
-static void
-run_flat(report *rep)
+/* The precomputed inputs of the flat workloads, the same for both engines. */
+typedef struct flat_inputs
 {
-	uint64_t	n = rep->n;
-	uint64_t	reads = n / 10 ? n / 10 : 1;
-	uint64_t   *perm = permutation(n);
-	uint64_t   *over = malloc(n * sizeof(*over));
-	uint64_t   *rd = malloc(reads * sizeof(*rd));
+	uint64_t	n;
+	uint64_t	reads;
+	uint64_t   *perm;			/* fillrandom: key perm[i] gets value i */
+	uint64_t   *over;			/* overwrite: key over[i] gets value n + i */
+	uint64_t   *rd;				/* readrandom: keys */
+	uint64_t   *latest;			/* after overwrite: the latest value index of each key */
+} flat_inputs;
+
+static void
+flat_inputs_make(flat_inputs *in, uint64_t n)
+{
+	in->n = n;
+	in->reads = n / 10 ? n / 10 : 1;
+	in->perm = permutation(n);
+	in->over = malloc(n * sizeof(*in->over));
+	in->rd = malloc(in->reads * sizeof(*in->rd));
+	in->latest = malloc(n * sizeof(*in->latest));
+	if (in->over == NULL || in->rd == NULL || in->latest == NULL)
+		die("out of memory");
+	for (uint64_t i = 0; i < n; i++)
+		in->over[i] = rng_below(n);
+	for (uint64_t i = 0; i < in->reads; i++)
+		in->rd[i] = rng_below(n);
+	for (uint64_t i = 0; i < n; i++)
+		in->latest[in->perm[i]] = i;
+	for (uint64_t i = 0; i < n; i++)
+		in->latest[in->over[i]] = n + i;
+}
+
+static void
+flat_inputs_free(flat_inputs *in)
+{
+	free(in->perm);
+	free(in->over);
+	free(in->rd);
+	free(in->latest);
+}
+
+/* colfam's whole flat sequence; LevelDB is not open meanwhile. */
+static void
+cf_run_flat(report *rep, const flat_inputs *in)
+{
+	uint64_t	n = in->n;
 	cfb			c;
-	ldb			l;
+	scan_check	sc;
 	uint64_t	rows;
 	double		t0;
 
-	if (over == NULL || rd == NULL)
-		die("out of memory");
-	for (uint64_t i = 0; i < n; i++)
-		over[i] = rng_below(n);
-	for (uint64_t i = 0; i < reads; i++)
-		rd[i] = rng_below(n);
-
-	fprintf(stderr, "fillseq\n");
-	cfb_open(&c, "cf-fillseq", 0, 0);
+	/* Sequential keys are sequential tokens only under an order-preserving partitioner. */
+	fprintf(stderr, "colfam fillseq, readseq (ByteOrderedPartitioner)\n");
+	cfb_open(&c, "cf-seq", CF_PARTITIONER_BYTE_ORDERED, 0, 0);
 	rep->flat[W_FILLSEQ].colfam = TIMED("colfam fillseq", n, cfb_put(&c, i, i));
-	cfb_close(&c);
-	ldb_open(&l, "ldb-fillseq");
-	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
-	ldb_close(&l);
-
-	fprintf(stderr, "fillrandom, overwrite, readrandom, readseq\n");
-	cfb_open(&c, "cf-random", 0, 0);
-	ldb_open(&l, "ldb-random");
-	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, perm[i], i));
-	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, perm[i], i));
-	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, over[i], n + i));
-	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, over[i], n + i));
-	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", reads, cfb_get(&c, rd[i]));
-	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", reads, ldb_get(&l, rd[i]));
-
+	cfb_quiesce(&c, STD_CF);
+	scan_check_init(&sc, "colfam readseq", n, NULL, true);
 	t0 = now_sec();
-	if ((rows = cfb_scan(&c)) != n)
-		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	rows = cfb_scan(&c, &sc);
 	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
-	t0 = now_sec();
-	if ((rows = ldb_scan(&l)) != n)
-		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
-	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("colfam readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	cfb_close(&c);
 
-	fprintf(stderr, "major compaction\n");
+	fprintf(stderr, "colfam fillrandom, overwrite, readrandom, scan (RandomPartitioner)\n");
+	cfb_open(&c, "cf-random", CF_PARTITIONER_RANDOM, 0, 0);
+	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, in->perm[i], i));
+	cfb_quiesce(&c, STD_CF);
+	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, in->over[i], n + i));
+	cfb_quiesce(&c, STD_CF);
+	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i], in->latest[in->rd[i]]));
+	cfb_quiesce(&c, STD_CF);
+	scan_check_init(&sc, "colfam scan", n, in->latest, false);
+	t0 = now_sec();
+	rows = cfb_scan(&c, &sc);
+	rep->flat[W_SCAN].colfam = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+
+	fprintf(stderr, "colfam major compaction\n");
+	cfb_quiesce(&c, STD_CF);
 	t0 = now_sec();
 	cfb_compact(&c, STD_CF);
 	rep->cf_compact_s = now_sec() - t0;
 	rep->cf_sstable_bytes = cfb_stats(&c, STD_CF).sstable_bytes;
-	t0 = now_sec();
-	ldb_compact(&l);
-	rep->ldb_compact_s = now_sec() - t0;
-	rep->ldb_dir_bytes = dir_bytes(l.dir);
+	rep->cf_data_bytes = dir_bytes(c.data_dir);
+	rep->cf_commitlog_bytes = dir_bytes(c.log_dir);
 	cfb_close(&c);
-	ldb_close(&l);
 
 	/* Memory: the same fill into one memtable that never reaches a threshold. */
-	fprintf(stderr, "memtable memory\n");
-	cfb_open(&c, "cf-memory", (size_t) 1 << 30, UINT64_MAX / 2);
-	(void) TIMED("colfam fill (one memtable)", n, cfb_put(&c, perm[i], i));
+	fprintf(stderr, "colfam memtable memory\n");
+	cfb_open(&c, "cf-memory", CF_PARTITIONER_RANDOM, (size_t) 1 << 30, UINT64_MAX / 2);
+	(void) TIMED("colfam fill (one memtable)", n, cfb_put(&c, in->perm[i], i));
 	{
 		cf_cfstore_stats st = cfb_stats(&c, STD_CF);
 
 		rep->memtable_bytes = st.memtable_bytes;
+		rep->memtable_ops = st.memtable_ops;
 		rep->memtable_flushes = st.flushes + (uint64_t) st.pending_flushes;
 	}
 	cfb_close(&c);
-	free(perm);
-	free(over);
-	free(rd);
+}
+
+/* LevelDB's whole flat sequence, the same phases on the same inputs; colfam is closed. */
+static void
+ldb_run_flat(report *rep, const flat_inputs *in)
+{
+	uint64_t	n = in->n;
+	ldb			l;
+	scan_check	sc;
+	uint64_t	rows;
+	double		t0;
+
+	fprintf(stderr, "leveldb fillseq, readseq\n");
+	ldb_open(&l, "ldb-seq");
+	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
+	ldb_quiesce(&l);
+	scan_check_init(&sc, "leveldb readseq", n, NULL, true);
+	t0 = now_sec();
+	rows = ldb_scan(&l, &sc);
+	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("leveldb readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+	ldb_close(&l);
+
+	fprintf(stderr, "leveldb fillrandom, overwrite, readrandom, scan\n");
+	ldb_open(&l, "ldb-random");
+	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, in->perm[i], i));
+	ldb_quiesce(&l);
+	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, in->over[i], n + i));
+	ldb_quiesce(&l);
+	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", in->reads, ldb_get(&l, in->rd[i], in->latest[in->rd[i]]));
+	ldb_quiesce(&l);
+	scan_check_init(&sc, "leveldb scan", n, in->latest, true);
+	t0 = now_sec();
+	rows = ldb_scan(&l, &sc);
+	rep->flat[W_SCAN].leveldb = (double) n / (now_sec() - t0);
+	scan_check_done(&sc);
+	if (rows != n)
+		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
+
+	fprintf(stderr, "leveldb major compaction\n");
+	ldb_quiesce(&l);
+	t0 = now_sec();
+	ldb_compact(&l);
+	rep->ldb_compact_s = now_sec() - t0;
+	rep->ldb_dir_bytes = dir_bytes(l.dir);
+	ldb_close(&l);
+}
+
+static void
+run_flat(report *rep)
+{
+	flat_inputs in;
+
+	flat_inputs_make(&in, rep->n);
+	cf_run_flat(rep, &in);
+	ldb_run_flat(rep, &in);
+	flat_inputs_free(&in);
 }
 
 /* ---------------------------------------------------------------- wide rows */
@@ -694,8 +1061,19 @@ cfb_slice(cfb *c, bool super, uint64_t start)
 	check(cf_read_slice(&v, cfb_token(c, key), key,
 						super ? cf_slice_of(SC_NAME, 2) : cf_slice_of("", 0), &p,
 						(int32_t) time(NULL), &r), "slice");
-	if (r->slice.n_columns != want || memcmp(r->slice.columns[0].name.p, name, NAME_LEN) != 0)
-		die("colfam slice from %" PRIu64 ": wrong answer", start);
+	if (r->slice.n_columns != want)
+		die("colfam slice from %" PRIu64 ": %zu columns, expected %zu", start,
+			r->slice.n_columns, want);
+	for (size_t j = 0; j < want; j++)
+	{
+		const cf_read_column *col = &r->slice.columns[j];
+
+		be64(start - j, name);	/* reversed: start, start - 1, ... */
+		if (col->name.len != NAME_LEN || memcmp(col->name.p, name, NAME_LEN) != 0 ||
+			col->value.len != VALUE_LEN || memcmp(col->value.p, value_of(start - j), VALUE_LEN) != 0)
+			die("colfam slice from %" PRIu64 ": result %zu is not column %" PRIu64,
+				start, j, start - j);
+	}
 	cf_read_result_free(r);
 	cf_cfstore_view_release(&v);
 }
@@ -750,7 +1128,7 @@ ldb_slice(ldb *l, bool super, uint64_t start)
 				got = 0,
 				want = start + 1 < 10 ? start + 1 : 10;
 	leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ro);
-	char		vals[10 * VALUE_LEN];
+	uint8_t		want_key[16];
 
 	leveldb_iter_seek(it, (char *) key, kl);
 	if (!leveldb_iter_valid(it))
@@ -769,8 +1147,13 @@ ldb_slice(ldb *l, bool super, uint64_t start)
 
 		if (len != kl || memcmp(k, key, prefix) != 0)
 			break;
+		/* reversed: start, start - 1, ... */
+		if (got >= want || (ldb_wide_key(super, start - got, want_key), memcmp(k, want_key, kl) != 0))
+			die("leveldb slice from %" PRIu64 ": result %zu is not column %" PRIu64,
+				start, got, start - got);
 		v = leveldb_iter_value(it, &len);
-		memcpy(vals + got * VALUE_LEN, v, len < VALUE_LEN ? len : VALUE_LEN);
+		if (len != VALUE_LEN || memcmp(v, value_of(start - got), VALUE_LEN) != 0)
+			die("leveldb slice from %" PRIu64 ": result %zu has the wrong value", start, got);
 		got++;
 	}
 	leveldb_iter_destroy(it);
@@ -792,8 +1175,9 @@ run_wide(wide_result *w, int slices)
 		starts[i] = rng_below(w->columns);
 	fprintf(stderr, "%s row of %" PRIu64 " columns\n", w->super ? "super" : "wide", w->columns);
 
-	cfb_open(&c, "cf-wide", 0, 0);
+	cfb_open(&c, "cf-wide", CF_PARTITIONER_DEFAULT, 0, 0);
 	w->cf_load_s = cfb_load_wide(&c, w->super, w->columns);
+	cfb_quiesce(&c, w->super ? SUPER_CF : WIDE_CF);
 	for (int i = 0; i < WARMUP_SLICES; i++)
 		cfb_slice(&c, w->super, starts[slices + i]);
 	for (int i = 0; i < slices; i++)
@@ -808,6 +1192,7 @@ run_wide(wide_result *w, int slices)
 
 	ldb_open(&l, "ldb-wide");
 	w->ldb_load_s = ldb_load_wide(&l, w->super, w->columns);
+	ldb_quiesce(&l);
 	for (int i = 0; i < WARMUP_SLICES; i++)
 		ldb_slice(&l, w->super, starts[slices + i]);
 	for (int i = 0; i < slices; i++)
@@ -877,6 +1262,8 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 {
 	char		cpu[128];
 	bool		snappy = dl_iterate_phdr(find_snappy, NULL) != 0;
+	uint64_t	cf_disk = rep->cf_data_bytes + rep->cf_commitlog_bytes;
+	uint64_t	memtable_raw = rep->memtable_ops * (KEY_LEN + 1 + VALUE_LEN + TS_LEN);
 
 	cpu_model(cpu, sizeof(cpu));
 	printf("# colfam storage benchmark\n\n");
@@ -884,24 +1271,44 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	printf("- N = %" PRIu64 " entries: %d-byte keys, %d-byte values (compressible to about "
 		   "half), one generator for both engines\n", rep->n, KEY_LEN, VALUE_LEN);
 	printf("- colfam: one keyspace, Standard CF (BytesType), one column \"v\" per row; "
-		   "RandomPartitioner, periodic commit log, the CF's memtable thresholds "
+		   "the partitioner named in the table, periodic commit log, the CF's memtable thresholds "
 		   "(64 MiB / 300,000 ops), zstd SSTables, background compaction\n");
 	printf("- LevelDB %d.%d: default options (WAL on, sync off, 4 MiB write buffer), "
 		   "compression %s\n", leveldb_major_version(), leveldb_minor_version(),
 		   snappy ? "snappy (libsnappy is loaded)" : "requested snappy, but libsnappy is not loaded: blocks are stored uncompressed");
-	printf("- fillseq and fillrandom start from an empty db; overwrite, readrandom (N/10 "
-		   "gets) and readseq (a full scan) follow on the fillrandom db, without compaction\n\n");
+	printf("- fillseq starts from an empty db and readseq (a full scan in key order) follows "
+		   "on it; colfam runs both under ByteOrderedPartitioner, where sequential keys are "
+		   "sequential tokens (under RandomPartitioner they are MD5-scattered, a random "
+		   "fill)\n");
+	printf("- fillrandom starts from an empty db; overwrite, readrandom (N/10 gets) and "
+		   "scan (a full scan) follow on it, without a major compaction; colfam runs them "
+		   "under RandomPartitioner (its default), so its scan is in token (MD5) order, "
+		   "LevelDB's in key order\n");
+	printf("- every answer is checked by its bytes inside the timed loops, for both engines: "
+		   "gets and scanned rows against the latest value written to the key, scans for "
+		   "every key once (ascending where in key order), wide-row slices for every name, "
+		   "in order, and its value\n");
+	printf("- one engine at a time: colfam runs every phase, is closed, then LevelDB runs the "
+		   "same phases on the same precomputed inputs; an engine's own background work "
+		   "during a timed phase counts in it\n");
+	printf("- before each timed phase after the first on a db, the engine is quiesced, "
+		   "untimed: memtable flushed, no flush pending, no compaction running or due "
+		   "(colfam: cf_db_flush, then size-tiered cf_db_compact until it merges nothing; "
+		   "LevelDB: compact_range over an empty key range until no level is due a "
+		   "compaction); work still running when a write phase's last write returns is "
+		   "not counted in it\n\n");
 
-	printf("| workload | colfam | LevelDB | colfam/LevelDB |\n|---|---:|---:|---:|\n");
+	printf("| workload | colfam partitioner | colfam | LevelDB | colfam/LevelDB |\n"
+		   "|---|---|---:|---:|---:|\n");
 	for (int i = 0; i < W_COUNT_; i++)
-		printf("| %s (ops/s) | %.0f | %.0f | %.2f |\n", rep->flat[i].name,
-			   rep->flat[i].colfam, rep->flat[i].leveldb,
+		printf("| %s (ops/s) | %s | %.0f | %.0f | %.3g |\n", rep->flat[i].name,
+			   rep->flat[i].partitioner, rep->flat[i].colfam, rep->flat[i].leveldb,
 			   rep->flat[i].colfam / rep->flat[i].leveldb);
-	printf("| major compaction after readseq (s) | %.2f | %.2f | %.2f |\n",
+	printf("| major compaction after scan (s) | Random | %.2f | %.2f | %.2f |\n",
 		   rep->cf_compact_s, rep->ldb_compact_s, rep->cf_compact_s / rep->ldb_compact_s);
-	printf("| on disk after major compaction (MiB) | %.1f | %.1f | %.2f |\n",
-		   mib(rep->cf_sstable_bytes), mib(rep->ldb_dir_bytes),
-		   (double) rep->cf_sstable_bytes / (double) rep->ldb_dir_bytes);
+	printf("| on disk after major compaction, whole footprint (MiB) | Random | %.1f | %.1f | "
+		   "%.2f |\n", mib(cf_disk), mib(rep->ldb_dir_bytes),
+		   (double) cf_disk / (double) rep->ldb_dir_bytes);
 
 	printf("\n## Wide rows: %d reversed slices of count 10 from random names\n\n", slices);
 	printf("After a flush and a major compaction (one SSTable), %d untimed warm-up slices "
@@ -926,14 +1333,27 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	printf("Raw bytes per entry: key %d + name 1 + value %d + timestamp %d = %d; "
 		   "N entries = %.1f MiB.\n\n", KEY_LEN, VALUE_LEN, TS_LEN,
 		   KEY_LEN + 1 + VALUE_LEN + TS_LEN, mib(rep->raw_bytes));
-	printf("- colfam memtable after filling N random keys into one memtable "
-		   "(memtable_max_bytes = 1 GiB, %" PRIu64 " flushes): %.1f MiB = %.2fx raw "
-		   "(target ≤ 2x)\n", rep->memtable_flushes, mib(rep->memtable_bytes),
-		   (double) rep->memtable_bytes / (double) rep->raw_bytes);
-	printf("- colfam SSTables after major compaction: %.1f MiB = %.2fx raw\n",
-		   mib(rep->cf_sstable_bytes), (double) rep->cf_sstable_bytes / (double) rep->raw_bytes);
-	printf("- LevelDB directory after leveldb_compact_range: %.1f MiB = %.2fx raw\n",
+	/* raw bytes of what the memtable holds: a flush leaves fewer than N entries in it */
+	if (rep->memtable_ops > 0)
+		printf("- colfam memtable after filling N distinct random keys into one memtable "
+			   "(memtable_max_bytes = 1 GiB; %" PRIu64 " flushes, so it holds %" PRIu64
+			   " entries = %.1f MiB raw): %.1f MiB = %.2fx its raw bytes (target ≤ 2x)\n",
+			   rep->memtable_flushes, rep->memtable_ops, mib(memtable_raw),
+			   mib(rep->memtable_bytes), (double) rep->memtable_bytes / (double) memtable_raw);
+	else
+		printf("- colfam memtable: empty after the fill (%" PRIu64 " flushes); no ratio\n",
+			   rep->memtable_flushes);
+	printf("\nOn disk after the major compaction, both dbs still open (apparent file sizes):\n\n");
+	printf("- colfam whole footprint: %.1f MiB = %.2fx raw: data dir %.1f MiB (every file "
+		   "under it, the system keyspace included) + commit-log dir %.1f MiB (segments "
+		   "not yet retired)\n", mib(cf_disk), (double) cf_disk / (double) rep->raw_bytes,
+		   mib(rep->cf_data_bytes), mib(rep->cf_commitlog_bytes));
+	printf("- LevelDB whole footprint (its directory after leveldb_compact_range: tables, "
+		   "log, manifest): %.1f MiB = %.2fx raw\n",
 		   mib(rep->ldb_dir_bytes), (double) rep->ldb_dir_bytes / (double) rep->raw_bytes);
+	printf("- colfam SSTable bytes of the benchmarked CF alone (not a footprint; no commit "
+		   "log): %.1f MiB = %.2fx raw\n",
+		   mib(rep->cf_sstable_bytes), (double) rep->cf_sstable_bytes / (double) rep->raw_bytes);
 	printf("\nTotal time: %.0f s.\n", total_s);
 }
 
@@ -985,17 +1405,20 @@ main(int argc, char **argv)
 				fprintf(stderr, "usage: bench_storage [-n ENTRIES] [-w WIDE_MAX] [-q SLICES] [-d TMPDIR]\n");
 				return 2;
 		}
+	block_stop_signals();
 	if (asprintf(&tmp_root, "%s/colfam-bench-XXXXXX", tmp) < 0 || mkdtemp(tmp_root) == NULL)
 		die("cannot create a directory under %s: %s", tmp, strerror(errno));
 	atexit(cleanup);
+	start_signal_thread();
 	cf_log_set_level(CF_LOG_WARN);
 	pool_init();
 
-	rep.flat[W_FILLSEQ].name = "fillseq";
-	rep.flat[W_FILLRANDOM].name = "fillrandom";
-	rep.flat[W_OVERWRITE].name = "overwrite";
-	rep.flat[W_READRANDOM].name = "readrandom";
-	rep.flat[W_READSEQ].name = "readseq";
+	rep.flat[W_FILLSEQ] = (flat_result) {.name = "fillseq",.partitioner = "ByteOrdered"};
+	rep.flat[W_READSEQ] = (flat_result) {.name = "readseq (key order)",.partitioner = "ByteOrdered"};
+	rep.flat[W_FILLRANDOM] = (flat_result) {.name = "fillrandom",.partitioner = "Random"};
+	rep.flat[W_OVERWRITE] = (flat_result) {.name = "overwrite",.partitioner = "Random"};
+	rep.flat[W_READRANDOM] = (flat_result) {.name = "readrandom",.partitioner = "Random"};
+	rep.flat[W_SCAN] = (flat_result) {.name = "scan after overwrite (colfam: token order)",.partitioner = "Random"};
 	rep.raw_bytes = rep.n * (KEY_LEN + 1 + VALUE_LEN + TS_LEN);
 	run_flat(&rep);
 

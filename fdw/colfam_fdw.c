@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
+#include "colfam_table.h"
 
 #include "foreign/fdwapi.h"
 #include "optimizer/pathnode.h"
@@ -16,36 +17,6 @@
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(colfam_fdw_handler);
-
-static void
-colfamGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("colfam_fdw cannot scan foreign tables in this version"),
-			 errdetail("Foreign table \"%s\" is defined, but reading column families "
-					   "is not implemented yet.", get_rel_name(foreigntableid)),
-			 errhint("Upgrade colfam_fdw to a version that supports scans.")));
-}
-
-/*
- * The planner stops at GetForeignRelSize above, so the callbacks below cannot run; the
- * executor requires them to be set.
- */
-static void
-colfamGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
-{
-	elog(ERROR, "colfam_fdw: GetForeignPaths reached without a size estimate");
-}
-
-static ForeignScan *
-colfamGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
-					 ForeignPath *best_path, List *tlist, List *scan_clauses,
-					 Plan *outer_plan)
-{
-	elog(ERROR, "colfam_fdw: GetForeignPlan reached without a path");
-	return NULL;
-}
 
 static void
 colfamBeginForeignScan(ForeignScanState *node, int eflags)
@@ -76,9 +47,10 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 {
 	FdwRoutine *routine = makeNode(FdwRoutine);
 
-	routine->GetForeignRelSize = colfamGetForeignRelSize;
-	routine->GetForeignPaths = colfamGetForeignPaths;
-	routine->GetForeignPlan = colfamGetForeignPlan;
+	routine->GetForeignRelSize = colfam_get_rel_size;
+	routine->GetForeignPaths = colfam_get_paths;
+	routine->GetForeignPlan = colfam_get_plan;
+	routine->ExplainForeignScan = colfam_explain_scan;
 	routine->BeginForeignScan = colfamBeginForeignScan;
 	routine->IterateForeignScan = colfamIterateForeignScan;
 	routine->ReScanForeignScan = colfamReScanForeignScan;

@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
 /* Defaults the options fall back to (see option.c). */
@@ -25,5 +26,36 @@ extern Datum colfam_fdw_handler(PG_FUNCTION_ARGS);
 /* in option.c */
 extern Datum colfam_fdw_validator(PG_FUNCTION_ARGS);
 extern void colfam_check_options(List *options, Oid catalog);
+
+/* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
+extern int	colfam_timeuuid_version(const uint8 *u);
+/* The 60-bit timestamp: 100 ns ticks since 1582-10-15 00:00 UTC. */
+extern int64 colfam_timeuuid_ticks(const uint8 *u);
+/* <0, 0, >0 as a sorts before, equals, after b under TimeUUIDType (both version 1). */
+extern int	colfam_timeuuid_compare(const uint8 *a, const uint8 *b);
+/* ERROR with the given SQLSTATE unless the 16 bytes at u are a version-1 UUID. */
+extern void colfam_timeuuid_check(const uint8 *u, int sqlstate);
+/* end of timeuuid.c */
+
+/* in convert.c: bytes of colfamd <-> Datums of declared SQL types */
+
+/* Where a value comes from, for error messages; every field may be NULL/0. */
+typedef struct ColfamValueContext
+{
+	const char *row_key;		/* the row key's bytes (not NUL-terminated) */
+	size_t		row_key_len;
+	const char *column;			/* the SQL column's name */
+} ColfamValueContext;
+
+extern bool colfam_type_supported(Oid typid);
+extern Datum colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
+								   const ColfamValueContext *ctx);
+extern void colfam_datum_to_bytes(Oid typid, Datum value, StringInfo out,
+								  const ColfamValueContext *ctx);
+extern const char *colfam_type_marshal(Oid typid);
+extern bool colfam_marshal_type(const char *marshal, Oid *typid, Oid *collid);
+extern bool colfam_order_matches(Oid typid, Oid collid, const char *comparator);
+extern Oid	colfam_timeuuid_typid(void);
+/* end of convert.c */
 
 #endif							/* COLFAM_FDW_H */

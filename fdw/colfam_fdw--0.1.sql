@@ -166,10 +166,12 @@ AS 'MODULE_PATHNAME', 'token_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION token(bytea)
 IS 'the RandomPartitioner token of a key: |MD5 as a signed 128-bit integer|';
 
-CREATE FUNCTION colfam_decode(bytes bytea, witness anyelement) RETURNS anyelement
+CREATE FUNCTION colfam_decode(bytes bytea, witness anyelement,
+                              row_key bytea DEFAULT NULL, column_name text DEFAULT NULL)
+RETURNS anyelement
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION colfam_decode(bytea, anyelement)
-IS 'bytes as colfamd stores them, read as the type of the second argument (e.g. NULL::bigint)';
+COMMENT ON FUNCTION colfam_decode(bytea, anyelement, bytea, text)
+IS 'bytes as colfamd stores them, read as the type of the witness (e.g. NULL::bigint); row_key and column_name are named in errors';
 
 CREATE FUNCTION colfam_encode(value anyelement) RETURNS bytea
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -315,6 +315,7 @@ value_location(const ColfamValueContext *ctx)
 	{
 		const char *k = ctx->row_key;
 		int			n = (int) Min(ctx->row_key_len, KEY_QUOTE_MAX);
+		int			nhex = (int) Min(ctx->row_key_len, KEY_QUOTE_MAX / 2);
 		int			valid = pg_encoding_verifymbstr(PG_UTF8, k, n);
 		bool		printable;
 
@@ -332,8 +333,9 @@ value_location(const ColfamValueContext *ctx)
 		else
 		{
 			appendStringInfoString(&s, "0x");
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < nhex; i++)
 				appendStringInfo(&s, "%02x", (unsigned char) k[i]);
+			n = nhex;
 		}
 		if ((size_t) n < ctx->row_key_len)
 			appendStringInfo(&s, "... (%zu bytes)", ctx->row_key_len);
@@ -412,22 +414,27 @@ append_be64(StringInfo out, uint64 v)
 	appendBinaryStringInfo(out, b, 8);
 }
 
+/* "1 byte", "8 bytes" */
+static char *
+n_bytes(size_t n)
+{
+	return psprintf("%zu byte%s", n, n == 1 ? "" : "s");
+}
+
+/* Refuses a value whose length is not want; shape says what the bytes should be. */
 static void
-need_length(const char *data, size_t len, size_t want, ColfamMarshal m, const char *shape,
+need_length(size_t len, size_t want, ColfamMarshal m, const char *shape,
 			const ColfamValueContext *ctx)
 {
 	if (len != want)
 		bad_bytes(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, m,
-				  psprintf("%s is %zu bytes, %s; got %zu bytes.",
-						   marshal_names[m], want, shape, len));
+				  psprintf("%s; got %s.", shape, n_bytes(len)));
 }
-
-#define LONG_SHAPE "a big-endian signed integer"
 
 static int64
 read_long(const char *data, size_t len, const ColfamValueContext *ctx)
 {
-	need_length(data, len, 8, MARSHAL_LONG, LONG_SHAPE, ctx);
+	need_length(len, 8, MARSHAL_LONG, "LongType is 8 bytes, a big-endian signed integer", ctx);
 	return (int64) load_be64(data);
 }
 
@@ -451,8 +458,8 @@ read_timestamptz(const char *data, size_t len, const ColfamValueContext *ctx)
 	int64		ms = read_long(data, len, ctx);
 	int64		usecs;
 
-	if (pg_mul_s64_overflow(ms, 1000, &usecs) ||
-		pg_sub_s64_overflow(usecs, UNIX_TO_PG_USECS, &usecs) ||
+	if (pg_sub_s64_overflow(ms, UNIX_TO_PG_USECS / 1000, &usecs) ||
+		pg_mul_s64_overflow(usecs, 1000, &usecs) ||
 		!IS_VALID_TIMESTAMP(usecs))
 		bad_bytes(ctx, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, MARSHAL_LONG,
 				  psprintf("%s milliseconds since 1970-01-01 is out of range for type "
@@ -463,18 +470,16 @@ read_timestamptz(const char *data, size_t len, const ColfamValueContext *ctx)
 static void
 write_timestamptz(TimestampTz t, StringInfo out, const ColfamValueContext *ctx)
 {
-	int64		usecs;
-
 	if (TIMESTAMP_NOT_FINITE(t))
 		unstorable(ctx, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, MARSHAL_LONG,
 				   "An infinite timestamp has no millisecond count.", NULL);
-	usecs = t + UNIX_TO_PG_USECS;	/* finite timestamps cannot overflow here */
-	if (usecs % 1000 != 0)
+	/* Milliseconds first: t + UNIX_TO_PG_USECS can overflow near the end of the range. */
+	if (t % 1000 != 0)
 		unstorable(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, MARSHAL_LONG,
 				   "timestamptz is stored as milliseconds since 1970-01-01 (Cassandra's "
 				   "DateType); this value has a fraction of a millisecond.",
 				   "Round it first, e.g. with date_trunc('milliseconds', ...).");
-	append_be64(out, (uint64) (usecs / 1000));
+	append_be64(out, (uint64) (t / 1000 + UNIX_TO_PG_USECS / 1000));
 }
 
 static Datum
@@ -482,7 +487,8 @@ read_uuid(const char *data, size_t len, ColfamMarshal m, const ColfamValueContex
 {
 	pg_uuid_t  *u;
 
-	need_length(data, len, UUID_LEN, m, "the UUID in network byte order", ctx);
+	need_length(len, UUID_LEN, m, psprintf("%s is 16 bytes, a UUID in network byte order",
+										   marshal_names[m]), ctx);
 	u = palloc(sizeof(pg_uuid_t));
 	memcpy(u->data, data, UUID_LEN);
 	if (m == MARSHAL_TIME_UUID && colfam_timeuuid_version(u->data) != 1)
@@ -676,7 +682,7 @@ read_integer(const char *data, size_t len, int32 typmod, const ColfamValueContex
 {
 	if (len == 0)
 		bad_bytes(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, MARSHAL_INTEGER,
-				  "IntegerType is a two's-complement big-endian integer of at least one "
+				  "IntegerType is a two's-complement big-endian integer of at least 1 "
 				  "byte; got 0 bytes.");
 	if (len > INTEGER_MAX_BYTES)
 		bad_bytes(ctx, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, MARSHAL_INTEGER,
@@ -776,8 +782,7 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 			d = read_uuid(data, len, MARSHAL_LEXICAL_UUID, ctx);
 			break;
 		case BOOLOID:
-			need_length(data, len, 1, MARSHAL_BYTES, "0x00 for false or 0x01 for true "
-						"when it holds a boolean", ctx);
+			need_length(len, 1, MARSHAL_BYTES, "A boolean is 1 byte, 0x00 (false) or 0x01 (true)", ctx);
 			if (data[0] != 0 && data[0] != 1)
 				bad_bytes(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, MARSHAL_BYTES,
 						  psprintf("A boolean is the byte 0x00 (false) or 0x01 (true); "
@@ -789,8 +794,8 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 				uint64		bits;
 				float8		f;
 
-				need_length(data, len, 8, MARSHAL_BYTES,
-							"a big-endian IEEE 754 double when it holds a double precision", ctx);
+				need_length(len, 8, MARSHAL_BYTES,
+							"A double precision is 8 bytes, a big-endian IEEE 754 binary64", ctx);
 				bits = load_be64(data);
 				memcpy(&f, &bits, sizeof(f));
 				d = Float8GetDatum(f);
@@ -911,23 +916,34 @@ arg_typmod(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
- * colfam_decode(bytes bytea, witness anyelement) → anyelement: bytes as stored in
- * colfamd read as the witness's type (and typmod), e.g. colfam_decode(b, NULL::bigint).
- * NULL bytes give NULL; the witness's value is ignored.
+ * colfam_decode(bytes bytea, witness anyelement [, row_key bytea, column_name text])
+ * → anyelement: bytes as stored in colfamd read as the witness's type (and typmod),
+ * e.g. colfam_decode(b, NULL::bigint). NULL bytes give NULL; the witness's value is
+ * ignored; row_key and column_name, when given, are named in error messages.
  */
 Datum
 colfam_decode(PG_FUNCTION_ARGS)
 {
 	bytea	   *b;
 	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 1);
+	ColfamValueContext ctx = {0};
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (!OidIsValid(typid))
 		elog(ERROR, "colfam_decode: could not determine the type of its second argument");
+	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
+	{
+		bytea	   *key = PG_GETARG_BYTEA_PP(2);
+
+		ctx.row_key = VARDATA_ANY(key);
+		ctx.row_key_len = VARSIZE_ANY_EXHDR(key);
+	}
+	if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
+		ctx.column = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	b = PG_GETARG_BYTEA_PP(0);
 	PG_RETURN_DATUM(colfam_bytes_to_datum(typid, arg_typmod(fcinfo, 1), VARDATA_ANY(b),
-										  VARSIZE_ANY_EXHDR(b), NULL));
+										  VARSIZE_ANY_EXHDR(b), &ctx));
 }
 
 /* colfam_encode(anyelement) → bytea: the bytes colfamd would store for the value. */

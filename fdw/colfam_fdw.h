@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
 /* Defaults the options fall back to (see option.c). */
@@ -25,5 +26,59 @@ extern Datum colfam_fdw_handler(PG_FUNCTION_ARGS);
 /* in option.c */
 extern Datum colfam_fdw_validator(PG_FUNCTION_ARGS);
 extern void colfam_check_options(List *options, Oid catalog);
+
+/* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
+extern int	colfam_timeuuid_version(const uint8 *u);
+/* The 60-bit timestamp: 100 ns ticks since 1582-10-15 00:00 UTC. */
+extern int64 colfam_timeuuid_ticks(const uint8 *u);
+/* <0, 0, >0 as a sorts before, equals, after b under TimeUUIDType (both version 1). */
+extern int	colfam_timeuuid_compare(const uint8 *a, const uint8 *b);
+/* ERROR with the given SQLSTATE unless the 16 bytes at u are a version-1 UUID. */
+extern void colfam_timeuuid_check(const uint8 *u, int sqlstate);
+/* end of timeuuid.c */
+
+/* in convert.c: bytes of colfamd <-> Datums of declared SQL types */
+
+/* Where a value comes from, for error messages; every field may be NULL/0. */
+typedef struct ColfamValueContext
+{
+	const char *row_key;		/* the row key's bytes (not NUL-terminated) */
+	size_t		row_key_len;
+	const char *column;			/* the SQL column's name */
+} ColfamValueContext;
+
+/* Whether values of typid (or of a domain over it) can be converted. */
+extern bool colfam_type_supported(Oid typid);
+/*
+ * Stored bytes → a Datum of typid (typmod applied, domains checked), palloc'd in the
+ * current context. ERROR (HV004, 22021 bad UTF-8, 22P05 U+0000, 22003/22008 out of
+ * range) naming ctx's column and row and the expected encoding; ctx may be NULL.
+ */
+extern Datum colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
+								   const ColfamValueContext *ctx);
+/*
+ * A non-null Datum of typid → its stored bytes, appended to out. ERROR for values the
+ * encoding cannot hold (numeric fraction/NaN/Inf, sub-millisecond or infinite
+ * timestamptz) or unsupported types. A bound that cannot be encoded is an ERROR, not a
+ * silently rounded bound: callers pushing conditions down must not push such bounds.
+ */
+extern void colfam_datum_to_bytes(Oid typid, Datum value, StringInfo out,
+								  const ColfamValueContext *ctx);
+/* The short name of the Cassandra type typid's encoding is a value of, or NULL. */
+extern const char *colfam_type_marshal(Oid typid);
+/*
+ * IMPORT FOREIGN SCHEMA: the SQL type (and collation, else InvalidOid) for a comparator
+ * or validator class, short or org.apache.cassandra.db.marshal.X; false if unknown.
+ */
+extern bool colfam_marshal_type(const char *marshal, Oid *typid, Oid *collid);
+/*
+ * The pushdown rule: true only if the btree order of typid under collid equals the
+ * order of comparator (short or qualified name) on the bytes colfam_datum_to_bytes
+ * writes for typid. Reads the catalogs (collation, the timeuuid type's OID).
+ */
+extern bool colfam_order_matches(Oid typid, Oid collid, const char *comparator);
+/* The OID of the timeuuid type, or InvalidOid if the extension is not installed. */
+extern Oid	colfam_timeuuid_typid(void);
+/* end of convert.c */
 
 #endif							/* COLFAM_FDW_H */

@@ -2,45 +2,18 @@
  * fdw/colfam_fdw.c — the handler of colfam_fdw: the FdwRoutine the planner and
  * executor call.
  *
- * Reading and writing column families (slice pushdown, paging, key lookups for joins)
- * comes with the FDW issue. Until then every planner entry point refuses clearly, at
- * the first callback, so no query can reach a half-built executor path.
+ * The planner callbacks are in plan.c (pushdown, paths, EXPLAIN), the executor's in
+ * scan.c (requests and paging), IMPORT FOREIGN SCHEMA in import.c.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
 #include "colfam_table.h"
 
 #include "foreign/fdwapi.h"
-#include "optimizer/pathnode.h"
-#include "utils/lsyscache.h"
 
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(colfam_fdw_handler);
-
-static void
-colfamBeginForeignScan(ForeignScanState *node, int eflags)
-{
-	elog(ERROR, "colfam_fdw: BeginForeignScan reached without a plan");
-}
-
-static TupleTableSlot *
-colfamIterateForeignScan(ForeignScanState *node)
-{
-	elog(ERROR, "colfam_fdw: IterateForeignScan reached without a scan");
-	return NULL;
-}
-
-static void
-colfamReScanForeignScan(ForeignScanState *node)
-{
-	elog(ERROR, "colfam_fdw: ReScanForeignScan reached without a scan");
-}
-
-static void
-colfamEndForeignScan(ForeignScanState *node)
-{
-}
 
 Datum
 colfam_fdw_handler(PG_FUNCTION_ARGS)
@@ -51,10 +24,10 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->GetForeignPaths = colfam_get_paths;
 	routine->GetForeignPlan = colfam_get_plan;
 	routine->ExplainForeignScan = colfam_explain_scan;
-	routine->BeginForeignScan = colfamBeginForeignScan;
-	routine->IterateForeignScan = colfamIterateForeignScan;
-	routine->ReScanForeignScan = colfamReScanForeignScan;
-	routine->EndForeignScan = colfamEndForeignScan;
+	routine->BeginForeignScan = colfam_begin_scan;
+	routine->IterateForeignScan = colfam_iterate_scan;
+	routine->ReScanForeignScan = colfam_rescan;
+	routine->EndForeignScan = colfam_end_scan;
 
 	PG_RETURN_POINTER(routine);
 }

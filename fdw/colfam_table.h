@@ -187,7 +187,21 @@ extern ColfamTable *colfam_get_table(Oid relid);
 extern const char *colfam_role_name(ColfamRole role);
 
 /* in connection.c */
+struct cfc_conn;
+struct cf_status;
 extern ColfamCfMeta *colfam_get_cf_meta(ColfamTable *table);
+extern struct cfc_conn *colfam_connect(Oid serverid, const char *keyspace);
+extern void colfam_report(struct cf_status *st, const char *what, const char *key,
+						  size_t key_len) pg_attribute_noreturn();
+extern char *colfam_printable_key(const char *key, size_t len);
+extern int	colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names,
+								ColfamCfMeta **cfs);
+
+/* in scan.c */
+extern void colfam_begin_scan(ForeignScanState *node, int eflags);
+extern TupleTableSlot *colfam_iterate_scan(ForeignScanState *node);
+extern void colfam_rescan(ForeignScanState *node);
+extern void colfam_end_scan(ForeignScanState *node);
 
 /* in plan.c */
 extern void colfam_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid);

@@ -194,7 +194,7 @@ equality_is_bytewise(Oid typid, Oid collid)
 		case UUIDOID:
 			return true;
 		default:
-			return typid == colfam_timeuuid_type_oid();
+			return typid == colfam_timeuuid_typid();
 	}
 }
 

@@ -19,7 +19,11 @@ MODULE_big = colfam_fdw
 OBJS = $(patsubst %.c,%.o,$(wildcard fdw/*.c))
 DATA = $(wildcard fdw/colfam_fdw--*.sql)
 REGRESS = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
-PG_CPPFLAGS = -Ifdw
+PG_CPPFLAGS = -Ifdw -idirafter engine
+# engine/ comes after PostgreSQL's headers: its storage/ would shadow theirs.
+# The extension embeds libcolfam (client, Thrift codec, util), built by mk/engine.mk.
+CLIENT_LIB = build/release/libcolfam.a
+SHLIB_LINK = $(CLIENT_LIB) -lmd -pthread
 # -Wextra on PostgreSQL's own headers and idioms: unused callback parameters and
 # {0}-style initialisers are normal there, so only those two are silenced.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
@@ -37,6 +41,12 @@ all install installcheck:
 endif
 
 ENGINE_MAKE = $(MAKE) -f mk/engine.mk
+
+$(shlib): $(CLIENT_LIB)
+$(CLIENT_LIB): FORCE
+	+$(ENGINE_MAKE) client-lib
+.PHONY: FORCE
+FORCE:
 
 all: engine
 

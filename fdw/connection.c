@@ -22,6 +22,7 @@
 #include "catalog/pg_user_mapping.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -232,6 +233,26 @@ opt(List *options, const char *name)
 	return NULL;
 }
 
+/* Is there a user mapping for userid (or PUBLIC) on the server? */
+static bool
+has_user_mapping(Oid userid, Oid serverid)
+{
+	Oid			users[2] = {userid, InvalidOid};
+
+	for (int i = 0; i < 2; i++)
+	{
+		HeapTuple	tp = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(users[i]),
+										 ObjectIdGetDatum(serverid));
+
+		if (HeapTupleIsValid(tp))
+		{
+			ReleaseSysCache(tp);
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * The connection for a server as the current user (its user mapping, if any), with
  * keyspace set. Valid until the end of the transaction at least.
@@ -258,18 +279,11 @@ colfam_connect(Oid serverid, const char *keyspace)
 	}
 
 	/* a user mapping is optional: colfamd runs without authentication by default */
-	PG_TRY();
+	if (has_user_mapping(GetUserId(), serverid))
 	{
 		um = GetUserMapping(GetUserId(), serverid);
-	}
-	PG_CATCH();
-	{
-		FlushErrorState();
-		um = NULL;
-	}
-	PG_END_TRY();
-	if (um != NULL)
 		umid = um->umid;
+	}
 
 	memset(&k, 0, sizeof(k));
 	k.serverid = serverid;

@@ -156,24 +156,6 @@ btree_strategy(Oid opno, Oid typid, Oid *opfamily)
 	return get_op_opfamily_strategy(opno, fam);
 }
 
-static int
-commute_strategy(int s)
-{
-	switch (s)
-	{
-		case BTLessStrategyNumber:
-			return BTGreaterStrategyNumber;
-		case BTLessEqualStrategyNumber:
-			return BTGreaterEqualStrategyNumber;
-		case BTGreaterStrategyNumber:
-			return BTLessStrategyNumber;
-		case BTGreaterEqualStrategyNumber:
-			return BTLessEqualStrategyNumber;
-		default:
-			return s;
-	}
-}
-
 /*
  * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
  * (which matches keys by bytes and names by comparator equality) finds exactly the

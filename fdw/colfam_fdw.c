@@ -28,6 +28,7 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->IterateForeignScan = colfam_iterate_scan;
 	routine->ReScanForeignScan = colfam_rescan;
 	routine->EndForeignScan = colfam_end_scan;
+	routine->ImportForeignSchema = colfam_import_schema;
 
 	PG_RETURN_POINTER(routine);
 }

@@ -30,6 +30,7 @@
 #include "access/attnum.h"
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
@@ -196,6 +197,9 @@ extern void colfam_report(struct cf_status *st, const char *what, const char *ke
 extern char *colfam_printable_key(const char *key, size_t len);
 extern int	colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names,
 								ColfamCfMeta **cfs);
+
+/* in import.c */
+extern List *colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid);
 
 /* in scan.c */
 extern void colfam_begin_scan(ForeignScanState *node, int eflags);

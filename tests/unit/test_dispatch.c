@@ -408,9 +408,9 @@ twitter_end_to_end(void **state)
 	insert(t, "Users", S("dozer"), S("state"), S("UT"), 1);
 	for (int i = 0; i < 5; i++)
 	{
-		char		id[8];
+		char		id[16];
 
-		snprintf(id, sizeof(id), "st%d", i);
+		snprintf(id, sizeof(id), "st%d", i % 10);
 		insert(t, "Statuses", S(id), S("body"), S("hello"), 1);
 		insert(t, "UserTimeline", S("ericflo"), tuuid(u[i], base + i * 1000), S(id), 1);
 	}

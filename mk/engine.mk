@@ -27,9 +27,10 @@ endif
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Wformat=2
 ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS)
-# zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner.
-ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc 2>/dev/null || \
-                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata) -lm -pthread
+# zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner;
+# libxcrypt: password hashes (service/auth).
+ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc libxcrypt 2>/dev/null || \
+                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata -lcrypt) -lm -pthread
 TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -pthread -D_GNU_SOURCE -Iengine \
               -Itests/unit $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

@@ -39,7 +39,7 @@ major=$(pg_major)
 
 pkgs=(gcc make pkg-config libc6-dev
       "postgresql-server-dev-$major"
-      libzstd-dev libxxhash-dev libmd-dev libicu-dev)
+      libzstd-dev libxxhash-dev libmd-dev libicu-dev libcrypt-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
          libcmocka-dev perl iproute2)

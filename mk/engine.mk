@@ -26,10 +26,18 @@ endif
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Wformat=2
-ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS)
+# The colfam tool's libraries (scripts/deps.sh build): libxml2 reads storage-conf.xml,
+# json-c schema.json (it takes the trailing commas the seeds write), yajl streams
+# sstable2json imports, readline is the shell's line editor and history. Only libxml2
+# needs its own include path; the others are included as <json-c/json.h> and so on.
+TOOL_PKGS = libxml-2.0 json-c yajl readline
+ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS) \
+                $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 # zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner.
 ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc 2>/dev/null || \
-                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata) -lm -pthread
+                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata) \
+              $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null || \
+                echo -lxml2 -ljson-c -lyajl -lreadline) -lm -pthread
 TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -pthread -D_GNU_SOURCE -Iengine \
               -Itests/unit $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/commands.h"
 #include "util/crc32c.h"
 #include "util/version.h"
 
@@ -31,6 +32,7 @@ cmd_version(int argc, char **argv)
 
 static const command commands[] = {
 	{"help", "list the commands", cmd_help},
+	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
 	{"version", "print the version", cmd_version},
 };
 

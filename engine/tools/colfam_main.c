@@ -32,8 +32,8 @@ cmd_version(int argc, char **argv)
 
 static const command commands[] = {
 	{"help", "list the commands", cmd_help},
-	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
 	{"version", "print the version", cmd_version},
+	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

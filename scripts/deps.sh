@@ -7,7 +7,7 @@
 #
 # Usage: scripts/deps.sh [build|test|bench]   (default: test)
 #   build  compiler, PostgreSQL server headers, engine libraries
-#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka
+#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer)
 #   bench  test + what benchmarks compare against
 set -euo pipefail
 
@@ -42,7 +42,8 @@ pkgs=(gcc make pkg-config libc6-dev
       libzstd-dev libxxhash-dev libmd-dev libicu-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
-         libcmocka-dev perl iproute2)
+         libcmocka-dev perl iproute2
+         clang libclang-rt-dev)   # libFuzzer targets (tests/run.sh fuzz); the runtime is only Recommended by clang
 fi
 if [[ "$want" == bench ]]; then
   pkgs+=(libleveldb-dev)

@@ -108,3 +108,29 @@ $(O)/bench/%: $(O)/obj/tests/bench/%.o $(LIB)
 .SECONDARY:
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# Fuzz targets (tests/fuzz/fuzz_*.c → build/fuzz/fuzz_*): libFuzzer with ASan and UBSan,
+# so they need clang (scripts/deps.sh test installs it); `tests/run.sh fuzz` runs them.
+# They link the Thrift codec and the util files it uses, nothing of the server.
+FUZZ_CC ?= clang
+FUZZ_O = build/fuzz
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+# (util/status.c embeds a flexible-array struct, a GNU extension gcc accepts silently)
+FUZZ_CFLAGS = -std=gnu11 -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra -Werror \
+              -Wno-gnu-variable-sized-type-not-at-end -pthread -D_GNU_SOURCE -Iengine
+FUZZ_LIB_SRCS = engine/thrift/tbinary.c engine/thrift/tstruct.c engine/thrift/cassandra.c \
+                engine/util/arena.c engine/util/buf.c engine/util/status.c engine/util/utf8.c
+FUZZ_LIB_OBJS = $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZERS = $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: fuzz
+fuzz: $(FUZZERS)
+
+$(FUZZ_O)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_O)/%: $(FUZZ_O)/obj/tests/fuzz/%.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^
+
+-include $(shell find $(FUZZ_O)/obj -name '*.d' 2>/dev/null)

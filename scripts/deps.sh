@@ -8,7 +8,7 @@
 # Usage: scripts/deps.sh [build|test|bench]   (default: test)
 #   build  compiler, PostgreSQL server headers, engine libraries (the colfam tool's
 #          too: libxml2, json-c, yajl, readline)
-#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka
+#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer)
 #   bench  test + what benchmarks compare against
 set -euo pipefail
 
@@ -44,7 +44,8 @@ pkgs=(gcc make pkg-config libc6-dev
       libxml2-dev libjson-c-dev libyajl-dev libreadline-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
-         libcmocka-dev perl iproute2)
+         libcmocka-dev perl iproute2
+         clang libclang-rt-dev)   # libFuzzer targets (tests/run.sh fuzz); the runtime is only Recommended by clang
 fi
 if [[ "$want" == bench ]]; then
   pkgs+=(libleveldb-dev)

@@ -552,9 +552,9 @@ cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena, const uint8_t **p
 	if (n > c->max_frame)
 	{
 		s = cf_status_make(CF_ERR_PROTOCOL, "%s %s: frame of %u bytes exceeds max_frame "
-						   "(%zu bytes)%s", what, c->hosts[c->host].desc, n, c->max_frame,
-						   n > INT32_MAX ? "; the server may not speak framed Thrift"
-						   : "; raise max_frame if the reply is legitimate");
+						   "(%zu bytes): the port may not speak framed Thrift, or the "
+						   "reply is that large (raise max_frame)", what,
+						   c->hosts[c->host].desc, n, c->max_frame);
 		cfc_close_socket(c);
 		return s;
 	}

@@ -1,22 +1,64 @@
 /*
- * tools/backend.c — the tool's server connection (backend.h).
+ * tools/backend.c — the tool's server connection (backend.h) over libcolfam.
  *
- * libcolfam (engine/client, branch wt-client) has no commits yet, so connecting
- * reports that plainly instead of pretending; cft_call and everything above it are
- * real and tested against an in-memory backend. When libcolfam lands,
- * cft_backend_connect wraps cfc_connect and cfc_call here and nothing else changes.
+ * The adaptor keeps backend.h's contract: libcolfam's cfc_call turns a declared
+ * exception into a status and leaves res->exception set; here that status is dropped
+ * so cft_call makes the one message the tool prints for it.
  */
 #include "tools/backend.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "client/client.h"
+
+static cf_status *
+conn_call(void *ctx, cf_t_method m, const cf_t_args *args, cf_arena *arena, cf_t_result *res)
+{
+	cf_status  *st = cfc_call((cfc_conn *) ctx, m, args, arena, res);
+
+	if (st != NULL && res->exception.kind != CF_T_EXC_NONE)
+	{
+		cf_status_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void
+conn_close(void *ctx)
+{
+	cfc_free((cfc_conn *) ctx);
+}
 
 cf_status *
 cft_backend_connect(const char *host, int port, cft_backend *out)
 {
+	cfc_options opt;
+	cfc_conn   *c;
+	char		hosts[512];
+	cf_status  *st;
+
 	memset(out, 0, sizeof(*out));
-	return cf_status_make(CF_ERR_NOT_SUPPORTED,
-						  "cannot connect to %s/%d: this colfam was built without the "
-						  "client library (libcolfam is not merged yet)", host, port);
+	/* an IPv6 literal needs brackets before ":port" */
+	if (strchr(host, ':') != NULL && host[0] != '[')
+		snprintf(hosts, sizeof(hosts), "[%s]:%d", host, port);
+	else
+		snprintf(hosts, sizeof(hosts), "%s:%d", host, port);
+	memset(&opt, 0, sizeof(opt));
+	opt.hosts = hosts;
+	if ((st = cfc_new(&opt, &c)) != NULL)
+		return st;
+	if ((st = cfc_connect(c)) != NULL)
+	{
+		cfc_free(c);
+		return st;
+	}
+	out->call = conn_call;
+	out->close = conn_close;
+	out->ctx = c;
+	return NULL;
 }
 
 void

@@ -2,10 +2,9 @@
  * tools/backend.h — how the tool reaches a server: one call of a Cassandra 0.7 method.
  *
  * Every subcommand talks through this small interface instead of libcolfam
- * directly, for two reasons: libcolfam (engine/client, cfc_call) is written on
- * another branch, so backend.c is the one file that changes when it lands; and the
- * tool's logic (schema apply, shell statements, import/export) is unit-tested against
- * an in-memory backend instead of a server.
+ * directly, so the tool's logic (schema apply, shell statements, import/export) is
+ * unit-tested against an in-memory backend instead of a server; backend.c adapts
+ * libcolfam's cfc_call to it.
  *
  * Thread safety: a backend is used by one thread at a time (stress opens one each).
  */
@@ -30,8 +29,9 @@ typedef struct cft_backend
 } cft_backend;
 
 /*
- * Connects to host:port (framed binary Thrift). Until libcolfam is merged this is
- * CF_ERR_NOT_SUPPORTED naming why.
+ * Connects to host:port (framed binary Thrift) now, so a wrong address is reported
+ * before any work: libcolfam's CF_ERR_IO naming host:port, CF_ERR_INVALID for a bad
+ * host.
  */
 cf_status  *cft_backend_connect(const char *host, int port, cft_backend *out);
 

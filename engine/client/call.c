@@ -1,0 +1,254 @@
+/*
+ * client/call.c — one Thrift call: encode, send, receive, decode, map the declared
+ * exceptions to status codes; and the retry policy around it (client.h states it).
+ *
+ * The reply frame is read into the caller's arena and decoded there (zero-copy), so
+ * nothing of a result points into the connection.
+ */
+#include "client/client_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The consistency level's name, for messages. */
+static const char *
+cl_name(int32_t cl)
+{
+	static const char *const names[] = {"?", "ONE", "QUORUM", "LOCAL_QUORUM",
+	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
+
+	if (cl == 0)
+		cl = CF_T_CL_ONE;
+	return cl > 0 && cl <= CF_T_CL_THREE ? names[cl] : "?";
+}
+
+/* Methods that take a consistency level (for the messages of Unavailable/TimedOut). */
+static bool
+takes_cl(cf_t_method m)
+{
+	return m >= CF_T_M_GET && m <= CF_T_M_BATCH_MUTATE;
+}
+
+/* May a request that was lost mid-flight be sent again? See client.h. */
+static bool
+retryable(const cfc_conn *c, cf_t_method m)
+{
+	switch (m)
+	{
+		case CF_T_M_INSERT:
+		case CF_T_M_REMOVE:
+		case CF_T_M_BATCH_MUTATE:
+			return c->retry_writes;
+		case CF_T_M_TRUNCATE:
+		case CF_T_M_SYSTEM_ADD_COLUMN_FAMILY:
+		case CF_T_M_SYSTEM_DROP_COLUMN_FAMILY:
+		case CF_T_M_SYSTEM_ADD_KEYSPACE:
+		case CF_T_M_SYSTEM_DROP_KEYSPACE:
+		case CF_T_M_SYSTEM_UPDATE_KEYSPACE:
+		case CF_T_M_SYSTEM_UPDATE_COLUMN_FAMILY:
+			return false;
+		default:
+			return true;
+	}
+}
+
+cf_status *
+cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl, const cf_t_result *res)
+{
+	const char *name = cf_t_method_name(m);
+	const char *host = cfc_host(c) ? cfc_host(c) : "the server";
+	const cf_t_exception *e = &res->exception;
+	int			wl = e->why.len > 512 ? 512 : (int) e->why.len;
+	const char *why = (const char *) e->why.p;
+
+	switch (e->kind)
+	{
+		case CF_T_EXC_NONE:
+			return NULL;
+		case CF_T_EXC_INVALID_REQUEST:
+			return cf_status_make(CF_ERR_INVALID, "%s: invalid request: %.*s", name, wl, why);
+		case CF_T_EXC_NOT_FOUND:
+			return cf_status_make(CF_ERR_NOT_FOUND, "%s: not found", name);
+		case CF_T_EXC_UNAVAILABLE:
+			if (!takes_cl(m))
+				return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: not every node "
+									  "of the cluster is up (seen from %s)", name, host);
+			return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: too few live "
+								  "replicas for consistency level %s (seen from %s); "
+								  "retry later or use a lower level", name, cl_name(cl),
+								  host);
+		case CF_T_EXC_TIMED_OUT:
+			return cf_status_make(CF_ERR_TIMEOUT, "%s: timed out: replicas did not answer "
+								  "%s in time at consistency level %s; retry, or use a "
+								  "lower level", name, host, cl_name(cl));
+		case CF_T_EXC_AUTHENTICATION:
+			return cf_status_make(CF_ERR_AUTHENTICATION, "%s: authentication failed on %s: "
+								  "%.*s", name, host, wl, why);
+		case CF_T_EXC_AUTHORIZATION:
+			return cf_status_make(CF_ERR_AUTHORIZATION, "%s: not authorized on %s: %.*s",
+								  name, host, wl, why);
+	}
+	return cf_status_make(CF_ERR_PROTOCOL, "%s: reply from %s carries an unknown "
+						  "exception kind %d", name, host, (int) e->kind);
+}
+
+cf_status *
+cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+			  cf_t_result *res, bool *lost)
+{
+	const char *name = cf_t_method_name(m);
+	char		what[64];
+	const uint8_t *payload = NULL;
+	size_t		len = 0;
+	int32_t		seqid;
+	cf_t_limits lim = cf_t_limits_default();
+	cf_status  *s;
+
+	*lost = false;
+	memset(res, 0, sizeof(*res));
+	seqid = c->seqid = c->seqid == INT32_MAX ? 1 : c->seqid + 1;
+	cf_buf_reset(&c->wbuf);
+	cf_buf_put_u32(&c->wbuf, 0);
+	if ((s = cf_t_write_call(&c->wbuf, m, seqid, args)) != NULL ||
+		(s = cf_buf_status(&c->wbuf)) != NULL)
+		return cf_status_wrap(s, "encoding %s", name);
+	if (c->wbuf.len - 4 > c->max_frame)
+		return cf_status_make(CF_ERR_TOO_LARGE, "%s: the request is %zu bytes, over "
+							  "max_frame (%zu bytes); send less per call (fewer keys or "
+							  "mutations)", name, c->wbuf.len - 4, c->max_frame);
+	cf_buf_patch_u32(&c->wbuf, 0, (uint32_t) (c->wbuf.len - 4));
+
+	snprintf(what, sizeof(what), "sending %s to", name);
+	if ((s = cfc_send_frame(c, what, lost)) != NULL)
+		return s;
+	snprintf(what, sizeof(what), "reading the reply to %s from", name);
+	if ((s = cfc_recv_frame(c, what, arena, &payload, &len, lost)) != NULL)
+		return s;
+	lim.max_string = c->max_frame;
+	s = cf_t_read_reply(cf_slice_of(payload, len), m, seqid, &lim, arena, res);
+	if (s != NULL)
+	{
+		/* Garbage, a TApplicationException, a stray seqid: start afresh next time. */
+		cf_code		code = cf_status_code(s) == CF_ERR_NO_MEMORY ? CF_ERR_NO_MEMORY
+			: CF_ERR_PROTOCOL;
+		cf_status  *w = cf_status_make(code, "%s: bad reply from %s: %s", name,
+									   c->hosts[c->host].desc, cf_status_msg(s));
+
+		cf_status_free(s);
+		cfc_close_socket(c);
+		return w;
+	}
+	return NULL;
+}
+
+/* Copies a NUL-terminated string into a slice (no copy). */
+static cf_slice
+str_slice(const char *s)
+{
+	return s ? cf_slice_str(s) : cf_slice_of("", 0);
+}
+
+cf_status *
+cfc_session_setup(cfc_conn *c, bool *lost)
+{
+	cf_t_args	args;
+	cf_t_result res;
+	cf_status  *s = NULL;
+
+	*lost = false;
+	if (c->scratch == NULL && (c->scratch = cf_arena_new(4096)) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	if (c->username != NULL)
+	{
+		cf_t_string_pair cred[2] = {
+			{cf_slice_str("username"), str_slice(c->username)},
+			{cf_slice_str("password"), str_slice(c->password)},
+		};
+
+		memset(&args, 0, sizeof(args));
+		args.auth_request.credentials = cred;
+		args.auth_request.n_credentials = c->password ? 2 : 1;
+		s = cfc_roundtrip(c, CF_T_M_LOGIN, &args, c->scratch, &res, lost);
+		if (s == NULL)
+			s = cfc_exception_status(c, CF_T_M_LOGIN, 0, &res);
+		explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
+	}
+	if (s == NULL && c->keyspace != NULL)
+	{
+		memset(&args, 0, sizeof(args));
+		args.keyspace = cf_slice_str(c->keyspace);
+		s = cfc_roundtrip(c, CF_T_M_SET_KEYSPACE, &args, c->scratch, &res, lost);
+		if (s == NULL)
+			s = cfc_exception_status(c, CF_T_M_SET_KEYSPACE, 0, &res);
+		if (s != NULL)
+			s = cf_status_wrap(s, "setting keyspace \"%s\" on connect", c->keyspace);
+	}
+	if (s != NULL)
+		cfc_close_socket(c);
+	return s;
+}
+
+/* Remembers what login/set_keyspace set, so every reconnect sets it again. */
+static cf_status *
+remember_session(cfc_conn *c, cf_t_method m, const cf_t_args *args)
+{
+	if (m == CF_T_M_SET_KEYSPACE)
+	{
+		char	   *ks = malloc(args->keyspace.len + 1);
+
+		if (ks == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		memcpy(ks, args->keyspace.p, args->keyspace.len);
+		ks[args->keyspace.len] = '\0';
+		free(c->keyspace);
+		c->keyspace = ks;
+	}
+	return NULL;
+}
+
+cf_status *
+cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+		 cf_t_result *res)
+{
+	cf_status  *s = NULL;
+	int			attempt;
+
+	if (cf_t_method_name(m) == NULL)
+		return cf_status_make(CF_ERR_INVALID, "cfc_call: no method %d", (int) m);
+	if (c->in_call)
+		cfc_close_socket(c);	/* the last call was abandoned (longjmp): reply unread */
+	if (arena == NULL)
+	{
+		cf_arena_free(c->scratch);
+		if ((c->scratch = cf_arena_new(4096)) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		arena = c->scratch;
+	}
+	c->in_call = true;
+	for (attempt = 1;; attempt++)
+	{
+		bool		lost = false;
+
+		cf_status_free(s);
+		s = cfc_connect(c);
+		if (s == NULL)
+			s = cfc_roundtrip(c, m, args, arena, res, &lost);
+		if (s == NULL)
+		{
+			s = cfc_exception_status(c, m, args->consistency_level, res);
+			if (s == NULL)
+				s = remember_session(c, m, args);
+			break;
+		}
+		if (lost)				/* the next connect starts with the next host */
+			c->next_host = (c->next_host + 1) % c->n_hosts;
+		if (!lost || !retryable(c, m) || attempt >= c->max_attempts)
+			break;
+	}
+	if (s != NULL && attempt > 1)
+		s = cf_status_wrap(s, "%s failed %d times (connection lost, failover to the next "
+						   "host); last error", cf_t_method_name(m), attempt);
+	c->in_call = false;
+	return s;
+}

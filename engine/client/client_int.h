@@ -1,0 +1,86 @@
+/*
+ * client/client_int.h — libcolfam's private header: the connection object and the
+ * transport functions call.c builds on. Not for users of the library.
+ */
+#ifndef CF_CLIENT_CLIENT_INT_H
+#define CF_CLIENT_CLIENT_INT_H
+
+#include "client/client.h"
+#include "util/buf.h"
+
+#define CFC_RBUF_SIZE 16384
+
+typedef struct cfc_host_addr
+{
+	char	   *host;			/* without brackets */
+	char		port[8];
+	char	   *desc;			/* "host:port" or "[v6]:port", for messages */
+} cfc_host_addr;
+
+struct cfc_conn
+{
+	/* options, copied */
+	cfc_host_addr *hosts;
+	int			n_hosts;
+	int			connect_timeout_ms;
+	int			io_timeout_ms;
+	size_t		max_frame;
+	int			max_attempts;
+	bool		retry_writes;
+	cfc_cancel_fn cancel;
+	void	   *cancel_arg;
+
+	/* session state, applied on every connect */
+	char	   *keyspace;		/* NULL: none */
+	char	   *username;		/* NULL: no login */
+	char	   *password;
+
+	/* the socket */
+	int			fd;				/* -1: not connected */
+	int			host;			/* index of the connected host, -1 when none */
+	int			next_host;		/* where the next connect starts */
+	int32_t		seqid;
+	bool		in_call;		/* set during a call: still set means it was abandoned */
+
+	cf_buf		wbuf;			/* the frame being sent */
+	uint8_t		rbuf[CFC_RBUF_SIZE];	/* received, not yet consumed: [rpos, rlen) */
+	size_t		rpos;
+	size_t		rlen;
+	cf_arena   *scratch;		/* results of calls given no arena */
+};
+
+/* ---- in conn.c ---- */
+
+/* Closes the socket, drops buffered bytes; the next call reconnects. */
+void		cfc_close_socket(cfc_conn *c);
+
+/*
+ * Sends the whole frame in c->wbuf. *lost is set when the connection failed in a way
+ * that a resend elsewhere may cure (reset, EOF). Closes the socket on any error.
+ */
+cf_status  *cfc_send_frame(cfc_conn *c, const char *what, bool *lost);
+
+/*
+ * Receives one frame's payload into arena memory (*payload, *len). Errors as
+ * cfc_send_frame; a length over max_frame or negative is CF_ERR_PROTOCOL.
+ */
+cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
+						   const uint8_t **payload, size_t *len, bool *lost);
+
+/* ---- in call.c ---- */
+
+/*
+ * One request and its reply on the connected socket: no retry, no reconnect. Used by
+ * cfc_call and by connect (login, set_keyspace). Declared exceptions stay in res.
+ */
+cf_status  *cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args,
+						  cf_arena *arena, cf_t_result *res, bool *lost);
+
+/* The status for res->exception of method m sent at level cl (NULL when none). */
+cf_status  *cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,
+								 const cf_t_result *res);
+
+/* login and set_keyspace on a fresh connection; closes it on failure. */
+cf_status  *cfc_session_setup(cfc_conn *c, bool *lost);
+
+#endif							/* CF_CLIENT_CLIENT_INT_H */

@@ -1,0 +1,500 @@
+/*
+ * client/pager.c — column and key-range pagers: scans of any size with one page in
+ * memory, for the FDW's foreign scans and the tool's listings (contracts in client.h).
+ *
+ * Continuation needs only byte equality, never the comparator: a SliceRange or a key
+ * range restarts AT the last name/key returned (their starts are inclusive) and drops
+ * that item when it comes back first, asking for one item more to make up for it; a
+ * token range restarts AFTER the last key's token (its start is exclusive). If the
+ * last item was deleted between two pages it simply does not come back first, and
+ * nothing is dropped.
+ *
+ * Each pager keeps two arenas: "keep" holds its copies of the caller's inputs for its
+ * whole life; "page" holds the current reply and is freed by the next call.
+ */
+#include "client/client_int.h"
+
+#include <md5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hex.h"
+
+/* ---------------------------------------------------------------- copies */
+
+typedef struct keeper
+{
+	cf_arena   *arena;
+	bool		oom;
+} keeper;
+
+static cf_slice
+keep_slice(keeper *k, cf_slice s)
+{
+	void	   *p = cf_arena_dup(k->arena, s.len ? s.p : (const uint8_t *) "", s.len);
+
+	if (p == NULL)
+	{
+		k->oom = true;
+		return cf_slice_of("", 0);
+	}
+	return cf_slice_of(p, s.len);
+}
+
+static void
+keep_parent(keeper *k, const cf_t_column_parent *in, cf_t_column_parent *out)
+{
+	*out = *in;
+	out->column_family = keep_slice(k, in->column_family);
+	out->super_column = keep_slice(k, in->super_column);
+}
+
+static void
+keep_predicate(keeper *k, const cf_t_slice_predicate *in, cf_t_slice_predicate *out)
+{
+	*out = *in;
+	out->slice_range.start = keep_slice(k, in->slice_range.start);
+	out->slice_range.finish = keep_slice(k, in->slice_range.finish);
+	out->column_names = NULL;
+	if (in->has_column_names && in->n_column_names > 0)
+	{
+		out->column_names = cf_arena_alloc(k->arena,
+										   in->n_column_names * sizeof(cf_slice));
+		if (out->column_names == NULL)
+		{
+			k->oom = true;
+			out->n_column_names = 0;
+			return;
+		}
+		for (size_t i = 0; i < in->n_column_names; i++)
+			out->column_names[i] = keep_slice(k, in->column_names[i]);
+	}
+}
+
+static void
+set_buf(cf_buf *b, cf_slice s)
+{
+	cf_buf_reset(b);
+	cf_buf_put(b, s.p, s.len);
+}
+
+static cf_slice
+buf_slice(const cf_buf *b)
+{
+	return cf_slice_of(b->data ? b->data : (const uint8_t *) "", b->len);
+}
+
+/* Page sizes: at least 1, and room for the extra item of a continuation. */
+static int32_t
+clamp_page(int32_t page_size)
+{
+	if (page_size < 1)
+		return 1;
+	return page_size > INT32_MAX - 1 ? INT32_MAX - 1 : page_size;
+}
+
+/* A fresh arena for the next page, the previous one freed. */
+static cf_status *
+new_page(cf_arena **page)
+{
+	cf_arena_free(*page);
+	*page = cf_arena_new(0);
+	return *page ? NULL : cf_status_make(CF_ERR_NO_MEMORY, "out of memory for a page");
+}
+
+/* ---------------------------------------------------------------- column pager */
+
+struct cfc_column_pager
+{
+	cfc_conn   *c;
+	cf_arena   *keep;
+	cf_arena   *page;
+	cf_slice	key;
+	cf_t_column_parent parent;
+	cf_t_slice_predicate pred;
+	int32_t		page_size;
+	int			cl;
+	bool		started;		/* a page came back: continue from last */
+	bool		done;
+	int64_t		remaining;		/* slice range: columns still wanted */
+	cf_buf		last;			/* slice range: the last name returned */
+	size_t		next_name;		/* names: the first name of the next page */
+};
+
+static cf_slice
+cosc_name(const cf_t_cosc *c)
+{
+	return c->has_super_column ? c->super_column.name : c->column.name;
+}
+
+cf_status *
+cfc_column_pager_new(cfc_conn *c, cf_slice key, const cf_t_column_parent *parent,
+					 const cf_t_slice_predicate *pred, int32_t page_size, int cl,
+					 cfc_column_pager **out)
+{
+	cfc_column_pager *p;
+	keeper		k = {NULL, false};
+
+	*out = NULL;
+	if (!pred->has_column_names && !pred->has_slice_range)
+		return cf_status_make(CF_ERR_INVALID, "column pager: the predicate has neither "
+							  "column_names nor slice_range");
+	p = calloc(1, sizeof(*p));
+	if (p == NULL || (k.arena = cf_arena_new(4096)) == NULL)
+	{
+		free(p);
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	}
+	p->c = c;
+	p->keep = k.arena;
+	p->key = keep_slice(&k, key);
+	keep_parent(&k, parent, &p->parent);
+	keep_predicate(&k, pred, &p->pred);
+	p->page_size = clamp_page(page_size);
+	p->cl = cl;
+	cf_buf_init(&p->last, 0);
+	if (p->pred.has_column_names)
+		p->pred.has_slice_range = false;	/* column_names wins, as on the server */
+	else
+		p->remaining = p->pred.slice_range.count > 0 ? p->pred.slice_range.count : 0;
+	p->done = p->pred.has_column_names ? p->pred.n_column_names == 0 : p->remaining == 0;
+	if (k.oom)
+	{
+		cfc_column_pager_free(p);
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	}
+	*out = p;
+	return NULL;
+}
+
+/* Names predicate: the next non-empty chunk of names. */
+static cf_status *
+column_names_page(cfc_column_pager *p, const cf_t_cosc **items, size_t *n_out)
+{
+	while (p->next_name < p->pred.n_column_names)
+	{
+		size_t		left = p->pred.n_column_names - p->next_name;
+		size_t		chunk = left < (size_t) p->page_size ? left : (size_t) p->page_size;
+		cf_t_slice_predicate pred = p->pred;
+		cf_t_cosc  *got;
+		size_t		n;
+		cf_status  *s;
+
+		pred.column_names += p->next_name;
+		pred.n_column_names = chunk;
+		s = cfc_get_slice(p->c, p->key, &p->parent, &pred, p->cl, p->page, &got, &n);
+		if (s != NULL)
+			return s;
+		if (n > chunk)
+			return cf_status_make(CF_ERR_PROTOCOL, "get_slice: %zu columns came back for "
+								  "%zu names asked", n, chunk);
+		p->next_name += chunk;
+		if (n > 0)
+		{
+			*items = got;
+			*n_out = n;
+			return NULL;
+		}
+	}
+	p->done = true;
+	return NULL;
+}
+
+cf_status *
+cfc_column_pager_next(cfc_column_pager *p, const cf_t_cosc **items, size_t *n_out)
+{
+	cf_t_slice_predicate pred = p->pred;
+	int64_t		want;
+	cf_t_cosc  *got;
+	size_t		n;
+	size_t		skip = 0;
+	size_t		fresh;
+	cf_status  *s;
+
+	*items = NULL;
+	*n_out = 0;
+	if ((s = new_page(&p->page)) != NULL)
+		return s;
+	if (p->done)
+		return NULL;
+	if (p->pred.has_column_names)
+		return column_names_page(p, items, n_out);
+
+	want = (p->remaining < p->page_size ? p->remaining : p->page_size) + p->started;
+	pred.slice_range.count = (int32_t) want;
+	if (p->started)
+		pred.slice_range.start = buf_slice(&p->last);
+	s = cfc_get_slice(p->c, p->key, &p->parent, &pred, p->cl, p->page, &got, &n);
+	if (s != NULL)
+		return s;				/* nothing changed: next() asks again */
+	if ((int64_t) n > want)
+		return cf_status_make(CF_ERR_PROTOCOL, "get_slice: %zu columns came back for "
+							  "count %d", n, (int) want);
+	if (p->started && n > 0 && cf_slice_eq(cosc_name(&got[0]), buf_slice(&p->last)))
+		skip = 1;
+	fresh = n - skip;
+	if ((int64_t) fresh > p->remaining)
+		fresh = (size_t) p->remaining;
+	if (fresh > 0)
+	{
+		set_buf(&p->last, cosc_name(&got[skip + fresh - 1]));
+		if (!cf_buf_ok(&p->last))
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		p->remaining -= (int64_t) fresh;
+		p->started = true;
+	}
+	if ((int64_t) n < want || p->remaining == 0 || fresh == 0)
+		p->done = true;
+	*items = got + skip;
+	*n_out = fresh;
+	return NULL;
+}
+
+void
+cfc_column_pager_free(cfc_column_pager *p)
+{
+	if (p == NULL)
+		return;
+	cf_arena_free(p->keep);
+	cf_arena_free(p->page);
+	cf_buf_free(&p->last);
+	free(p);
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+/* The partitioner's short name: what follows the last '.' of a class name. */
+static cf_slice
+short_name(cf_slice name)
+{
+	for (size_t i = name.len; i > 0; i--)
+		if (name.p[i - 1] == '.')
+			return cf_slice_of(name.p + i, name.len - i);
+	return name;
+}
+
+/* RandomPartitioner: |MD5(key) as a signed big-endian 128-bit integer|, in decimal. */
+static void
+md5_token_decimal(cf_slice key, cf_buf *out)
+{
+	MD5_CTX		ctx;
+	uint8_t		d[MD5_DIGEST_LENGTH];
+	unsigned __int128 v;
+	char		digits[40];
+	size_t		at = sizeof(digits);
+
+	MD5Init(&ctx);
+	MD5Update(&ctx, key.len ? key.p : (const uint8_t *) "", key.len);
+	MD5Final(d, &ctx);
+	v = ((unsigned __int128) cf_load_be64(d) << 64) | cf_load_be64(d + 8);
+	if (v >> 127)
+		v = ~v + 1;				/* two's complement negation; -2^127 stays 2^127 */
+	do
+	{
+		digits[--at] = (char) ('0' + (int) (v % 10));
+		v /= 10;
+	} while (v != 0);
+	cf_buf_put(out, digits + at, sizeof(digits) - at);
+}
+
+cf_status *
+cfc_token_string(cf_slice partitioner, cf_slice key, cf_buf *out)
+{
+	cf_slice	name = short_name(partitioner);
+
+	if (cf_slice_eq(name, cf_slice_str("RandomPartitioner")))
+		md5_token_decimal(key, out);
+	else if (cf_slice_eq(name, cf_slice_str("ByteOrderedPartitioner")))
+	{
+		uint8_t    *hex = cf_buf_extend(out, 2 * key.len);
+
+		if (hex != NULL)
+			cf_hex_encode(key.p, key.len, (char *) hex);
+	}
+	else if (cf_slice_eq(name, cf_slice_str("OrderPreservingPartitioner")) ||
+			 cf_slice_eq(name, cf_slice_str("CollatingOrderPreservingPartitioner")))
+		cf_buf_put(out, key.p, key.len);	/* the token's text is the key itself */
+	else
+		return cf_status_make(CF_ERR_NOT_SUPPORTED, "cannot compute tokens for partitioner "
+							  "\"%.*s\"; page by key range instead of token range",
+							  (int) (partitioner.len > 200 ? 200 : partitioner.len),
+							  (const char *) partitioner.p);
+	return cf_buf_status(out);
+}
+
+/* ---------------------------------------------------------------- range pager */
+
+struct cfc_range_pager
+{
+	cfc_conn   *c;
+	cf_arena   *keep;
+	cf_arena   *page;
+	cf_t_column_parent parent;
+	cf_t_slice_predicate pred;
+	cf_t_key_range range;
+	bool		by_token;
+	int32_t		page_size;
+	int			cl;
+	bool		started;
+	bool		done;
+	int64_t		remaining;
+	cf_buf		last;			/* the last key returned */
+	cf_buf		partitioner;	/* describe_partitioner's answer, once asked */
+	cf_buf		token;			/* the token text of last */
+};
+
+cf_status *
+cfc_range_pager_new(cfc_conn *c, const cf_t_column_parent *parent,
+					const cf_t_slice_predicate *pred, const cf_t_key_range *range,
+					int32_t page_size, int cl, cfc_range_pager **out)
+{
+	cfc_range_pager *p;
+	keeper		k = {NULL, false};
+
+	*out = NULL;
+	if ((range->has_start_token || range->has_end_token) &&
+		(range->has_start_key || range->has_end_key))
+		return cf_status_make(CF_ERR_INVALID, "range pager: a KeyRange takes keys or "
+							  "tokens, not both");
+	p = calloc(1, sizeof(*p));
+	if (p == NULL || (k.arena = cf_arena_new(4096)) == NULL)
+	{
+		free(p);
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	}
+	p->c = c;
+	p->keep = k.arena;
+	keep_parent(&k, parent, &p->parent);
+	keep_predicate(&k, pred, &p->pred);
+	p->range = *range;
+	p->range.start_key = keep_slice(&k, range->start_key);
+	p->range.end_key = keep_slice(&k, range->end_key);
+	p->range.start_token = keep_slice(&k, range->start_token);
+	p->range.end_token = keep_slice(&k, range->end_token);
+	p->by_token = range->has_start_token || range->has_end_token;
+	if (!p->by_token)
+	{
+		/* 0.7 wants start_key with end_key; "" is the unbounded end either way. */
+		p->range.has_start_key = true;
+		p->range.has_end_key = true;
+	}
+	else
+	{
+		p->range.has_start_token = true;
+		p->range.has_end_token = true;
+	}
+	p->page_size = clamp_page(page_size);
+	p->cl = cl;
+	p->remaining = range->count > 0 ? range->count : 0;
+	p->done = p->remaining == 0;
+	cf_buf_init(&p->last, 0);
+	cf_buf_init(&p->partitioner, 0);
+	cf_buf_init(&p->token, 0);
+	if (k.oom)
+	{
+		cfc_range_pager_free(p);
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	}
+	*out = p;
+	return NULL;
+}
+
+/* The token text of the last key, in p->token; asks the partitioner once. */
+static cf_status *
+last_token(cfc_range_pager *p)
+{
+	cf_status  *s;
+
+	if (p->partitioner.len == 0)
+	{
+		cf_slice	name;
+
+		if ((s = cfc_describe_partitioner(p->c, p->page, &name)) != NULL)
+			return cf_status_wrap(s, "range pager: asking the partitioner for tokens");
+		set_buf(&p->partitioner, name);
+		if ((s = cf_buf_status(&p->partitioner)) != NULL)
+			return s;
+	}
+	cf_buf_reset(&p->token);
+	return cfc_token_string(buf_slice(&p->partitioner), buf_slice(&p->last), &p->token);
+}
+
+cf_status *
+cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_out)
+{
+	cf_t_key_range range = p->range;
+	int64_t		want;
+	int			extra = 0;
+	cf_t_key_slice *got;
+	size_t		n;
+	size_t		skip = 0;
+	size_t		fresh;
+	cf_status  *s;
+
+	*rows = NULL;
+	*n_out = 0;
+	if ((s = new_page(&p->page)) != NULL)
+		return s;
+	if (p->done)
+		return NULL;
+	if (p->started && p->by_token)
+	{
+		if ((s = last_token(p)) != NULL)
+			return s;
+		/* (end, end] would be the whole ring again: the range is exhausted. */
+		if (cf_slice_eq(buf_slice(&p->token), p->range.end_token))
+		{
+			p->done = true;
+			return NULL;
+		}
+		range.start_token = buf_slice(&p->token);
+	}
+	else if (p->started)
+	{
+		range.start_key = buf_slice(&p->last);
+		extra = 1;
+	}
+	want = (p->remaining < p->page_size ? p->remaining : p->page_size) + extra;
+	range.count = (int32_t) want;
+	s = cfc_get_range_slices(p->c, &p->parent, &p->pred, &range, p->cl, p->page, &got, &n);
+	if (s != NULL)
+		return s;
+	if ((int64_t) n > want)
+		return cf_status_make(CF_ERR_PROTOCOL, "get_range_slices: %zu rows came back for "
+							  "count %d", n, (int) want);
+	if (p->started && n > 0 && cf_slice_eq(got[0].key, buf_slice(&p->last)))
+		skip = 1;
+	fresh = n - skip;
+	if ((int64_t) fresh > p->remaining)
+		fresh = (size_t) p->remaining;
+	if (fresh > 0)
+	{
+		set_buf(&p->last, got[skip + fresh - 1].key);
+		if (!cf_buf_ok(&p->last))
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		p->remaining -= (int64_t) fresh;
+		p->started = true;
+	}
+	if ((int64_t) n < want || p->remaining == 0 || fresh == 0)
+		p->done = true;
+	/* A key range ends at its end key, which is inclusive: nothing can follow it. */
+	if (!p->by_token && p->range.end_key.len > 0 && fresh > 0 &&
+		cf_slice_eq(buf_slice(&p->last), p->range.end_key))
+		p->done = true;
+	*rows = got + skip;
+	*n_out = fresh;
+	return NULL;
+}
+
+void
+cfc_range_pager_free(cfc_range_pager *p)
+{
+	if (p == NULL)
+		return;
+	cf_arena_free(p->keep);
+	cf_arena_free(p->page);
+	cf_buf_free(&p->last);
+	cf_buf_free(&p->partitioner);
+	cf_buf_free(&p->token);
+	free(p);
+}

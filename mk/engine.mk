@@ -26,10 +26,19 @@ endif
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Wformat=2
-ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS)
-# zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner.
-ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc 2>/dev/null || \
-                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata) -lm -pthread
+# The colfam tool's libraries (scripts/deps.sh build): libxml2 reads storage-conf.xml,
+# json-c schema.json (it takes the trailing commas the seeds write), yajl streams
+# sstable2json imports, readline is the shell's line editor and history. Only libxml2
+# needs its own include path; the others are included as <json-c/json.h> and so on.
+TOOL_PKGS = libxml-2.0 json-c yajl readline
+ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS) \
+                $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+# zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner;
+# libxcrypt: password hashes (service/auth).
+ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc libxcrypt 2>/dev/null || \
+                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata -lcrypt) \
+              $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null || \
+                echo -lxml2 -ljson-c -lyajl -lreadline) -lm -pthread
 TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -pthread -D_GNU_SOURCE -Iengine \
               -Itests/unit $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -111,3 +120,29 @@ $(O)/bench/%: $(O)/obj/tests/bench/%.o $(LIB)
 .SECONDARY:
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# Fuzz targets (tests/fuzz/fuzz_*.c → build/fuzz/fuzz_*): libFuzzer with ASan and UBSan,
+# so they need clang (scripts/deps.sh test installs it); `tests/run.sh fuzz` runs them.
+# They link the Thrift codec and the util files it uses, nothing of the server.
+FUZZ_CC ?= clang
+FUZZ_O = build/fuzz
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+# (util/status.c embeds a flexible-array struct, a GNU extension gcc accepts silently)
+FUZZ_CFLAGS = -std=gnu11 -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra -Werror \
+              -Wno-gnu-variable-sized-type-not-at-end -pthread -D_GNU_SOURCE -Iengine
+FUZZ_LIB_SRCS = engine/thrift/tbinary.c engine/thrift/tstruct.c engine/thrift/cassandra.c \
+                engine/util/arena.c engine/util/buf.c engine/util/status.c engine/util/utf8.c
+FUZZ_LIB_OBJS = $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZERS = $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: fuzz
+fuzz: $(FUZZERS)
+
+$(FUZZ_O)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_O)/%: $(FUZZ_O)/obj/tests/fuzz/%.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^
+
+-include $(shell find $(FUZZ_O)/obj -name '*.d' 2>/dev/null)

@@ -6,8 +6,9 @@
 # as anyone else it prints the exact command to run and exits 1.
 #
 # Usage: scripts/deps.sh [build|test|bench]   (default: test)
-#   build  compiler, PostgreSQL server headers, engine libraries
-#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka
+#   build  compiler, PostgreSQL server headers, engine libraries (the colfam tool's
+#          too: libxml2, json-c, yajl, readline)
+#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer)
 #   bench  test + what benchmarks compare against
 set -euo pipefail
 
@@ -39,10 +40,12 @@ major=$(pg_major)
 
 pkgs=(gcc make pkg-config libc6-dev
       "postgresql-server-dev-$major"
-      libzstd-dev libxxhash-dev libmd-dev libicu-dev)
+      libzstd-dev libxxhash-dev libmd-dev libicu-dev libcrypt-dev
+      libxml2-dev libjson-c-dev libyajl-dev libreadline-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
-         libcmocka-dev perl iproute2)
+         libcmocka-dev perl iproute2
+         clang libclang-rt-dev)   # libFuzzer targets (tests/run.sh fuzz); the runtime is only Recommended by clang
 fi
 if [[ "$want" == bench ]]; then
   pkgs+=(libleveldb-dev)

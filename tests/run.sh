@@ -6,6 +6,9 @@
 # Suites:
 #   unit       C unit tests (cmocka), one program per engine module
 #   unit-asan  the same programs built with AddressSanitizer and UBSan
+#   fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_SECONDS (default 20) from a
+#              corpus seeded by the unit tests and kept in build/fuzz/corpus/; crashes
+#              are saved in build/fuzz/artifacts/. Skipped, and said so, without clang.
 #   shell      TAP tests in bash (prove): the binaries, the harness, the layering rule
 #   regress    pg_regress: sql/*.sql against expected/*.out in a private PostgreSQL
 #   pgtap      pgTAP: pg_prove over tests/pgtap/*.sql in a private PostgreSQL
@@ -19,7 +22,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 . tests/lib/harness.sh
 
-ALL_SUITES=(unit unit-asan shell regress pgtap)
+ALL_SUITES=(unit unit-asan fuzz shell regress pgtap)
 MAKE=${MAKE:-make}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
@@ -27,7 +30,7 @@ suites=()
 for arg in "${@:-all}"; do
   case "$arg" in
     all) suites+=("${ALL_SUITES[@]}") ;;
-    unit|unit-asan|shell|regress|pgtap) suites+=("$arg") ;;
+    unit|unit-asan|fuzz|shell|regress|pgtap) suites+=("$arg") ;;
     *) echo "run.sh: unknown suite '$arg' (valid: all ${ALL_SUITES[*]})" >&2; exit 2 ;;
   esac
 done
@@ -74,7 +77,8 @@ run_suite() {
   "$counter" "$log"
   # A suite that failed without a countable failure (a crash, a build error) counts one.
   if [[ $rc -ne 0 && $S_FAIL -eq 0 ]]; then S_FAIL=1; fi
-  if [[ $rc -eq 0 && $S_PASS -eq 0 ]]; then
+  # A suite may skip itself (a missing tool) by printing a line "SKIP: <reason>".
+  if [[ $rc -eq 0 && $S_PASS -eq 0 ]] && ! grep -q '^SKIP: ' "$log"; then
     echo "suite $name ran no test" >&2; S_FAIL=$((S_FAIL + 1))
   fi
   total_pass=$((total_pass + S_PASS))
@@ -114,6 +118,43 @@ suite_unit_asan() {
     run_unit_programs build/asan/tests
 }
 
+# One line per fuzz target: "fuzz: NAME ok" or "fuzz: NAME FAILED".
+count_fuzz() {
+  S_PASS=$(grep -c '^fuzz: .* ok$' "$1")
+  S_FAIL=$(grep -c '^fuzz: .* FAILED$' "$1")
+}
+
+suite_fuzz() {
+  local cc=${FUZZ_CC:-clang} secs=${FUZZ_SECONDS:-20} f name rc=0
+  if ! command -v "$cc" >/dev/null 2>&1; then
+    echo "SKIP: $cc not found (scripts/deps.sh test installs clang); fuzz targets not run"
+    return 0
+  fi
+  $MAKE -s -j"$JOBS" -f mk/engine.mk FUZZ_CC="$cc" fuzz build/release/tests/test_thrift_codec || return 1
+  mkdir -p build/fuzz/artifacts
+  for f in build/fuzz/fuzz_*; do
+    [[ -x "$f" && ! -d "$f" ]] || continue
+    name=${f##*/fuzz_}
+    mkdir -p "build/fuzz/corpus/$name"
+    # seeds: every method's call and reply, as the unit test writes them
+    if [[ $name == thrift ]]; then
+      CF_THRIFT_SEED_DIR=build/fuzz/corpus/$name build/release/tests/test_thrift_codec || return 1
+    fi
+    if timeout --kill-after=10 $((secs + 60)) "$f" -max_total_time="$secs" -max_len=65536 \
+         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+         -artifact_prefix=build/fuzz/artifacts/"$name"- "build/fuzz/corpus/$name" \
+         > "$H_TMP/fuzz-$name.log" 2>&1; then
+      grep -E '^(Done|stat::number_of_executed_units)' "$H_TMP/fuzz-$name.log"
+      echo "fuzz: $name ok"
+    else
+      tail -n 40 "$H_TMP/fuzz-$name.log"
+      echo "fuzz: $name FAILED (reproduce: $f build/fuzz/artifacts/$name-*)"
+      rc=1
+    fi
+  done
+  return $rc
+}
+
 suite_shell() {
   $MAKE -s -j"$JOBS" -f mk/engine.mk all || return 1
   COLFAM_ROOT=$ROOT prove --exec bash tests/shell/*.t
@@ -149,6 +190,7 @@ for s in "${suites[@]}"; do
   case "$s" in
     unit) run_suite unit count_cmocka suite_unit ;;
     unit-asan) run_suite unit-asan count_cmocka suite_unit_asan ;;
+    fuzz) run_suite fuzz count_fuzz suite_fuzz ;;
     shell) run_suite shell count_prove suite_shell ;;
     regress) run_suite regress count_pg_regress suite_regress ;;
     pgtap) run_suite pgtap count_prove suite_pgtap ;;

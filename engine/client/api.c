@@ -31,7 +31,8 @@ cfc_login(cfc_conn *c, const char *username, const char *password)
 	args.auth_request.credentials = cred;
 	args.auth_request.n_credentials = password ? 2 : 1;
 	s = cfc_call(c, CF_T_M_LOGIN, &args, NULL, &res);
-	explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
+	if (c->wbuf.data != NULL)
+		explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
 	if (s != NULL)
 		return s;
 	/* Logged in: every reconnect logs in as this user from now on. */

@@ -172,7 +172,8 @@ cfc_session_setup(cfc_conn *c, bool *lost)
 		s = cfc_roundtrip(c, CF_T_M_LOGIN, &args, c->scratch, &res, lost);
 		if (s == NULL)
 			s = cfc_exception_status(c, CF_T_M_LOGIN, 0, &res);
-		explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
+		if (c->wbuf.data != NULL)
+			explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
 	}
 	if (s == NULL && c->keyspace != NULL)
 	{

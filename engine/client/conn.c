@@ -390,7 +390,7 @@ cfc_connect(cfc_conn *c)
 {
 	char		failures[CF_STATUS_MSG_MAX] = "";
 	size_t		flen = 0;
-	cf_code		code = CF_ERR_IO;
+	bool		all_timeouts = true;
 
 	if (c->fd >= 0)
 		return NULL;
@@ -419,8 +419,7 @@ cfc_connect(cfc_conn *c)
 			c->next_host = i;
 			return s;
 		}
-		if (cf_status_code(s) == CF_ERR_TIMEOUT)
-			code = CF_ERR_TIMEOUT;
+		all_timeouts &= cf_status_code(s) == CF_ERR_TIMEOUT;
 		if (flen < sizeof(failures))
 			flen += (size_t) snprintf(failures + flen, sizeof(failures) - flen, "%s%s",
 									  flen ? "; " : "", cf_status_msg(s));
@@ -428,10 +427,11 @@ cfc_connect(cfc_conn *c)
 	}
 	/* Next time start after the host we began with, so one dead host is not first. */
 	c->next_host = (c->next_host + 1) % c->n_hosts;
+	/* TIMEOUT only when every host timed out: then they may be merely slow. */
 	if (c->n_hosts == 1)
-		return cf_status_make(code, "%s", failures);
-	return cf_status_make(code, "could not connect to any of %d hosts: %s", c->n_hosts,
-						  failures);
+		return cf_status_make(all_timeouts ? CF_ERR_TIMEOUT : CF_ERR_IO, "%s", failures);
+	return cf_status_make(all_timeouts ? CF_ERR_TIMEOUT : CF_ERR_IO,
+						  "could not connect to any of %d hosts: %s", c->n_hosts, failures);
 }
 
 /* ---------------------------------------------------------------- framed I/O */
@@ -552,9 +552,9 @@ cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena, const uint8_t **p
 	if (n > c->max_frame)
 	{
 		s = cf_status_make(CF_ERR_PROTOCOL, "%s %s: frame of %u bytes exceeds max_frame "
-						   "(%zu bytes)%s", what, c->hosts[c->host].desc, n, c->max_frame,
-						   n > INT32_MAX ? "; the server may not speak framed Thrift"
-						   : "; raise max_frame if the reply is legitimate");
+						   "(%zu bytes): the port may not speak framed Thrift, or the "
+						   "reply is that large (raise max_frame)", what,
+						   c->hosts[c->host].desc, n, c->max_frame);
 		cfc_close_socket(c);
 		return s;
 	}

@@ -345,6 +345,12 @@ cf_db_apply(cf_db *db, const char *keyspace, cf_slice key, const cf_db_update *u
 	return s;
 }
 
+cf_partitioner
+cf_db_partitioner(cf_db *db)
+{
+	return db->o.partitioner;
+}
+
 cf_status *
 cf_db_token(cf_db *db, cf_slice key, cf_buf *out)
 {

@@ -87,6 +87,9 @@ typedef struct cf_db_update
 cf_status  *cf_db_apply(cf_db *db, const char *keyspace, cf_slice key,
 						const cf_db_update *updates, size_t n);
 
+/* The partitioner the db was opened with. */
+cf_partitioner cf_db_partitioner(cf_db *db);
+
 /* The token of a key under the db's partitioner, appended to out. */
 cf_status  *cf_db_token(cf_db *db, cf_slice key, cf_buf *out);
 

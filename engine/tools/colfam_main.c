@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/commands.h"
 #include "util/crc32c.h"
 #include "util/version.h"
 
@@ -32,6 +33,7 @@ cmd_version(int argc, char **argv)
 static const command commands[] = {
 	{"help", "list the commands", cmd_help},
 	{"version", "print the version", cmd_version},
+	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

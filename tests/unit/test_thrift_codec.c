@@ -1572,6 +1572,45 @@ speed(void **state)
 	cf_buf_free(&reply);
 }
 
+/*
+ * With CF_THRIFT_SEED_DIR set, writes every method's call and reply of the sample
+ * (and each declared exception) there as the fuzzer's seed corpus (tests/run.sh fuzz).
+ */
+static int
+write_seeds(const char *dir)
+{
+	static sample s;
+
+	build_sample(&s);
+	for (int i = 0; i < CF_T_M_COUNT_; i++)
+	{
+		const cf_t_exception_kind *exc = declared((cf_t_method) i);
+
+		for (int k = -2; k < 0 || exc[k] != 0; k++)
+		{
+			cf_buf		b = CF_BUF_INIT;
+			cf_t_result r = {.exception = {k >= 0 ? exc[k] : 0, S("why")}};
+			char		path[4096];
+			FILE	   *f;
+			cf_status  *st;
+
+			if (k == -2)
+				st = cf_t_write_call(&b, (cf_t_method) i, i, &s.args);
+			else
+				st = cf_t_write_reply(&b, (cf_t_method) i, i, k == -1 ? &s.res : &r);
+			snprintf(path, sizeof(path), "%s/%s-%d", dir, cf_t_method_name((cf_t_method) i), k);
+			if (st != NULL || (f = fopen(path, "wb")) == NULL ||
+				fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0)
+			{
+				fprintf(stderr, "cannot write seed %s\n", path);
+				return 1;
+			}
+			cf_buf_free(&b);
+		}
+	}
+	return 0;
+}
+
 int
 main(void)
 {
@@ -1597,5 +1636,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(speed, setup, teardown),
 	};
 
+	if (getenv("CF_THRIFT_SEED_DIR"))
+		return write_seeds(getenv("CF_THRIFT_SEED_DIR"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,105 @@
+/*
+ * tools/backend.c — the tool's server connection (backend.h) over libcolfam.
+ *
+ * The adaptor keeps backend.h's contract: libcolfam's cfc_call turns a declared
+ * exception into a status and leaves res->exception set; here that status is dropped
+ * so cft_call makes the one message the tool prints for it.
+ */
+#include "tools/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+
+static cf_status *
+conn_call(void *ctx, cf_t_method m, const cf_t_args *args, cf_arena *arena, cf_t_result *res)
+{
+	cf_status  *st = cfc_call((cfc_conn *) ctx, m, args, arena, res);
+
+	if (st != NULL && res->exception.kind != CF_T_EXC_NONE)
+	{
+		cf_status_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void
+conn_close(void *ctx)
+{
+	cfc_free((cfc_conn *) ctx);
+}
+
+cf_status *
+cft_backend_connect(const char *host, int port, cft_backend *out)
+{
+	cfc_options opt;
+	cfc_conn   *c;
+	char		hosts[512];
+	cf_status  *st;
+
+	memset(out, 0, sizeof(*out));
+	/* an IPv6 literal needs brackets before ":port" */
+	if (strchr(host, ':') != NULL && host[0] != '[')
+		snprintf(hosts, sizeof(hosts), "[%s]:%d", host, port);
+	else
+		snprintf(hosts, sizeof(hosts), "%s:%d", host, port);
+	memset(&opt, 0, sizeof(opt));
+	opt.hosts = hosts;
+	if ((st = cfc_new(&opt, &c)) != NULL)
+		return st;
+	if ((st = cfc_connect(c)) != NULL)
+	{
+		cfc_free(c);
+		return st;
+	}
+	out->call = conn_call;
+	out->close = conn_close;
+	out->ctx = c;
+	return NULL;
+}
+
+void
+cft_backend_close(cft_backend *b)
+{
+	if (b->close != NULL)
+		b->close(b->ctx);
+	memset(b, 0, sizeof(*b));
+}
+
+cf_status *
+cft_call(cft_backend *b, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+		 cf_t_result *res)
+{
+	cf_status  *st;
+	const cf_t_exception *e = &res->exception;
+
+	memset(res, 0, sizeof(*res));
+	if (b->call == NULL)
+		return cf_status_make(CF_ERR_INVALID, "not connected; hint: connect HOST/PORT first");
+	if ((st = b->call(b->ctx, m, args, arena, res)) != NULL)
+		return st;
+	switch (e->kind)
+	{
+		case CF_T_EXC_NONE:
+			return NULL;
+		case CF_T_EXC_INVALID_REQUEST:
+			return cf_status_make(CF_ERR_INVALID, "%.*s", (int) e->why.len,
+								  (const char *) e->why.p);
+		case CF_T_EXC_NOT_FOUND:
+			return cf_status_make(CF_ERR_NOT_FOUND, "not found (NotFoundException)");
+		case CF_T_EXC_UNAVAILABLE:
+			return cf_status_make(CF_ERR_UNAVAILABLE, "not enough replicas are up (UnavailableException)");
+		case CF_T_EXC_TIMED_OUT:
+			return cf_status_make(CF_ERR_TIMEOUT, "timed out (TimedOutException)");
+		case CF_T_EXC_AUTHENTICATION:
+			return cf_status_make(CF_ERR_AUTHENTICATION, "%.*s", (int) e->why.len,
+								  (const char *) e->why.p);
+		case CF_T_EXC_AUTHORIZATION:
+			return cf_status_make(CF_ERR_AUTHORIZATION, "%.*s", (int) e->why.len,
+								  (const char *) e->why.p);
+	}
+	return cf_status_make(CF_ERR_PROTOCOL, "unknown exception kind %d", (int) e->kind);
+}

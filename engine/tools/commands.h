@@ -1,0 +1,12 @@
+/*
+ * tools/commands.h — the subcommands of `colfam` (colfam_main.c's table), one file
+ * each. A command takes argv with argv[0] = its own name and returns the exit
+ * status: 0 success, 1 failure (the message went to stderr), 2 a usage error.
+ */
+#ifndef CF_TOOLS_COMMANDS_H
+#define CF_TOOLS_COMMANDS_H
+
+/* in cmd_schema.c: colfam schema load FILE [--update] [--dry-run] [-h HOST] [-p PORT] */
+int			cft_cmd_schema(int argc, char **argv);
+
+#endif							/* CF_TOOLS_COMMANDS_H */

@@ -42,20 +42,18 @@ endif
 
 ENGINE_MAKE = $(MAKE) -f mk/engine.mk
 
+# One engine make at a time: the library comes from `engine` (mk/engine.mk all).
 $(shlib): $(CLIENT_LIB)
-$(CLIENT_LIB): FORCE
-	+$(ENGINE_MAKE) client-lib
-.PHONY: FORCE
-FORCE:
+$(CLIENT_LIB): engine
 
 all: engine
 
 .PHONY: engine engine-asan install-engine deps test demo bench unit unit-asan shell regress pgtap
 engine:
-	$(ENGINE_MAKE) all
+	+$(ENGINE_MAKE) all
 
 engine-asan:
-	$(ENGINE_MAKE) SAN=1 all
+	+$(ENGINE_MAKE) SAN=1 all
 
 install: install-engine
 install-engine: engine

@@ -30,5 +30,14 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->EndForeignScan = colfam_end_scan;
 	routine->ImportForeignSchema = colfam_import_schema;
 
+	routine->AddForeignUpdateTargets = colfam_add_update_targets;
+	routine->BeginForeignModify = colfam_begin_modify;
+	routine->ExecForeignInsert = colfam_exec_insert;
+	routine->ExecForeignBatchInsert = colfam_exec_batch_insert;
+	routine->GetForeignModifyBatchSize = colfam_batch_size;
+	routine->ExecForeignUpdate = colfam_exec_update;
+	routine->ExecForeignDelete = colfam_exec_delete;
+	routine->EndForeignModify = colfam_end_modify;
+
 	PG_RETURN_POINTER(routine);
 }

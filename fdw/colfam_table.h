@@ -34,6 +34,7 @@
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
+#include "utils/relcache.h"
 
 /* The role of a SQL column of a foreign table (option `role`, or its name by default). */
 typedef enum ColfamRole
@@ -200,6 +201,23 @@ extern int	colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names
 
 /* in import.c */
 extern List *colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid);
+
+/* in modify.c */
+extern void colfam_add_update_targets(PlannerInfo *root, Index rtindex,
+									  RangeTblEntry *target_rte, Relation target_relation);
+extern void colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+								List *fdw_private, int subplan_index, int eflags);
+extern TupleTableSlot *colfam_exec_insert(EState *estate, ResultRelInfo *rinfo,
+										  TupleTableSlot *slot, TupleTableSlot *planSlot);
+extern TupleTableSlot **colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo,
+												 TupleTableSlot **slots,
+												 TupleTableSlot **planSlots, int *numSlots);
+extern int	colfam_batch_size(ResultRelInfo *rinfo);
+extern TupleTableSlot *colfam_exec_update(EState *estate, ResultRelInfo *rinfo,
+										  TupleTableSlot *slot, TupleTableSlot *planSlot);
+extern TupleTableSlot *colfam_exec_delete(EState *estate, ResultRelInfo *rinfo,
+										  TupleTableSlot *slot, TupleTableSlot *planSlot);
+extern void colfam_end_modify(EState *estate, ResultRelInfo *rinfo);
 
 /* in scan.c */
 extern void colfam_begin_scan(ForeignScanState *node, int eflags);

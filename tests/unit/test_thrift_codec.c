@@ -1896,7 +1896,7 @@ now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);	/* CPU time: steadier on a shared machine */
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 

@@ -33,6 +33,7 @@ cmd_version(int argc, char **argv)
 static const command commands[] = {
 	{"help", "list the commands", cmd_help},
 	{"version", "print the version", cmd_version},
+	{"shell", "the cassandra-cli 0.7 shell (interactive, -f FILE or --batch)", cft_cmd_shell},
 	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
 };
 

@@ -21,7 +21,9 @@
  * Limits: the decoder never trusts a length. Every string/binary length is checked
  * against the bytes left in the input; every container count against the bytes left
  * (each element takes at least one byte) and against cf_t_limits; nesting depth is
- * capped (skipping unknown fields included). Unknown fields are skipped. Wrong field
+ * capped (skipping unknown fields included). The arena memory of one decode is capped
+ * at 64 KiB + 64 x the input's size (CF_ERR_TOO_LARGE), so many empty structs cannot
+ * make a small message expensive. Unknown fields are skipped. Wrong field
  * types for a known id are skipped too (as Thrift's generated code does). A column name
  * longer than 64 KiB is CF_ERR_INVALID at the dispatch, not here.
  *

@@ -357,9 +357,18 @@ write_count(cf_buf *b, size_t n)
 void
 cf_tb_write_binary(cf_buf *b, cf_slice s)
 {
-	write_count(b, s.len);
-	if (s.len <= INT32_MAX)
-		cf_buf_put(b, s.p, s.len);
+	uint8_t    *p;
+
+	if (s.len > INT32_MAX)
+	{
+		write_count(b, s.len);
+		return;
+	}
+	if ((p = cf_tb_room(b, 4 + s.len)) == NULL)
+		return;
+	cf_store_be32(p, (uint32_t) s.len);
+	if (s.len)
+		memcpy(p + 4, s.p, s.len);
 }
 
 void

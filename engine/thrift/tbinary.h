@@ -214,35 +214,71 @@ size_t		cf_tb_min_size(uint8_t type);
 
 /* ---- writing ---- */
 
+/*
+ * n bytes at the end of b to fill, or NULL if b has failed. The fast path (room
+ * already there) is inline: the encoder appends a few bytes at a time.
+ */
+static inline uint8_t *
+cf_tb_room(cf_buf *b, size_t n)
+{
+	uint8_t    *p;
+
+	if (b->failed == 0 && b->cap - b->len >= n)
+	{
+		p = b->data + b->len;
+		b->len += n;
+		return p;
+	}
+	return cf_buf_extend(b, n);
+}
+
 static inline void
 cf_tb_write_field(cf_buf *b, uint8_t type, int16_t id)
 {
-	cf_buf_put_u8(b, type);
-	cf_buf_put_u16(b, (uint16_t) id);
+	uint8_t    *p = cf_tb_room(b, 3);
+
+	if (p)
+	{
+		p[0] = type;
+		p[1] = (uint8_t) ((uint16_t) id >> 8);
+		p[2] = (uint8_t) id;
+	}
 }
 
 static inline void
 cf_tb_write_stop(cf_buf *b)
 {
-	cf_buf_put_u8(b, CF_TB_STOP);
+	uint8_t    *p = cf_tb_room(b, 1);
+
+	if (p)
+		p[0] = CF_TB_STOP;
 }
 
 static inline void
 cf_tb_write_bool(cf_buf *b, bool v)
 {
-	cf_buf_put_u8(b, v ? 1 : 0);
+	uint8_t    *p = cf_tb_room(b, 1);
+
+	if (p)
+		p[0] = v ? 1 : 0;
 }
 
 static inline void
 cf_tb_write_i32(cf_buf *b, int32_t v)
 {
-	cf_buf_put_u32(b, (uint32_t) v);
+	uint8_t    *p = cf_tb_room(b, 4);
+
+	if (p)
+		cf_store_be32(p, (uint32_t) v);
 }
 
 static inline void
 cf_tb_write_i64(cf_buf *b, int64_t v)
 {
-	cf_buf_put_u64(b, (uint64_t) v);
+	uint8_t    *p = cf_tb_room(b, 8);
+
+	if (p)
+		cf_store_be64(p, (uint64_t) v);
 }
 
 static inline void
@@ -251,7 +287,7 @@ cf_tb_write_double(cf_buf *b, double v)
 	uint64_t	bits;
 
 	memcpy(&bits, &v, sizeof(bits));
-	cf_buf_put_u64(b, bits);
+	cf_tb_write_i64(b, (int64_t) bits);
 }
 
 /* i32 length + bytes (string or binary alike). */

@@ -12,32 +12,6 @@
 #define AT(base, off) ((char *) (base) + (off))
 #define CAT(base, off) ((const char *) (base) + (off))
 
-uint8_t
-cf_ts_wire_type(const cf_ts_type *t)
-{
-	switch (t->kind)
-	{
-		case CF_TS_BOOL:
-			return CF_TB_BOOL;
-		case CF_TS_I32:
-			return CF_TB_I32;
-		case CF_TS_I64:
-			return CF_TB_I64;
-		case CF_TS_DOUBLE:
-			return CF_TB_DOUBLE;
-		case CF_TS_BINARY:
-		case CF_TS_STRING:
-			return CF_TB_STRING;
-		case CF_TS_STRUCT:
-			return CF_TB_STRUCT;
-		case CF_TS_LIST:
-			return CF_TB_LIST;
-		case CF_TS_MAP:
-			return CF_TB_MAP;
-	}
-	return CF_TB_STOP;
-}
-
 void
 cf_ts_init_struct(const cf_ts_struct *st, void *base)
 {

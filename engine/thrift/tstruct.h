@@ -87,7 +87,18 @@ struct cf_ts_struct
 };
 
 /* The wire type byte of a value type. */
-uint8_t		cf_ts_wire_type(const cf_ts_type *t);
+static inline uint8_t
+cf_ts_wire_type(const cf_ts_type *t)
+{
+	static const uint8_t wire[] = {
+		[CF_TS_BOOL] = CF_TB_BOOL, [CF_TS_I32] = CF_TB_I32, [CF_TS_I64] = CF_TB_I64,
+		[CF_TS_DOUBLE] = CF_TB_DOUBLE, [CF_TS_BINARY] = CF_TB_STRING,
+		[CF_TS_STRING] = CF_TB_STRING, [CF_TS_STRUCT] = CF_TB_STRUCT,
+		[CF_TS_LIST] = CF_TB_LIST, [CF_TS_MAP] = CF_TB_MAP,
+	};
+
+	return wire[t->kind];
+}
 
 /*
  * Reads a struct of descriptor st (the reader at its first field header) into base.

@@ -33,6 +33,9 @@ cmd_version(int argc, char **argv)
 static const command commands[] = {
 	{"help", "list the commands", cmd_help},
 	{"version", "print the version", cmd_version},
+	{"shell", "the cassandra-cli 0.7 shell (interactive, -f FILE or --batch)", cft_cmd_shell},
+	{"export", "write a column family as sstable2json JSON", cft_cmd_export},
+	{"import", "load sstable2json JSON into a column family", cft_cmd_import},
 	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
 };
 

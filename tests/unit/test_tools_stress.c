@@ -280,9 +280,27 @@ runs(void **state)
 	opts_for(&o, n, "insert", 1, 400);
 	o.operations = 0;
 	o.duration = 0.3;
-	run(&o, r);
+	o.interval = 0.1;
+	f = open_memstream(&text, &len);
+	{
+		cf_status  *s = cft_stress_run(&o, f, r);
+
+		if (s)
+			fail_msg("stress: %s", cf_status_msg(s));
+	}
+	fclose(f);
 	assert_true(r->seconds >= 0.3 && r->seconds < 2);
 	assert_true(r->ops > 0);
+	/* the header, at least two interval lines and the final one */
+	assert_non_null(strstr(text, "interval_op/s"));
+	{
+		int			lines = 0;
+
+		for (char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+			lines++;
+		assert_true(lines >= 4);
+	}
+	free(text);
 
 	/* the JSON summary */
 	o.json = true;

@@ -16,4 +16,16 @@ int			cft_cmd_shell(int argc, char **argv);
 int			cft_cmd_export(int argc, char **argv);
 int			cft_cmd_import(int argc, char **argv);
 
+/* in stress.c: colfam stress [OPTIONS] (stress.h) */
+int			cft_cmd_stress(int argc, char **argv);
+
+/*
+ * in cmd_admin.c: colfam status|info|ring [-h HOST] [-p PORT] (describe_*), and
+ * colfam flush|compact|cfstats -k KS [CF...] [--major] (the colfam_* admin methods)
+ */
+int			cft_cmd_status(int argc, char **argv);
+int			cft_cmd_flush(int argc, char **argv);
+int			cft_cmd_compact(int argc, char **argv);
+int			cft_cmd_cfstats(int argc, char **argv);
+
 #endif							/* CF_TOOLS_COMMANDS_H */

@@ -56,6 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "thrift/admin.h"
 #include "thrift/cassandra.h"
 #include "util/arena.h"
 #include "util/slice.h"
@@ -197,6 +198,23 @@ cf_status  *cfc_system_update_keyspace(cfc_conn *c, const cf_t_ks_def *def,
 									   cf_arena *arena, cf_slice *schema_id);
 cf_status  *cfc_system_drop_keyspace(cfc_conn *c, const char *keyspace,
 									 cf_arena *arena, cf_slice *schema_id);
+
+/* ---- in admin.c ---- */
+
+/*
+ * colfam's admin methods (thrift/admin.h; not Cassandra 0.7 methods: a Cassandra or
+ * older colfam server answers them with a TApplicationException UNKNOWN_METHOD,
+ * CF_ERR_PROTOCOL "Invalid method name"). cfs/n name column families of keyspace
+ * (n == 0: every CF). Sent once, never resent on failover. Errors as cfc_call; the
+ * server's InvalidRequestException is CF_ERR_INVALID (unknown keyspace or CF, not
+ * logged in, no <modify-keyspaces> grant). cfstats' array is allocated in arena.
+ */
+cf_status  *cfc_colfam_flush(cfc_conn *c, const char *keyspace, const char *const *cfs,
+							 size_t n);
+cf_status  *cfc_colfam_compact(cfc_conn *c, const char *keyspace, const char *const *cfs,
+							   size_t n, bool major);
+cf_status  *cfc_colfam_cfstats(cfc_conn *c, const char *keyspace, cf_arena *arena,
+							   cf_ta_cf_stats **out, size_t *n_out);
 
 /* ---- in pager.c ---- */
 

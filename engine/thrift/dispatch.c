@@ -18,6 +18,8 @@
 #include <time.h>
 
 #include "db/schema.h"
+#include "service/admin.h"
+#include "thrift/admin.h"
 #include "util/log.h"
 
 struct cf_dispatch
@@ -130,12 +132,18 @@ dsp_cstr(dsp_call *c, cf_slice v, const char *what, const char **out)
 }
 
 static cf_slice
-dsp_str_slice(dsp_call *c, const char *s)
+dsp_str_slice_arena(cf_arena *arena, const char *s)
 {
 	size_t		n = s ? strlen(s) : 0;
-	void	   *p = n ? cf_arena_dup(c->arena, s, n) : NULL;
+	void	   *p = n ? cf_arena_dup(arena, s, n) : NULL;
 
 	return cf_slice_of(p, p ? n : 0);
+}
+
+static cf_slice
+dsp_str_slice(dsp_call *c, const char *s)
+{
+	return dsp_str_slice_arena(c->arena, s);
 }
 
 static int32_t
@@ -1386,6 +1394,154 @@ dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply
 	cf_status_free(s);
 }
 
+/* ---------------------------------------------------------------- admin methods */
+
+/*
+ * The admin methods' work (thrift/admin.h): names checked and converted, then the
+ * service. With authentication on they need a logged-in user allowed to modify
+ * keyspaces (<modify-keyspaces>), as they act on the whole node.
+ */
+static cf_status *
+dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
+			  const cf_ta_args *a, cf_arena *arena, cf_ta_result *res)
+{
+	char		ks[CF_SCHEMA_NAME_MAX + 1];
+	const char **cfs = NULL;
+	cf_service_cf_stat *st = NULL;
+	size_t		n_st = 0;
+	cf_status  *s = NULL;
+
+	if (cf_auth_required(d->auth))
+	{
+		if (sess->user == NULL)
+			return cf_status_make(CF_ERR_AUTHENTICATION, "you have not logged in");
+		if ((s = cf_auth_authorize_keyspaces(d->auth, sess->user)) != NULL)
+			return s;
+	}
+	if (a->keyspace.len == 0 || a->keyspace.len > CF_SCHEMA_NAME_MAX ||
+		memchr(a->keyspace.p, '\0', a->keyspace.len))
+		return cf_status_make(CF_ERR_INVALID, "Keyspace %.*s does not exist",
+							  (int) (a->keyspace.len > 64 ? 64 : a->keyspace.len),
+							  (const char *) a->keyspace.p);
+	memcpy(ks, a->keyspace.p, a->keyspace.len);
+	ks[a->keyspace.len] = '\0';
+	if (m != CF_TA_M_CFSTATS && a->n_column_families)
+	{
+		cfs = cf_arena_alloc(arena, a->n_column_families * sizeof(*cfs));
+		if (cfs == NULL)
+			return DSP_NO_MEMORY();
+		for (size_t i = 0; i < a->n_column_families; i++)
+		{
+			cf_slice	v = a->column_families[i];
+			char	   *p;
+
+			if (memchr(v.p, '\0', v.len))
+				return cf_status_make(CF_ERR_INVALID, "column_family may not contain a NUL byte");
+			if ((p = cf_arena_alloc(arena, v.len + 1)) == NULL)
+				return DSP_NO_MEMORY();
+			memcpy(p, v.p, v.len);
+			p[v.len] = '\0';
+			cfs[i] = p;
+		}
+	}
+	switch (m)
+	{
+		case CF_TA_M_FLUSH:
+			return cf_service_flush(d->svc, ks, cfs, a->n_column_families);
+		case CF_TA_M_COMPACT:
+			return cf_service_compact(d->svc, ks, cfs, a->n_column_families, a->major);
+		case CF_TA_M_CFSTATS:
+			if ((s = cf_service_cf_stats(d->svc, ks, &st, &n_st)) != NULL)
+				return s;
+			res->stats = n_st ? cf_arena_alloc(arena, n_st * sizeof(*res->stats)) : NULL;
+			if (n_st && res->stats == NULL)
+				s = DSP_NO_MEMORY();
+			for (size_t i = 0; s == NULL && i < n_st; i++)
+			{
+				cf_ta_cf_stats *o = &res->stats[i];
+				size_t		len = strlen(st[i].cf);
+
+				o->column_family = cf_slice_of(cf_arena_dup(arena, st[i].cf, len), len);
+				o->memtable_bytes = (int64_t) st[i].st.memtable_bytes;
+				o->memtable_operations = (int64_t) st[i].st.memtable_ops;
+				o->pending_flushes = st[i].st.pending_flushes;
+				o->sstables = (int64_t) st[i].st.sstables;
+				o->sstable_bytes = (int64_t) st[i].st.sstable_bytes;
+				o->flushes = (int64_t) st[i].st.flushes;
+				o->flush_failures = (int64_t) st[i].st.flush_failures;
+				if (o->column_family.p == NULL)
+					s = DSP_NO_MEMORY();
+			}
+			res->n_stats = s ? 0 : n_st;
+			free(st);
+			return s;
+		case CF_TA_M_COUNT_:
+			break;
+	}
+	return cf_status_make(CF_ERR_INTERNAL, "admin method %d has no handler", (int) m);
+}
+
+/*
+ * One admin call (r at the args): user errors (those 0.7 methods report as
+ * InvalidRequestException) become the declared IRE, anything else an
+ * INTERNAL_ERROR TApplicationException. Returns false to close the connection.
+ */
+static bool
+dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
+		  int32_t seqid, cf_buf *reply)
+{
+	cf_slice	name = cf_slice_str(cf_ta_method_name(m));
+	cf_arena   *arena = cf_arena_new(4096);
+	cf_ta_args	a;
+	cf_ta_result res;
+	cf_status  *s;
+	size_t		mark = reply->len;
+
+	if (arena == NULL)
+	{
+		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR, "out of memory");
+		return true;
+	}
+	memset(&res, 0, sizeof(res));
+	if ((s = cf_ta_read_args(r, m, &d->limits, arena, &a)) != NULL)
+	{
+		cf_log_info("dispatch", "%s: undecodable %s call: %s", sess->peer,
+					cf_ta_method_name(m), cf_status_msg(s));
+		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_PROTOCOL_ERROR, cf_status_msg(s));
+		cf_status_free(s);
+		cf_arena_free(arena);
+		return false;
+	}
+	s = dsp_admin_run(d, sess, m, &a, arena, &res);
+	if (s && dsp_user_error(cf_status_code(s)))
+	{
+		memset(&res, 0, sizeof(res));
+		res.has_ire = true;
+		res.ire.why = dsp_str_slice_arena(arena, cf_status_msg(s));
+	}
+	else if (s)
+	{
+		cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, cf_ta_method_name(m),
+					 cf_status_msg(s));
+		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR, cf_status_msg(s));
+	}
+	if (s == NULL || res.has_ire)
+	{
+		cf_status  *ws = cf_ta_write_reply(reply, m, seqid, &res);
+
+		if (ws)
+		{
+			reply->len = mark;
+			cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR,
+									 cf_status_msg(ws));
+			cf_status_free(ws);
+		}
+	}
+	cf_status_free(s);
+	cf_arena_free(arena);
+	return true;
+}
+
 bool
 cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 				   cf_buf *reply)
@@ -1421,6 +1577,10 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	if (!cf_t_method_lookup(h.name, &c.m))
 	{
 		char		msg[160];
+		cf_ta_method am;
+
+		if (cf_ta_method_lookup(h.name, &am))
+			return dsp_admin(d, sess, am, &r, h.seqid, reply);
 
 		snprintf(msg, sizeof(msg), "Invalid method name: '%.*s'",
 				 (int) (h.name.len > 100 ? 100 : h.name.len), (const char *) h.name.p);

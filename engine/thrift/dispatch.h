@@ -13,7 +13,8 @@
  *    and InvalidRequestException from every other method (as 0.7's ClientState did);
  *  - a TApplicationException when the method declares no exception that fits
  *    (UNKNOWN for a refused request, INTERNAL_ERROR for a server fault, logged),
- *    UNKNOWN_METHOD for a name that is not a 0.7 method (the connection stays open);
+ *    UNKNOWN_METHOD for a name that is neither a 0.7 method nor one of colfam's admin
+ *    methods (the connection stays open);
  *  - PROTOCOL_ERROR for a message that does not decode and INVALID_MESSAGE_TYPE for
  *    anything but a CALL: cf_dispatch_handle then returns false and the server closes
  *    the connection after sending the reply.
@@ -22,6 +23,12 @@
  * logged-in user. With authentication on (an auth object that requires login),
  * nothing but login and describe_version works before a login, and set_keyspace,
  * reads, writes and schema changes check the user's grants (service/auth.h).
+ *
+ * Admin methods (thrift/admin.h: colfam_flush, colfam_compact, colfam_cfstats) are
+ * served next to the 0.7 ones through service/admin.h. With authentication on they
+ * need a logged-in user holding <modify-keyspaces>; every user error (unknown
+ * keyspace or CF, not logged in, not allowed) is their declared
+ * InvalidRequestException, a server fault an INTERNAL_ERROR TApplicationException.
  *
  * Range deletions: 0.7 refused a Deletion whose predicate is a SliceRange; colfam
  * applies it as a range tombstone over [start, finish] (count is ignored; reversed

@@ -13,10 +13,43 @@
 
 #include "client/client.h"
 
+/* A credential of a login request as a malloc'd C string (NULL: absent or no memory). */
+static char *
+credential(const cf_t_args *args, const char *name)
+{
+	for (size_t i = 0; i < args->auth_request.n_credentials; i++)
+	{
+		const cf_t_string_pair *p = &args->auth_request.credentials[i];
+
+		if (cf_slice_eq(p->key, cf_slice_str(name)))
+			return strndup((const char *) p->value.p, p->value.len);
+	}
+	return NULL;
+}
+
 static cf_status *
 conn_call(void *ctx, cf_t_method m, const cf_t_args *args, cf_arena *arena, cf_t_result *res)
 {
-	cf_status  *st = cfc_call((cfc_conn *) ctx, m, args, arena, res);
+	cf_status  *st;
+
+	/*
+	 * A login goes through cfc_login, which remembers the user so a reconnect logs in
+	 * again (a plain cfc_call of login would not).
+	 */
+	if (m == CF_T_M_LOGIN)
+	{
+		char	   *user = credential(args, "username");
+		char	   *password = credential(args, "password");
+
+		st = user ? cfc_login((cfc_conn *) ctx, user, password) :
+			cf_status_make(CF_ERR_AUTHENTICATION, "login: no username given");
+		if (password)
+			explicit_bzero(password, strlen(password));
+		free(user);
+		free(password);
+		return st;
+	}
+	st = cfc_call((cfc_conn *) ctx, m, args, arena, res);
 
 	if (st != NULL && res->exception.kind != CF_T_EXC_NONE)
 	{

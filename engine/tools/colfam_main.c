@@ -33,7 +33,17 @@ cmd_version(int argc, char **argv)
 static const command commands[] = {
 	{"help", "list the commands", cmd_help},
 	{"version", "print the version", cmd_version},
+	{"shell", "the cassandra-cli 0.7 shell (interactive, -f FILE or --batch)", cft_cmd_shell},
+	{"export", "write a column family as sstable2json JSON", cft_cmd_export},
+	{"import", "load sstable2json JSON into a column family", cft_cmd_import},
 	{"schema", "load a storage-conf.xml or schema.json schema", cft_cmd_schema},
+	{"stress", "load generator like Cassandra 0.7's contrib/stress", cft_cmd_stress},
+	{"status", "cluster, API version, partitioner, snitch, keyspaces", cft_cmd_status},
+	{"info", "status and every keyspace's replication and CFs", cft_cmd_status},
+	{"ring", "ring ranges and endpoints per keyspace", cft_cmd_status},
+	{"flush", "flush memtables of a keyspace or CFs (-k KS [CF...])", cft_cmd_flush},
+	{"compact", "compact a keyspace or CFs (-k KS [CF...] [--major])", cft_cmd_compact},
+	{"cfstats", "statistics of every CF (-k KS [CF...])", cft_cmd_cfstats},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,149 @@
+/*
+ * client/admin.c — the colfam admin methods (thrift/admin.h) over a connection:
+ * cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats (client.h).
+ *
+ * One attempt each, no failover resend: a flush or a compaction lost mid-flight may
+ * be running still, and resending it elsewhere would act on another node. The frame
+ * handling is call.c's (send, receive into the arena, close on garbage).
+ */
+#include "client/client_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "thrift/admin.h"
+
+static cf_status *
+admin_call(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
+		   cf_ta_result *res)
+{
+	const char *name = cf_ta_method_name(m);
+	char		what[64];
+	const uint8_t *payload = NULL;
+	size_t		len = 0;
+	int32_t		seqid;
+	bool		lost;
+	cf_t_limits lim = cf_t_limits_default();
+	cf_status  *s;
+
+	memset(res, 0, sizeof(*res));
+	if (c->in_call)
+		cfc_close_socket(c);	/* the last call was abandoned: its reply is unread */
+	if (arena == NULL)
+	{
+		cf_arena_free(c->scratch);
+		if ((c->scratch = cf_arena_new(4096)) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		arena = c->scratch;
+	}
+	if ((s = cfc_connect(c)) != NULL)
+		return s;
+	seqid = c->seqid = c->seqid == INT32_MAX ? 1 : c->seqid + 1;
+	cf_buf_reset(&c->wbuf);
+	cf_buf_put_u32(&c->wbuf, 0);
+	if ((s = cf_ta_write_call(&c->wbuf, m, seqid, args)) != NULL ||
+		(s = cf_buf_status(&c->wbuf)) != NULL)
+		return cf_status_wrap(s, "encoding %s", name);
+	if (c->wbuf.len - 4 > c->max_frame)
+		return cf_status_make(CF_ERR_TOO_LARGE, "%s: the request is %zu bytes, over "
+							  "max_frame (%zu bytes)", name, c->wbuf.len - 4, c->max_frame);
+	cf_buf_patch_u32(&c->wbuf, 0, (uint32_t) (c->wbuf.len - 4));
+
+	c->in_call = true;
+	snprintf(what, sizeof(what), "sending %s to", name);
+	s = cfc_send_frame(c, what, &lost);
+	snprintf(what, sizeof(what), "reading the reply to %s from", name);
+	if (s == NULL)
+		s = cfc_recv_frame(c, what, arena, &payload, &len, &lost);
+	c->in_call = false;
+	if (s != NULL)
+		return s;
+	lim.max_string = c->max_frame;
+	s = cf_ta_read_reply(cf_slice_of(payload, len), m, seqid, &lim, arena, res);
+	if (s != NULL)
+	{
+		cf_status  *w = cf_status_make(cf_status_code(s) == CF_ERR_NO_MEMORY ?
+									   CF_ERR_NO_MEMORY : CF_ERR_PROTOCOL,
+									   "%s: bad reply from %s: %s", name,
+									   c->hosts[c->host].desc, cf_status_msg(s));
+
+		cf_status_free(s);
+		cfc_close_socket(c);
+		return w;
+	}
+	if (res->has_ire)
+		return cf_status_make(CF_ERR_INVALID, "%s: invalid request: %.*s", name,
+							  (int) (res->ire.why.len > 512 ? 512 : res->ire.why.len),
+							  (const char *) res->ire.why.p);
+	return NULL;
+}
+
+/* The keyspace and CF names as args (slices over the caller's strings). */
+static cf_status *
+admin_args(const char *keyspace, const char *const *cfs, size_t n, cf_slice *buf,
+		   cf_ta_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (keyspace == NULL)
+		return cf_status_make(CF_ERR_INVALID, "no keyspace given");
+	a->keyspace = cf_slice_str(keyspace);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = cf_slice_str(cfs[i]);
+	a->column_families = n ? buf : NULL;
+	a->n_column_families = n;
+	return NULL;
+}
+
+static cf_status *
+admin_cfs(cfc_conn *c, cf_ta_method m, const char *keyspace, const char *const *cfs,
+		  size_t n, bool major)
+{
+	cf_slice   *names = n ? calloc(n, sizeof(*names)) : NULL;
+	cf_ta_args	a;
+	cf_ta_result res;
+	cf_status  *s;
+
+	if (n && names == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	if ((s = admin_args(keyspace, cfs, n, names, &a)) == NULL)
+	{
+		a.major = major;
+		s = admin_call(c, m, &a, NULL, &res);
+	}
+	free(names);
+	return s;
+}
+
+cf_status *
+cfc_colfam_flush(cfc_conn *c, const char *keyspace, const char *const *cfs, size_t n)
+{
+	return admin_cfs(c, CF_TA_M_FLUSH, keyspace, cfs, n, false);
+}
+
+cf_status *
+cfc_colfam_compact(cfc_conn *c, const char *keyspace, const char *const *cfs, size_t n,
+				   bool major)
+{
+	return admin_cfs(c, CF_TA_M_COMPACT, keyspace, cfs, n, major);
+}
+
+cf_status *
+cfc_colfam_cfstats(cfc_conn *c, const char *keyspace, cf_arena *arena,
+				   cf_ta_cf_stats **out, size_t *n_out)
+{
+	cf_ta_args	a;
+	cf_ta_result res;
+	cf_status  *s = admin_args(keyspace, NULL, 0, NULL, &a);
+
+	*out = NULL;
+	*n_out = 0;
+	if (s == NULL)
+		s = admin_call(c, CF_TA_M_CFSTATS, &a, arena, &res);
+	if (s == NULL)
+	{
+		*out = res.stats;
+		*n_out = res.n_stats;
+	}
+	return s;
+}

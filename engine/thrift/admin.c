@@ -1,0 +1,245 @@
+/*
+ * thrift/admin.c — see admin.h. The admin methods' structs as tstruct tables, and
+ * the message-level codec, shaped as cassandra.c's (header, one args or result
+ * struct) but kept apart so the 0.7 IDL's tables stay exactly the 0.7 IDL.
+ */
+#include "thrift/admin.h"
+
+#include <string.h>
+
+#include "thrift/tbinary.h"
+#include "thrift/tstruct.h"
+
+#define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
+static const cf_ts_type t_bool = {.kind = CF_TS_BOOL};
+static const cf_ts_type t_i32 = {.kind = CF_TS_I32};
+static const cf_ts_type t_i64 = {.kind = CF_TS_I64};
+static const cf_ts_type t_string = {.kind = CF_TS_STRING};
+static const cf_ts_type t_list_string = {.kind = CF_TS_LIST, .elem = &t_string,
+.size = sizeof(cf_slice)};
+
+#define REQ(id_, S, m, t) \
+	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
+	 .has_off = CF_TS_NO_FLAG, .required = true}
+#define REQ_N(id_, S, m, t) \
+	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
+	 .n_off = offsetof(S, n_##m), .has_off = CF_TS_NO_FLAG, .required = true}
+#define OPT(id_, S, m, t) \
+	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
+	 .has_off = offsetof(S, has_##m)}
+#define OPT_N(id_, S, m, t) \
+	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
+	 .n_off = offsetof(S, n_##m), .has_off = offsetof(S, has_##m)}
+#define STRUCT(var, idl_name, S, fields_) \
+	static const cf_ts_struct var = {idl_name, sizeof(S), fields_, lengthof(fields_)}
+
+/* ---- structs ---- */
+
+static const cf_ts_field cf_stats_f[] = {
+	REQ(1, cf_ta_cf_stats, column_family, t_string),
+	REQ(2, cf_ta_cf_stats, memtable_bytes, t_i64),
+	REQ(3, cf_ta_cf_stats, memtable_operations, t_i64),
+	REQ(4, cf_ta_cf_stats, pending_flushes, t_i32),
+	REQ(5, cf_ta_cf_stats, sstables, t_i64),
+	REQ(6, cf_ta_cf_stats, sstable_bytes, t_i64),
+	REQ(7, cf_ta_cf_stats, flushes, t_i64),
+	REQ(8, cf_ta_cf_stats, flush_failures, t_i64),
+};
+STRUCT(st_cf_stats, "CfStats", cf_ta_cf_stats, cf_stats_f);
+static const cf_ts_type t_cf_stats = {.kind = CF_TS_STRUCT, .st = &st_cf_stats};
+static const cf_ts_type t_list_cf_stats = {.kind = CF_TS_LIST, .elem = &t_cf_stats,
+.size = sizeof(cf_ta_cf_stats)};
+
+static const cf_ts_field ire_f[] = {
+	REQ(1, cf_ta_ire, why, t_string),
+};
+STRUCT(st_ire, "InvalidRequestException", cf_ta_ire, ire_f);
+static const cf_ts_type t_ire = {.kind = CF_TS_STRUCT, .st = &st_ire};
+
+/* TApplicationException {1: string message, 2: i32 type}, both optional. */
+typedef struct app_exception
+{
+	bool		has_message;
+	cf_slice	message;
+	bool		has_type;
+	int32_t		type;
+} app_exception;
+
+static const cf_ts_field app_exception_f[] = {
+	OPT(1, app_exception, message, t_string),
+	OPT(2, app_exception, type, t_i32),
+};
+STRUCT(st_app_exception, "TApplicationException", app_exception, app_exception_f);
+
+/* ---- methods ---- */
+
+static const cf_ts_field flush_args_f[] = {
+	REQ(1, cf_ta_args, keyspace, t_string),
+	REQ_N(2, cf_ta_args, column_families, t_list_string),
+};
+STRUCT(st_flush_args, "colfam_flush_args", cf_ta_args, flush_args_f);
+
+static const cf_ts_field compact_args_f[] = {
+	REQ(1, cf_ta_args, keyspace, t_string),
+	REQ_N(2, cf_ta_args, column_families, t_list_string),
+	REQ(3, cf_ta_args, major, t_bool),
+};
+STRUCT(st_compact_args, "colfam_compact_args", cf_ta_args, compact_args_f);
+
+static const cf_ts_field cfstats_args_f[] = {
+	REQ(1, cf_ta_args, keyspace, t_string),
+};
+STRUCT(st_cfstats_args, "colfam_cfstats_args", cf_ta_args, cfstats_args_f);
+
+/* Results: {0: success (cfstats), 1: InvalidRequestException ire}. */
+static const cf_ts_field void_result_f[] = {
+	OPT(1, cf_ta_result, ire, t_ire),
+};
+STRUCT(st_void_result, "colfam_void_result", cf_ta_result, void_result_f);
+
+static const cf_ts_field cfstats_result_f[] = {
+	OPT_N(0, cf_ta_result, stats, t_list_cf_stats),
+	OPT(1, cf_ta_result, ire, t_ire),
+};
+STRUCT(st_cfstats_result, "colfam_cfstats_result", cf_ta_result, cfstats_result_f);
+
+typedef struct method_desc
+{
+	const char *name;
+	const cf_ts_struct *args;
+	const cf_ts_struct *result;
+	bool		has_success;
+} method_desc;
+
+static const method_desc methods[CF_TA_M_COUNT_] = {
+	[CF_TA_M_FLUSH] = {"colfam_flush", &st_flush_args, &st_void_result, false},
+	[CF_TA_M_COMPACT] = {"colfam_compact", &st_compact_args, &st_void_result, false},
+	[CF_TA_M_CFSTATS] = {"colfam_cfstats", &st_cfstats_args, &st_cfstats_result, true},
+};
+
+static const method_desc *
+method_of(cf_ta_method m)
+{
+	return (int) m >= 0 && m < CF_TA_M_COUNT_ ? &methods[m] : NULL;
+}
+
+const char *
+cf_ta_method_name(cf_ta_method m)
+{
+	const method_desc *md = method_of(m);
+
+	return md ? md->name : NULL;
+}
+
+bool
+cf_ta_method_lookup(cf_slice name, cf_ta_method *out)
+{
+	for (int i = 0; i < CF_TA_M_COUNT_; i++)
+	{
+		if (cf_slice_eq(name, cf_slice_str(methods[i].name)))
+		{
+			*out = (cf_ta_method) i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+dec_init(cf_tb_dec *d, cf_rd *r, const cf_t_limits *lim, cf_arena *arena)
+{
+	cf_t_limits def = cf_t_limits_default();
+
+	if (lim == NULL)
+		lim = &def;
+	cf_tb_dec_init(d, r, arena, lim->max_string, lim->max_container, lim->max_depth);
+}
+
+cf_status *
+cf_ta_read_args(cf_rd *r, cf_ta_method m, const cf_t_limits *lim, cf_arena *arena,
+				cf_ta_args *args)
+{
+	const method_desc *md = method_of(m);
+	cf_tb_dec	d;
+
+	memset(args, 0, sizeof(*args));
+	if (md == NULL)
+		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
+	dec_init(&d, r, lim, arena);
+	cf_ts_read_struct(&d, md->args, args);
+	return cf_tb_dec_status(&d, md->args->name);
+}
+
+cf_status *
+cf_ta_write_call(cf_buf *out, cf_ta_method m, int32_t seqid, const cf_ta_args *args)
+{
+	const method_desc *md = method_of(m);
+
+	if (md == NULL)
+		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
+	cf_t_write_message_header(out, cf_slice_str(md->name), CF_T_CALL, seqid);
+	cf_ts_write_struct(out, md->args, args);
+	return cf_buf_status(out);
+}
+
+cf_status *
+cf_ta_write_reply(cf_buf *out, cf_ta_method m, int32_t seqid, const cf_ta_result *res)
+{
+	const method_desc *md = method_of(m);
+	cf_ta_result r;
+
+	if (md == NULL)
+		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
+	r = *res;
+	r.has_stats = !r.has_ire && md->has_success;
+	cf_t_write_message_header(out, cf_slice_str(md->name), CF_T_REPLY, seqid);
+	cf_ts_write_struct(out, md->result, &r);
+	return cf_buf_status(out);
+}
+
+cf_status *
+cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid, const cf_t_limits *lim,
+				 cf_arena *arena, cf_ta_result *res)
+{
+	const method_desc *md = method_of(m);
+	cf_t_message_header h;
+	cf_tb_dec	d;
+	cf_rd		r;
+	cf_status  *s;
+
+	memset(res, 0, sizeof(*res));
+	if (md == NULL)
+		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
+	cf_rd_init(&r, msg.p, msg.len);
+	if ((s = cf_t_read_message_header(&r, &h)) != NULL)
+		return cf_status_wrap(s, "%s reply", md->name);
+	dec_init(&d, &r, lim, arena);
+	if (h.type == CF_T_EXCEPTION)
+	{
+		app_exception e;
+
+		cf_ts_read_struct(&d, &st_app_exception, &e);
+		if ((s = cf_tb_dec_status(&d, "TApplicationException")) != NULL)
+			return cf_status_wrap(s, "%s", md->name);
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: server error: %.*s (type %d)",
+							  md->name, (int) e.message.len, (const char *) e.message.p,
+							  (int) e.type);
+	}
+	if (h.type != CF_T_REPLY)
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: message type %d where a reply is expected",
+							  md->name, (int) h.type);
+	if (!cf_slice_eq(h.name, cf_slice_str(md->name)))
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply is for method '%.*s'",
+							  md->name, (int) h.name.len, (const char *) h.name.p);
+	if (h.seqid != seqid)
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: reply has sequence id %d, expected %d",
+							  md->name, (int) h.seqid, (int) seqid);
+	cf_ts_read_struct(&d, md->result, res);
+	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
+		return cf_status_wrap(s, "%s", md->name);
+	if (md->has_success && !res->has_stats && !res->has_ire)
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply carries no result (MISSING_RESULT)",
+							  md->name);
+	return NULL;
+}

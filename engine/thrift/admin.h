@@ -1,0 +1,123 @@
+/*
+ * thrift/admin.h — colfam's node-administration methods: Thrift methods outside the
+ * Cassandra 0.7 IDL (generated 0.7 clients never send them), served by the same
+ * dispatch next to the 0.7 service and called by `colfam flush|compact|cfstats`.
+ * engine/doc/thrift.md documents them as IDL:
+ *
+ *   struct CfStats {
+ *     1: required string column_family,
+ *     2: required i64 memtable_bytes,    3: required i64 memtable_operations,
+ *     4: required i32 pending_flushes,   5: required i64 sstables,
+ *     6: required i64 sstable_bytes,     7: required i64 flushes,
+ *     8: required i64 flush_failures }
+ *   void colfam_flush(1: required string keyspace,
+ *                     2: required list<string> column_families)
+ *        throws (1: InvalidRequestException ire)
+ *   void colfam_compact(1: required string keyspace,
+ *                       2: required list<string> column_families, 3: required bool major)
+ *        throws (1: InvalidRequestException ire)
+ *   list<CfStats> colfam_cfstats(1: required string keyspace)
+ *        throws (1: InvalidRequestException ire)
+ *
+ * An empty column_families list means every CF of the keyspace.
+ *
+ * The codec is that of thrift/cassandra.h (the same tbinary/tstruct primitives, the
+ * same limits, zero-copy decode into a caller's arena, strict message headers) and
+ * reuses its message header and TApplicationException writers.
+ *
+ * Thread safety: no global mutable state.
+ */
+#ifndef CF_THRIFT_ADMIN_H
+#define CF_THRIFT_ADMIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thrift/cassandra.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/slice.h"
+#include "util/status.h"
+
+typedef enum cf_ta_method
+{
+	CF_TA_M_FLUSH,
+	CF_TA_M_COMPACT,
+	CF_TA_M_CFSTATS,
+	CF_TA_M_COUNT_				/* number of methods; not a method */
+} cf_ta_method;
+
+/* The wire name ("colfam_flush"); NULL for an out-of-range value. */
+const char *cf_ta_method_name(cf_ta_method m);
+
+/* The admin method of a wire name; false if the name is not one. */
+bool		cf_ta_method_lookup(cf_slice name, cf_ta_method *out);
+
+/* The arguments of any admin method (fields a method does not take are ignored). */
+typedef struct cf_ta_args
+{
+	cf_slice	keyspace;
+	cf_slice   *column_families;	/* flush, compact */
+	size_t		n_column_families;
+	bool		major;			/* compact */
+} cf_ta_args;
+
+typedef struct cf_ta_cf_stats
+{
+	cf_slice	column_family;
+	int64_t		memtable_bytes;
+	int64_t		memtable_operations;
+	int32_t		pending_flushes;
+	int64_t		sstables;
+	int64_t		sstable_bytes;
+	int64_t		flushes;
+	int64_t		flush_failures;
+} cf_ta_cf_stats;
+
+/* InvalidRequestException {1: required string why}. */
+typedef struct cf_ta_ire
+{
+	cf_slice	why;
+} cf_ta_ire;
+
+/*
+ * A result: has_ire (ire.why says why), or the success value (cfstats only; the
+ * decoder sets has_stats when field 0 came, the encoder ignores the flag).
+ */
+typedef struct cf_ta_result
+{
+	bool		has_stats;
+	cf_ta_cf_stats *stats;
+	size_t		n_stats;
+	bool		has_ire;
+	cf_ta_ire	ire;
+} cf_ta_result;
+
+/*
+ * Server side. Decodes the argument struct of m (r at the body). Errors as
+ * cf_t_read_args: CF_ERR_PROTOCOL (malformed, "required field
+ * colfam_flush_args.keyspace missing"), CF_ERR_TOO_LARGE (a cap).
+ */
+cf_status  *cf_ta_read_args(cf_rd *r, cf_ta_method m, const cf_t_limits *lim,
+							cf_arena *arena, cf_ta_args *args);
+
+/* Server side. Appends a whole REPLY message for m: the IRE if set, else the success. */
+cf_status  *cf_ta_write_reply(cf_buf *out, cf_ta_method m, int32_t seqid,
+							  const cf_ta_result *res);
+
+/* Client side. Appends a whole CALL message for m. */
+cf_status  *cf_ta_write_call(cf_buf *out, cf_ta_method m, int32_t seqid,
+							 const cf_ta_args *args);
+
+/*
+ * Client side. Decodes a whole reply message for m with sequence id seqid, as
+ * cf_t_read_reply does: the IRE into res (has_ire), an EXCEPTION message into
+ * CF_ERR_PROTOCOL carrying the TApplicationException's message (so an older server's
+ * UNKNOWN_METHOD shows as "Invalid method name: 'colfam_flush'"), a wrong name or
+ * seqid, or cfstats' reply without a result, into CF_ERR_PROTOCOL.
+ */
+cf_status  *cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid,
+							 const cf_t_limits *lim, cf_arena *arena, cf_ta_result *res);
+
+#endif							/* CF_THRIFT_ADMIN_H */

@@ -1,0 +1,461 @@
+/*
+ * tools/cmd_admin.c — node administration: `colfam status|info|ring` (the describe_*
+ * methods of 0.7) and `colfam flush|compact|cfstats` (colfam's admin methods,
+ * thrift/admin.h, through libcolfam's cfc_colfam_*).
+ *
+ *   status   cluster, node, API version, partitioner, snitch, schema agreement
+ *   info     status, then every keyspace: strategy, replication factor, CFs
+ *   ring     every keyspace's ring ranges and their endpoints (or the named ones)
+ *   flush    [-k KS] [CF...]       every CF of KS (of every keyspace without -k)
+ *   compact  [-k KS] [CF...] [--major]
+ *   cfstats  [-k KS] [CF...]
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "tools/commands.h"
+
+typedef enum admin_cmd
+{
+	A_STATUS, A_INFO, A_RING, A_FLUSH, A_COMPACT, A_CFSTATS
+} admin_cmd;
+
+static const char *const admin_names[] = {"status", "info", "ring", "flush", "compact", "cfstats"};
+
+typedef struct admin_opts
+{
+	admin_cmd	cmd;
+	const char *host;
+	int			port;
+	const char *keyspace;
+	const char *user;
+	const char *password;
+	bool		major;
+	char	  **args;			/* CF names (flush/compact/cfstats), keyspaces (ring) */
+	int			n_args;
+} admin_opts;
+
+static void
+usage(FILE *out, admin_cmd cmd)
+{
+	const char *conn = "[-h HOST] [-p PORT] [-u USER -P PASSWORD]";
+
+	switch (cmd)
+	{
+		case A_STATUS:
+		case A_INFO:
+			fprintf(out, "usage: colfam %s %s\n", admin_names[cmd], conn);
+			break;
+		case A_RING:
+			fprintf(out, "usage: colfam ring [KEYSPACE...] %s\n", conn);
+			break;
+		case A_FLUSH:
+		case A_CFSTATS:
+			fprintf(out, "usage: colfam %s [-k KEYSPACE [CF...]] %s\n", admin_names[cmd], conn);
+			break;
+		case A_COMPACT:
+			fprintf(out, "usage: colfam compact [-k KEYSPACE [CF...]] [--major] %s\n", conn);
+			break;
+	}
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int
+parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
+{
+	static const struct option opts[] = {
+		{"host", required_argument, NULL, 'h'},
+		{"port", required_argument, NULL, 'p'},
+		{"keyspace", required_argument, NULL, 'k'},
+		{"username", required_argument, NULL, 'u'},
+		{"password", required_argument, NULL, 'P'},
+		{"major", no_argument, NULL, 'M'},
+		{"help", no_argument, NULL, '?' + 256},
+		{NULL, 0, NULL, 0}
+	};
+	const char *name = admin_names[cmd];
+	bool		takes_ks = cmd == A_FLUSH || cmd == A_COMPACT || cmd == A_CFSTATS;
+	int			c;
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->host = "localhost";
+	o->port = CFC_DEFAULT_PORT;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h:p:k:u:P:", opts, NULL)) != -1)
+	{
+		char	   *end;
+		long		v;
+
+		switch (c)
+		{
+			case 'h':
+				o->host = optarg;
+				break;
+			case 'p':
+				v = strtol(optarg, &end, 10);
+				if (*optarg == '\0' || *end != '\0' || v < 1 || v > 65535)
+				{
+					fprintf(stderr, "colfam %s: port must be 1-65535, not \"%s\"\n", name, optarg);
+					return 2;
+				}
+				o->port = (int) v;
+				break;
+			case 'k':
+				if (!takes_ks)
+				{
+					fprintf(stderr, "colfam %s: takes no -k\n", name);
+					usage(stderr, cmd);
+					return 2;
+				}
+				o->keyspace = optarg;
+				break;
+			case 'u':
+				o->user = optarg;
+				break;
+			case 'P':
+				o->password = optarg;
+				break;
+			case 'M':
+				if (cmd != A_COMPACT)
+				{
+					fprintf(stderr, "colfam %s: --major is an option of compact only\n", name);
+					return 2;
+				}
+				o->major = true;
+				break;
+			case '?' + 256:
+				usage(stdout, cmd);
+				return 0;
+			case ':':
+				fprintf(stderr, "colfam %s: option %s needs a value\n", name, argv[optind - 1]);
+				usage(stderr, cmd);
+				return 2;
+			default:
+				fprintf(stderr, "colfam %s: unknown option \"%s\"\n", name, argv[optind - 1]);
+				usage(stderr, cmd);
+				return 2;
+		}
+	}
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	if ((cmd == A_STATUS || cmd == A_INFO) && o->n_args > 0)
+	{
+		fprintf(stderr, "colfam %s: unexpected argument \"%s\"\n", name, o->args[0]);
+		usage(stderr, cmd);
+		return 2;
+	}
+	if (takes_ks && o->n_args > 0 && o->keyspace == NULL)
+	{
+		fprintf(stderr, "colfam %s: column families need -k KEYSPACE\n", name);
+		usage(stderr, cmd);
+		return 2;
+	}
+	if (o->password && !o->user)
+	{
+		fprintf(stderr, "colfam %s: -P needs -u USER\n", name);
+		return 2;
+	}
+	return -1;
+}
+
+static cf_status *
+open_conn(const admin_opts *o, cfc_conn **c)
+{
+	char		hosts[600];
+	cfc_options co;
+	cf_status  *st;
+
+	if (strchr(o->host, ':') != NULL && o->host[0] != '[')
+		snprintf(hosts, sizeof(hosts), "[%s]:%d", o->host, o->port);
+	else
+		snprintf(hosts, sizeof(hosts), "%s:%d", o->host, o->port);
+	memset(&co, 0, sizeof(co));
+	co.hosts = hosts;
+	co.username = o->user;
+	co.password = o->password;
+	if ((st = cfc_new(&co, c)) != NULL)
+		return st;
+	if ((st = cfc_connect(*c)) != NULL)
+	{
+		cfc_free(*c);
+		*c = NULL;
+	}
+	return st;
+}
+
+#define SL(s) (int) (s).len, (const char *) (s).p
+
+static bool
+is_system(cf_slice ks)
+{
+	return cf_slice_eq(ks, cf_slice_str("system"));
+}
+
+static cf_status *
+show_status(cfc_conn *c, cf_arena *a, bool info, FILE *out)
+{
+	cf_slice	cluster,
+				version,
+				partitioner,
+				snitch;
+	cf_t_schema_version *sv;
+	cf_t_ks_def *ks;
+	size_t		n_sv,
+				n_ks;
+	cf_status  *s;
+
+	if ((s = cfc_describe_cluster_name(c, a, &cluster)) != NULL ||
+		(s = cfc_describe_version(c, a, &version)) != NULL ||
+		(s = cfc_describe_partitioner(c, a, &partitioner)) != NULL ||
+		(s = cfc_describe_snitch(c, a, &snitch)) != NULL ||
+		(s = cfc_describe_schema_versions(c, a, &sv, &n_sv)) != NULL ||
+		(s = cfc_describe_keyspaces(c, a, &ks, &n_ks)) != NULL)
+		return s;
+	fprintf(out, "Cluster:      %.*s\n", SL(cluster));
+	fprintf(out, "Node:         %s\n", cfc_host(c) ? cfc_host(c) : "?");
+	fprintf(out, "API version:  %.*s\n", SL(version));
+	fprintf(out, "Partitioner:  %.*s\n", SL(partitioner));
+	fprintf(out, "Snitch:       %.*s\n", SL(snitch));
+	for (size_t i = 0; i < n_sv; i++)
+	{
+		fprintf(out, "Schema:       %.*s on", SL(sv[i].version));
+		for (size_t j = 0; j < sv[i].n_hosts; j++)
+			fprintf(out, " %.*s", SL(sv[i].hosts[j]));
+		fputc('\n', out);
+	}
+	fprintf(out, "Keyspaces:    %zu\n", n_ks);
+	for (size_t i = 0; i < n_ks; i++)
+	{
+		if (!info)
+		{
+			fprintf(out, "  %.*s\n", SL(ks[i].name));
+			continue;
+		}
+		fprintf(out, "  %.*s: %.*s, replication_factor %d, %zu column famil%s\n",
+				SL(ks[i].name), SL(ks[i].strategy_class), (int) ks[i].replication_factor,
+				ks[i].n_cf_defs, ks[i].n_cf_defs == 1 ? "y" : "ies");
+		for (size_t j = 0; j < ks[i].n_cf_defs; j++)
+		{
+			const cf_t_cf_def *cf = &ks[i].cf_defs[j];
+
+			fprintf(out, "    %.*s (%.*s, %.*s)\n", SL(cf->name), SL(cf->column_type),
+					SL(cf->comparator_type));
+		}
+	}
+	return NULL;
+}
+
+static cf_status *
+show_ring(cfc_conn *c, cf_arena *a, const admin_opts *o, FILE *out)
+{
+	cf_t_ks_def *ks;
+	size_t		n_ks;
+	cf_status  *s;
+	int			n = o->n_args;
+
+	if (n == 0 && (s = cfc_describe_keyspaces(c, a, &ks, &n_ks)) != NULL)
+		return s;
+	for (size_t i = 0; i < (n ? (size_t) n : n_ks); i++)
+	{
+		char		name[256];
+		cf_t_token_range *tr;
+		size_t		n_tr;
+
+		if (n)
+			snprintf(name, sizeof(name), "%s", o->args[i]);
+		else if (is_system(ks[i].name))
+			continue;			/* 0.7 refuses describe_ring("system") */
+		else
+			snprintf(name, sizeof(name), "%.*s", SL(ks[i].name));
+		if ((s = cfc_describe_ring(c, name, a, &tr, &n_tr)) != NULL)
+			return cf_status_wrap(s, "keyspace %s", name);
+		fprintf(out, "Keyspace %s: %zu range%s\n", name, n_tr, n_tr == 1 ? "" : "s");
+		for (size_t j = 0; j < n_tr; j++)
+		{
+			fprintf(out, "  (%.*s, %.*s]  ", SL(tr[j].start_token), SL(tr[j].end_token));
+			for (size_t k = 0; k < tr[j].n_endpoints; k++)
+				fprintf(out, "%s%.*s", k ? ", " : "", SL(tr[j].endpoints[k]));
+			fputc('\n', out);
+		}
+	}
+	return NULL;
+}
+
+/* The keyspaces to work on: -k, or every keyspace but system. */
+static cf_status *
+target_keyspaces(cfc_conn *c, cf_arena *a, const admin_opts *o, char ***names, size_t *n)
+{
+	cf_t_ks_def *ks;
+	size_t		n_ks;
+	cf_status  *s;
+
+	*n = 0;
+	if (o->keyspace)
+	{
+		*names = cf_arena_alloc(a, sizeof(char *));
+		if (*names == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		(*names)[0] = (char *) o->keyspace;
+		*n = 1;
+		return NULL;
+	}
+	if ((s = cfc_describe_keyspaces(c, a, &ks, &n_ks)) != NULL)
+		return s;
+	*names = cf_arena_alloc(a, (n_ks + 1) * sizeof(char *));
+	if (*names == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	for (size_t i = 0; i < n_ks; i++)
+	{
+		char	   *p;
+
+		if (is_system(ks[i].name))
+			continue;
+		if ((p = cf_arena_alloc(a, ks[i].name.len + 1)) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		memcpy(p, ks[i].name.p, ks[i].name.len);
+		p[ks[i].name.len] = '\0';
+		(*names)[(*n)++] = p;
+	}
+	return NULL;
+}
+
+static void
+print_cfstats(const cf_ta_cf_stats *st, FILE *out)
+{
+	fprintf(out, "\tColumn Family: %.*s\n", SL(st->column_family));
+	fprintf(out, "\tSSTable count: %lld\n", (long long) st->sstables);
+	fprintf(out, "\tSpace used (live): %lld\n", (long long) st->sstable_bytes);
+	fprintf(out, "\tMemtable data size: %lld\n", (long long) st->memtable_bytes);
+	fprintf(out, "\tMemtable operations: %lld\n", (long long) st->memtable_operations);
+	fprintf(out, "\tPending flushes: %d\n", (int) st->pending_flushes);
+	fprintf(out, "\tFlushes: %lld\n", (long long) st->flushes);
+	fprintf(out, "\tFlush failures: %lld\n", (long long) st->flush_failures);
+	fprintf(out, "\n");
+}
+
+static cf_status *
+run_cf_admin(cfc_conn *c, cf_arena *a, const admin_opts *o, FILE *out)
+{
+	char	  **kss;
+	size_t		n_ks;
+	const char *const *cfs = (const char *const *) o->args;
+	size_t		n_cfs = (size_t) o->n_args;
+	cf_status  *s = target_keyspaces(c, a, o, &kss, &n_ks);
+
+	for (size_t i = 0; s == NULL && i < n_ks; i++)
+	{
+		cf_ta_cf_stats *st;
+		size_t		n_st;
+
+		switch (o->cmd)
+		{
+			case A_FLUSH:
+				if ((s = cfc_colfam_flush(c, kss[i], cfs, n_cfs)) == NULL)
+					fprintf(out, "flushed %s\n", kss[i]);
+				break;
+			case A_COMPACT:
+				if ((s = cfc_colfam_compact(c, kss[i], cfs, n_cfs, o->major)) == NULL)
+					fprintf(out, "compacted %s%s\n", kss[i], o->major ? " (major)" : "");
+				break;
+			case A_CFSTATS:
+				if ((s = cfc_colfam_cfstats(c, kss[i], a, &st, &n_st)) != NULL)
+					break;
+				for (size_t k = 0; k < n_cfs; k++)
+				{
+					size_t		j = 0;
+
+					while (j < n_st && !cf_slice_eq(st[j].column_family, cf_slice_str(cfs[k])))
+						j++;
+					if (j == n_st)
+						return cf_status_make(CF_ERR_INVALID, "unconfigured columnfamily %s in "
+											  "keyspace %s", cfs[k], kss[i]);
+				}
+				fprintf(out, "Keyspace: %s\n", kss[i]);
+				for (size_t j = 0; j < n_st; j++)
+				{
+					bool		want = n_cfs == 0;
+
+					for (size_t k = 0; !want && k < n_cfs; k++)
+						want = cf_slice_eq(st[j].column_family, cf_slice_str(cfs[k]));
+					if (want)
+						print_cfstats(&st[j], out);
+				}
+				break;
+			default:
+				break;
+		}
+	}
+	return s;
+}
+
+static int
+run_admin(int argc, char **argv, admin_cmd cmd)
+{
+	admin_opts	o;
+	cfc_conn   *c = NULL;
+	cf_arena   *a;
+	cf_status  *s;
+	int			rc = parse(argc, argv, cmd, &o);
+
+	if (rc >= 0)
+		return rc;
+	if ((a = cf_arena_new(8192)) == NULL)
+	{
+		fprintf(stderr, "colfam %s: out of memory\n", admin_names[cmd]);
+		return 1;
+	}
+	s = open_conn(&o, &c);
+	if (s == NULL)
+	{
+		if (cmd == A_STATUS || cmd == A_INFO)
+			s = show_status(c, a, cmd == A_INFO, stdout);
+		else if (cmd == A_RING)
+			s = show_ring(c, a, &o, stdout);
+		else
+			s = run_cf_admin(c, a, &o, stdout);
+	}
+	if (s)
+	{
+		fprintf(stderr, "colfam %s: %s\n", admin_names[cmd], cf_status_msg(s));
+		cf_status_free(s);
+		rc = 1;
+	}
+	else
+		rc = 0;
+	cfc_free(c);
+	cf_arena_free(a);
+	return rc;
+}
+
+int
+cft_cmd_status(int argc, char **argv)
+{
+	const char *n = argc > 0 ? argv[0] : "status";
+
+	return run_admin(argc, argv, strcmp(n, "info") == 0 ? A_INFO :
+					 strcmp(n, "ring") == 0 ? A_RING : A_STATUS);
+}
+
+int
+cft_cmd_flush(int argc, char **argv)
+{
+	return run_admin(argc, argv, A_FLUSH);
+}
+
+int
+cft_cmd_compact(int argc, char **argv)
+{
+	return run_admin(argc, argv, A_COMPACT);
+}
+
+int
+cft_cmd_cfstats(int argc, char **argv)
+{
+	return run_admin(argc, argv, A_CFSTATS);
+}

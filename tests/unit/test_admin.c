@@ -1,0 +1,424 @@
+/*
+ * tests/unit/test_admin.c — colfam's admin methods (thrift/admin.h): the codec's round
+ * trips and truncations; the dispatch through a node in the test (support/testnode.h)
+ * and libcolfam's cfc_colfam_* — flush, compact, cfstats, unknown names as IRE, the
+ * grant they need with authentication on; and `colfam status|info|ring|flush|compact|
+ * cfstats` output against that node.
+ */
+#include "support/cmocka_prelude.h"
+#include "support/slices.h"
+
+#include <crypt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "support/testnode.h"
+#include "support/tmpdir.h"
+#include "thrift/admin.h"
+#include "thrift/tbinary.h"
+#include "tools/commands.h"
+#include "util/log.h"
+
+static void
+check(cf_status *s)
+{
+	if (s)
+		fail_msg("unexpected error: %s", cf_status_msg(s));
+}
+
+/* s failed with code and a message containing part (freed). */
+static void
+expect(cf_status *s, cf_code code, const char *part)
+{
+	if (s == NULL)
+		fail_msg("expected %s (\"%s\"), got success", cf_code_name(code), part);
+	if (cf_status_code(s) != code || strstr(cf_status_msg(s), part) == NULL)
+		fail_msg("expected %s with \"%s\", got %s: %s", cf_code_name(code), part,
+				 cf_code_name(cf_status_code(s)), cf_status_msg(s));
+	cf_status_free(s);
+}
+
+/* ---- codec ---- */
+
+static void
+codec_round_trips(void **state)
+{
+	cf_slice	cfs[2] = {S("Standard1"), S("Super1")};
+	cf_ta_args	a = {.keyspace = S("Keyspace1"),.column_families = cfs,
+	.n_column_families = 2,.major = true};
+	cf_ta_args	back;
+	cf_ta_cf_stats st[2] = {
+		{S("A"), 1, 2, 3, 4, 5, 6, 7}, {S("B"), INT64_MAX, 0, 0, 1, 1 << 20, 9, 0},
+	};
+	cf_ta_result res = {.stats = st,.n_stats = 2};
+	cf_ta_result got;
+	cf_buf		b = CF_BUF_INIT;
+	cf_arena   *arena = cf_arena_new(1024);
+	cf_t_message_header h;
+	cf_rd		r;
+
+	(void) state;
+	for (int m = 0; m < CF_TA_M_COUNT_; m++)
+	{
+		cf_ta_method am;
+
+		assert_true(cf_ta_method_lookup(cf_slice_str(cf_ta_method_name(m)), &am));
+		assert_int_equal(am, m);
+		cf_buf_reset(&b);
+		check(cf_ta_write_call(&b, m, 7, &a));
+		cf_rd_init(&r, b.data, b.len);
+		check(cf_t_read_message_header(&r, &h));
+		assert_int_equal(h.type, CF_T_CALL);
+		assert_int_equal(h.seqid, 7);
+		check(cf_ta_read_args(&r, m, NULL, arena, &back));
+		assert_true(cf_slice_eq(back.keyspace, a.keyspace));
+		if (m != CF_TA_M_CFSTATS)
+		{
+			assert_int_equal(back.n_column_families, 2);
+			assert_true(cf_slice_eq(back.column_families[1], cfs[1]));
+		}
+		assert_int_equal(back.major, m == CF_TA_M_COMPACT);
+
+		/* every truncation of the call fails cleanly */
+		for (size_t cut = 0; cut < b.len; cut++)
+		{
+			cf_rd		tr;
+			cf_status  *s;
+
+			cf_rd_init(&tr, b.data, cut);
+			s = cf_t_read_message_header(&tr, &h);
+			if (s == NULL)
+				s = cf_ta_read_args(&tr, m, NULL, arena, &back);
+			assert_non_null(s);
+			assert_int_equal(cf_status_code(s), CF_ERR_PROTOCOL);
+			cf_status_free(s);
+		}
+	}
+	assert_false(cf_ta_method_lookup(S("get_slice"), &(cf_ta_method) {0}));
+	assert_null(cf_ta_method_name(CF_TA_M_COUNT_));
+
+	/* cfstats' success and every truncation of it */
+	cf_buf_reset(&b);
+	check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
+	check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 9, NULL, arena, &got));
+	assert_false(got.has_ire);
+	assert_int_equal(got.n_stats, 2);
+	assert_true(cf_slice_eq(got.stats[1].column_family, S("B")));
+	assert_true(got.stats[1].memtable_bytes == INT64_MAX);
+	assert_int_equal(got.stats[0].pending_flushes, 3);
+	assert_int_equal(got.stats[0].flush_failures, 7);
+	assert_int_equal(got.stats[1].sstable_bytes, 1 << 20);
+	for (size_t cut = 0; cut < b.len; cut++)
+	{
+		cf_status  *s = cf_ta_read_reply(cf_slice_of(b.data, cut), CF_TA_M_CFSTATS, 9, NULL,
+										 arena, &got);
+
+		assert_non_null(s);
+		cf_status_free(s);
+	}
+	/* wrong seqid, wrong method */
+	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 10, NULL, arena, &got),
+		   CF_ERR_PROTOCOL, "sequence id");
+	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 9, NULL, arena, &got),
+		   CF_ERR_PROTOCOL, "colfam_cfstats");
+
+	/* an IRE, a void success, a TApplicationException */
+	cf_buf_reset(&b);
+	check(cf_ta_write_reply(&b, CF_TA_M_FLUSH, 1, &(cf_ta_result) {.has_ire = true,
+							.ire.why = S("no such keyspace")}));
+	check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 1, NULL, arena, &got));
+	assert_true(got.has_ire);
+	assert_true(cf_slice_eq(got.ire.why, S("no such keyspace")));
+	cf_buf_reset(&b);
+	check(cf_ta_write_reply(&b, CF_TA_M_COMPACT, 2, &(cf_ta_result) {0}));
+	check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_COMPACT, 2, NULL, arena, &got));
+	assert_false(got.has_ire);
+	/* a cfstats reply with neither field 0 nor the IRE is MISSING_RESULT */
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, S("colfam_cfstats"), CF_T_REPLY, 3);
+	cf_tb_write_stop(&b);
+	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 3, NULL, arena, &got),
+		   CF_ERR_PROTOCOL, "MISSING_RESULT");
+	cf_buf_reset(&b);
+	cf_t_write_app_exception(&b, S("colfam_flush"), 4, CF_T_APP_UNKNOWN_METHOD,
+							 "Invalid method name: 'colfam_flush'");
+	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 4, NULL, arena, &got),
+		   CF_ERR_PROTOCOL, "Invalid method name");
+	/* a required argument missing */
+	cf_buf_reset(&b);
+	cf_tb_write_field(&b, CF_TB_STRING, 1);
+	cf_tb_write_binary(&b, S("K"));
+	cf_tb_write_stop(&b);
+	cf_rd_init(&r, b.data, b.len);
+	expect(cf_ta_read_args(&r, CF_TA_M_COMPACT, NULL, arena, &back), CF_ERR_PROTOCOL,
+		   "required field colfam_compact_args.column_families missing");
+
+	cf_buf_free(&b);
+	cf_arena_free(arena);
+}
+
+/* ---- through a node ---- */
+
+static cfc_conn *
+conn(test_node *n, const char *user, const char *pw)
+{
+	cfc_conn   *c;
+
+	check(cfc_new(&(cfc_options) {.hosts = test_node_hosts(n),.username = user,
+				  .password = pw}, &c));
+	return c;
+}
+
+/* Keyspace K with Standard CFs A and B, and n rows of one column in A. */
+static void
+make_schema(cfc_conn *c, int rows)
+{
+	cf_t_cf_def cfs[2] = {{.keyspace = S("K"),.name = S("A")}, {.keyspace = S("K"),.name = S("B")}};
+	cf_t_ks_def ks = {.name = S("K"),.strategy_class = S("SimpleStrategy"),
+	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 2};
+	cf_t_column_parent parent = {.column_family = S("A")};
+
+	check(cfc_system_add_keyspace(c, &ks, NULL, NULL));
+	check(cfc_set_keyspace(c, "K"));
+	for (int i = 0; i < rows; i++)
+	{
+		char		key[16];
+		cf_t_column col = {S("c"), S("value"), 1, false, 0};
+
+		snprintf(key, sizeof(key), "k%d", i);
+		check(cfc_insert(c, cf_slice_str(key), &parent, &col, CF_T_CL_ONE));
+	}
+}
+
+static const cf_ta_cf_stats *
+stat_of(const cf_ta_cf_stats *st, size_t n, const char *cf)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cf_slice_eq(st[i].column_family, cf_slice_str(cf)))
+			return &st[i];
+	fail_msg("no cfstats for %s", cf);
+	return NULL;
+}
+
+static void
+flush_compact_cfstats(void **state)
+{
+	test_node  *n = test_node_start(NULL);
+	cfc_conn   *c = conn(n, NULL, NULL);
+	cf_arena   *a = cf_arena_new(1024);
+	const char *only_a[] = {"A"};
+	const char *bad[] = {"A", "Nope"};
+	cf_ta_cf_stats *st;
+	size_t		n_st;
+
+	(void) state;
+	make_schema(c, 10);
+	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	assert_int_equal(n_st, 2);
+	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 10);
+	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
+
+	/* a bad CF name anywhere in the list: nothing is done */
+	expect(cfc_colfam_flush(c, "K", bad, 2), CF_ERR_INVALID, "unconfigured columnfamily Nope");
+	expect(cfc_colfam_flush(c, "Nope", NULL, 0), CF_ERR_INVALID, "Keyspace Nope does not exist");
+	expect(cfc_colfam_cfstats(c, "", a, &st, &n_st), CF_ERR_INVALID, "does not exist");
+	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
+
+	check(cfc_colfam_flush(c, "K", only_a, 1));
+	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
+	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 0);
+	assert_int_equal(stat_of(st, n_st, "A")->flushes, 1);
+	assert_true(stat_of(st, n_st, "A")->sstable_bytes > 0);
+
+	/* a second table, then a major compaction of every CF makes one */
+	{
+		cf_t_column_parent parent = {.column_family = S("A")};
+		cf_t_column col = {S("d"), S("v2"), 2, false, 0};
+
+		check(cfc_insert(c, S("k1"), &parent, &col, CF_T_CL_ONE));
+	}
+	check(cfc_colfam_flush(c, "K", NULL, 0));
+	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	assert_int_equal(stat_of(st, n_st, "A")->sstables, 2);
+	check(cfc_colfam_compact(c, "K", NULL, 0, true));
+	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
+	expect(cfc_colfam_compact(c, "K", bad, 2, false), CF_ERR_INVALID, "Nope");
+
+	/* the connection still serves 0.7 calls after the admin ones */
+	{
+		cf_slice	v;
+
+		check(cfc_describe_version(c, a, &v));
+		assert_true(cf_slice_eq(v, S(CF_THRIFT_API_VERSION)));
+	}
+	cfc_free(c);
+	cf_arena_free(a);
+	test_node_stop(n);
+}
+
+static void
+admin_needs_modify_keyspaces(void **state)
+{
+	char	   *dir = test_tmpdir_new("admin-auth");
+	struct crypt_data cd;
+	char		pw[600];
+	FILE	   *fp;
+	cf_auth    *auth;
+	test_node  *n;
+	cfc_conn   *c;
+	cf_arena   *a = cf_arena_new(1024);
+	cf_ta_cf_stats *st;
+	size_t		n_st;
+
+	(void) state;
+	memset(&cd, 0, sizeof(cd));
+	snprintf(pw, sizeof(pw), "alice=%s\n", crypt_r("secret", "$6$saltsalt$", &cd));
+	snprintf(pw + strlen(pw), sizeof(pw) - strlen(pw), "carol=%s\n",
+			 crypt_r("pw2", "$6$other$", &cd));
+	fp = fopen(test_path(dir, "passwd"), "w");
+	fputs(pw, fp);
+	fclose(fp);
+	fp = fopen(test_path(dir, "access"), "w");
+	fputs("<modify-keyspaces>=alice\nK.<rw>=alice,carol\n", fp);
+	fclose(fp);
+	check(cf_auth_open(test_path(dir, "passwd"), test_path(dir, "access"), &auth));
+	n = test_node_start(auth);
+
+	c = conn(n, "alice", "secret");
+	make_schema(c, 1);
+	check(cfc_colfam_flush(c, "K", NULL, 0));
+	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	cfc_free(c);
+
+	/* carol may write K, but not administer the node */
+	c = conn(n, "carol", "pw2");
+	expect(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_INVALID, "<modify-keyspaces>");
+	expect(cfc_colfam_compact(c, "K", NULL, 0, false), CF_ERR_INVALID, "<modify-keyspaces>");
+	expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "<modify-keyspaces>");
+	cfc_free(c);
+
+	/* nobody logged in */
+	c = conn(n, NULL, NULL);
+	expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "not logged in");
+	cfc_free(c);
+
+	test_node_stop(n);
+	cf_auth_free(auth);
+	cf_arena_free(a);
+	test_tmpdir_free(dir);
+}
+
+/* ---- the tool ---- */
+
+/* Runs a colfam command with stdout captured into out (NUL-terminated); its status. */
+static int
+run_tool(int (*fn) (int, char **), char *out, size_t size, int argc, char **argv)
+{
+	FILE	   *tmp = tmpfile();
+	int			saved = dup(STDOUT_FILENO);
+	int			rc;
+	size_t		got;
+
+	fflush(stdout);
+	dup2(fileno(tmp), STDOUT_FILENO);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	got = fread(out, 1, size - 1, tmp);
+	out[got] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+#define TOOL(fn, out, ...) \
+	run_tool(fn, out, sizeof(out), \
+			 (int) (sizeof((char *[]) {__VA_ARGS__}) / sizeof(char *)), (char *[]) {__VA_ARGS__})
+
+static void
+contains(const char *text, const char *part)
+{
+	if (strstr(text, part) == NULL)
+		fail_msg("output lacks \"%s\":\n%s", part, text);
+}
+
+static void
+tool_output(void **state)
+{
+	test_node  *n = test_node_start(NULL);
+	cfc_conn   *c = conn(n, NULL, NULL);
+	char		port[16];
+	char		out[8192];
+
+	(void) state;
+	make_schema(c, 3);
+	cfc_free(c);
+	snprintf(port, sizeof(port), "%d", test_node_port(n));
+
+	assert_int_equal(TOOL(cft_cmd_status, out, "status", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "Cluster:      Test Cluster");
+	contains(out, "API version:  " CF_THRIFT_API_VERSION);
+	contains(out, "Partitioner:  org.apache.cassandra.dht.");
+	contains(out, "Snitch:       org.apache.cassandra.locator.SimpleSnitch");
+	contains(out, "  K\n");
+
+	assert_int_equal(TOOL(cft_cmd_status, out, "info", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "  K: org.apache.cassandra.locator.SimpleStrategy, replication_factor 1, "
+			 "2 column families");
+	contains(out, "    A (Standard, ");
+
+	assert_int_equal(TOOL(cft_cmd_status, out, "ring", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "Keyspace K: 1 range\n");
+	contains(out, "]  127.0.0.1");
+	assert_null(strstr(out, "Keyspace system"));
+	assert_int_equal(TOOL(cft_cmd_status, out, "ring", "Nope", "-h", "127.0.0.1", "-p", port), 1);
+
+	assert_int_equal(TOOL(cft_cmd_cfstats, out, "cfstats", "-k", "K", "A", "-p", port,
+						  "-h", "127.0.0.1"), 0);
+	contains(out, "Keyspace: K\n\tColumn Family: A\n\tSSTable count: 0\n");
+	contains(out, "\tMemtable operations: 3\n");
+	assert_null(strstr(out, "Column Family: B"));
+
+	assert_int_equal(TOOL(cft_cmd_flush, out, "flush", "-k", "K", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "flushed K\n");
+	assert_int_equal(TOOL(cft_cmd_compact, out, "compact", "--major", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "compacted K (major)\n");
+	assert_int_equal(TOOL(cft_cmd_cfstats, out, "cfstats", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "Column Family: A\n\tSSTable count: 1\n");
+	contains(out, "Column Family: B\n");
+	contains(out, "\tFlushes: 1\n");
+
+	/* errors: the message on stderr, status 1; usage errors 2 */
+	assert_int_equal(TOOL(cft_cmd_flush, out, "flush", "-k", "K", "Nope", "-h", "127.0.0.1",
+						  "-p", port), 1);
+	assert_int_equal(TOOL(cft_cmd_cfstats, out, "cfstats", "-k", "K", "Nope", "-h", "127.0.0.1",
+						  "-p", port), 1);
+	assert_int_equal(TOOL(cft_cmd_flush, out, "flush", "A"), 2);
+	assert_int_equal(TOOL(cft_cmd_flush, out, "flush", "--major"), 2);
+	assert_int_equal(TOOL(cft_cmd_status, out, "status", "-p", "0"), 2);
+	assert_int_equal(TOOL(cft_cmd_status, out, "status", "extra"), 2);
+	assert_int_equal(TOOL(cft_cmd_status, out, "status", "--help"), 0);
+	contains(out, "usage: colfam status");
+	test_node_stop(n);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(codec_round_trips),
+		cmocka_unit_test(flush_compact_cfstats),
+		cmocka_unit_test(admin_needs_modify_keyspaces),
+		cmocka_unit_test(tool_output),
+	};
+
+	cf_log_set_level(CF_LOG_WARN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

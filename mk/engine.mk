@@ -27,9 +27,10 @@ endif
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Wformat=2
 ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS)
-# zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner.
-ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc 2>/dev/null || \
-                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata) -lm -pthread
+# zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner;
+# libyaml: colfamd's configuration file.
+ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc yaml-0.1 2>/dev/null || \
+                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata -lyaml) -lm -pthread
 TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -pthread -D_GNU_SOURCE -Iengine \
               -Itests/unit $(shell pkg-config --cflags cmocka 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

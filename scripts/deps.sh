@@ -6,7 +6,7 @@
 # as anyone else it prints the exact command to run and exits 1.
 #
 # Usage: scripts/deps.sh [build|test|bench]   (default: test)
-#   build  compiler, PostgreSQL server headers, engine libraries
+#   build  compiler, PostgreSQL server headers, engine libraries (libyaml: colfamd's config)
 #   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka
 #   bench  test + what benchmarks compare against
 set -euo pipefail
@@ -39,7 +39,7 @@ major=$(pg_major)
 
 pkgs=(gcc make pkg-config libc6-dev
       "postgresql-server-dev-$major"
-      libzstd-dev libxxhash-dev libmd-dev libicu-dev)
+      libzstd-dev libxxhash-dev libmd-dev libicu-dev libyaml-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
          libcmocka-dev perl iproute2)

@@ -9,9 +9,8 @@
  * the requests already received (up to shutdown_timeout_in_ms), flush and close the
  * database (the server's drain hook), remove the pid file, exit 0.
  *
- * The request handler is wired in colfamd_handler alone; today it is a placeholder
- * answering every call with TApplicationException UNKNOWN_METHOD, until the Thrift
- * dispatch replaces it.
+ * Requests go to the Thrift dispatch (thrift/dispatch.h) over the coordinator
+ * (service/service.h), with authentication when the configuration asks for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +21,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "server/appexc.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "service/auth.h"
+#include "service/service.h"
+#include "thrift/dispatch.h"
 #include "util/crc32c.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -36,6 +37,9 @@ typedef struct colfamd
 {
 	cf_config	cfg;
 	cf_db	   *db;
+	cf_auth    *auth;
+	cf_service *svc;
+	cf_dispatch *dispatch;
 	cf_server  *srv;
 	bool		pid_written;
 	bool		drain_failed;
@@ -71,23 +75,44 @@ usage(FILE *out, bool keys)
 			"or configuration.\n");
 }
 
-/* ---- the request handler ---- */
+/* ---- the request handler: the Thrift dispatch ---- */
 
-static bool
-placeholder_handle(void *ctx, void *session, cf_slice request, cf_buf *reply)
+static void *
+colfamd_session_open(void *ctx, const cf_peer_info *peer)
 {
-	(void) ctx;
-	(void) session;
-	return cf_appexc_unknown_method(request, reply);
+	colfamd    *d = ctx;
+
+	return cf_dispatch_session_new(d->dispatch, peer->addr);
 }
 
-/* After the last request: flush and close the database. */
+static void
+colfamd_session_close(void *ctx, void *session)
+{
+	(void) ctx;
+	cf_dispatch_session_free(session);
+}
+
+static bool
+colfamd_handle(void *ctx, void *session, cf_slice request, cf_buf *reply)
+{
+	colfamd    *d = ctx;
+
+	return cf_dispatch_handle(d->dispatch, session, request, reply);
+}
+
+/* After the last request: the dispatch and service go, then the database is flushed and closed. */
 static void
 colfamd_drain(void *ctx)
 {
 	colfamd    *d = ctx;
 	cf_status  *s;
 
+	cf_dispatch_free(d->dispatch);
+	d->dispatch = NULL;
+	cf_service_free(d->svc);
+	d->svc = NULL;
+	cf_auth_free(d->auth);
+	d->auth = NULL;
 	if (d->db == NULL)
 		return;
 	cf_log_info(LOG, "flushing and closing the database");
@@ -102,23 +127,50 @@ colfamd_drain(void *ctx)
 }
 
 /*
- * The handler colfamd serves with. The Thrift dispatch replaces the placeholder here
- * (its sessions will hold the login and the keyspace); drain stays colfamd's.
+ * The handler colfamd serves with. Sessions are the dispatch's (login, keyspace); the
+ * dispatch itself exists once the database is open (colfamd_open_service), before
+ * the server starts taking requests.
  */
 static cf_server_handler
 colfamd_handler(colfamd *d)
 {
 	cf_server_handler h = {
-		.session_open = NULL,
-		.session_close = NULL,
-		.handle = placeholder_handle,
+		.session_open = colfamd_session_open,
+		.session_close = colfamd_session_close,
+		.handle = colfamd_handle,
 		.drain = colfamd_drain,
 		.ctx = d,
 	};
 
-	cf_log_warn(LOG, "this build has no Thrift dispatch yet: every call is answered with "
-				"TApplicationException UNKNOWN_METHOD");
 	return h;
+}
+
+/* Authentication, the coordinator and the dispatch over the open database. */
+static cf_status *
+colfamd_open_service(colfamd *d)
+{
+	const cf_config *cfg = &d->cfg;
+	cf_service_options so = {0};
+	cf_dispatch_options dopt = {0};
+	cf_status  *s;
+
+	if (cfg->authenticator == CF_AUTHENTICATOR_SIMPLE)
+	{
+		if ((s = cf_auth_open(cfg->auth_passwd_file, cfg->auth_access_file, &d->auth)) != NULL)
+			return cf_status_wrap(s, "authentication");
+		cf_log_info(LOG, "authentication on: users from %s, grants from %s",
+					cfg->auth_passwd_file, cfg->auth_access_file);
+	}
+	so.db = d->db;
+	so.cluster_name = cfg->cluster_name;
+	so.endpoint = cfg->rpc_address;
+	so.token = cfg->initial_token;
+	so.rpc_timeout_us = (int64_t) cfg->rpc_timeout_in_ms * 1000;
+	if ((s = cf_service_new(&so, &d->svc)) != NULL)
+		return s;
+	dopt.service = d->svc;
+	dopt.auth = d->auth;
+	return cf_dispatch_new(&dopt, &d->dispatch);
 }
 
 /* ---- the process ---- */
@@ -225,6 +277,15 @@ serve(colfamd *d)
 		cf_log_error(LOG, "cannot open the database: %s", cf_status_msg(s));
 		cf_status_free(s);
 		cf_server_free(d->srv);
+		remove_pid_file(d);
+		return 1;
+	}
+	if ((s = colfamd_open_service(d)) != NULL)
+	{
+		cf_log_error(LOG, "cannot start serving: %s", cf_status_msg(s));
+		cf_status_free(s);
+		cf_server_free(d->srv);
+		colfamd_drain(d);
 		remove_pid_file(d);
 		return 1;
 	}

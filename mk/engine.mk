@@ -34,9 +34,9 @@ TOOL_PKGS = libxml-2.0 json-c yajl readline
 ENGINE_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -pthread -D_GNU_SOURCE -Iengine $(EXTRA_CFLAGS) \
                 $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 # zstd: SSTable blocks; xxhash: bloom filters; libmd: MD5 tokens; ICU: the collating partitioner;
-# libxcrypt: password hashes (service/auth).
-ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc libxcrypt 2>/dev/null || \
-                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata -lcrypt) \
+# libxcrypt: password hashes (service/auth); libyaml: colfamd's configuration file.
+ENGINE_LIBS = $(shell pkg-config --libs libzstd libxxhash libmd icu-i18n icu-uc libxcrypt yaml-0.1 2>/dev/null || \
+                echo -lzstd -lxxhash -lmd -licui18n -licuuc -licudata -lcrypt -lyaml) \
               $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null || \
                 echo -lxml2 -ljson-c -lyajl -lreadline) -lm -pthread
 TEST_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -pthread -D_GNU_SOURCE -Iengine \

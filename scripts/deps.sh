@@ -6,8 +6,8 @@
 # as anyone else it prints the exact command to run and exits 1.
 #
 # Usage: scripts/deps.sh [build|test|bench]   (default: test)
-#   build  compiler, PostgreSQL server headers, engine libraries (the colfam tool's
-#          too: libxml2, json-c, yajl, readline)
+#   build  compiler, PostgreSQL server headers, engine libraries (libyaml: colfamd's
+#          config; the colfam tool's libxml2, json-c, yajl, readline)
 #   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer)
 #   bench  test + what benchmarks compare against
 set -euo pipefail
@@ -41,7 +41,7 @@ major=$(pg_major)
 pkgs=(gcc make pkg-config libc6-dev
       "postgresql-server-dev-$major"
       libzstd-dev libxxhash-dev libmd-dev libicu-dev libcrypt-dev
-      libxml2-dev libjson-c-dev libyajl-dev libreadline-dev)
+      libxml2-dev libjson-c-dev libyajl-dev libreadline-dev libyaml-dev)
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
          libcmocka-dev perl iproute2

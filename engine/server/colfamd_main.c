@@ -1,88 +1,384 @@
 /*
  * server/colfamd_main.c — colfamd, the column-family store node.
  *
- * Parses and validates the command line. The network server (config file, event
- * loops, the Thrift service) arrives with the colfamd issue; until then colfamd says
- * so and exits non-zero rather than pretend to serve.
+ * Start-up, in an order that fails fast and leaves nothing behind: the configuration
+ * (defaults, the file, the command line; exit 2 if wrong), the listening socket (exit 1
+ * on a busy port, before the database's replay could take minutes), the pid file, the
+ * database (cf_db_open on the configured directories), then the event loops. Runs in
+ * the foreground and logs to stderr. SIGTERM, SIGINT or SIGHUP: stop accepting, finish
+ * the requests already received (up to shutdown_timeout_in_ms), flush and close the
+ * database (the server's drain hook), remove the pid file, exit 0.
+ *
+ * Requests go to the Thrift dispatch (thrift/dispatch.h) over the coordinator
+ * (service/service.h), with authentication when the configuration asks for it.
  */
-#include <getopt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "server/config.h"
+#include "server/server.h"
+#include "service/auth.h"
+#include "service/service.h"
+#include "thrift/dispatch.h"
 #include "util/crc32c.h"
+#include "util/env.h"
 #include "util/log.h"
 #include "util/version.h"
 
+#define LOG "colfamd"
+
+typedef struct colfamd
+{
+	cf_config	cfg;
+	cf_db	   *db;
+	cf_auth    *auth;
+	cf_service *svc;
+	cf_dispatch *dispatch;
+	cf_server  *srv;
+	bool		pid_written;
+	bool		drain_failed;
+} colfamd;
+
 static void
-usage(FILE *out)
+usage(FILE *out, bool keys)
 {
 	fprintf(out,
-			"usage: colfamd [-c FILE] [--log-level LEVEL]\n"
+			"usage: colfamd [-c FILE] [--KEY VALUE ...]\n"
 			"\n"
 			"  -c, --config FILE      configuration file (YAML, Cassandra 0.7 key names)\n"
-			"  -l, --log-level LEVEL  %s (default info)\n"
+			"  -l, --log-level LEVEL  %s (default info); the same as --log_level\n"
+			"      --check-config     check the configuration, print the settings in effect, exit\n"
 			"  -V, --version          print the version and exit\n"
-			"  -h, --help             print this help and exit\n",
+			"  -h, --help             print this help and exit\n"
+			"\n"
+			"Every configuration key is also an option: --KEY VALUE or --KEY=VALUE, with\n"
+			"dashes or underscores (--rpc-port 9161 = --rpc_port=9161). Lists are comma-\n"
+			"separated; an empty value restores the default. The command line wins over the\n"
+			"file.\n",
 			cf_log_level_names());
+	if (!keys)
+	{
+		fprintf(out, "Run colfamd --help for the configuration keys.\n");
+		return;
+	}
+	fprintf(out, "\nConfiguration keys:\n");
+	cf_config_print_keys(out);
+	fprintf(out,
+			"\nExit status: 0 after a clean stop; 1 when colfamd cannot start or stop cleanly\n"
+			"(port in use, database not opened, file not readable); 2 for a bad command line\n"
+			"or configuration.\n");
+}
+
+/* ---- the request handler: the Thrift dispatch ---- */
+
+static void *
+colfamd_session_open(void *ctx, const cf_peer_info *peer)
+{
+	colfamd    *d = ctx;
+
+	return cf_dispatch_session_new(d->dispatch, peer->addr);
+}
+
+static void
+colfamd_session_close(void *ctx, void *session)
+{
+	(void) ctx;
+	cf_dispatch_session_free(session);
+}
+
+static bool
+colfamd_handle(void *ctx, void *session, cf_slice request, cf_buf *reply)
+{
+	colfamd    *d = ctx;
+
+	return cf_dispatch_handle(d->dispatch, session, request, reply);
+}
+
+/* After the last request: the dispatch and service go, then the database is flushed and closed. */
+static void
+colfamd_drain(void *ctx)
+{
+	colfamd    *d = ctx;
+	cf_status  *s;
+
+	cf_dispatch_free(d->dispatch);
+	d->dispatch = NULL;
+	cf_service_free(d->svc);
+	d->svc = NULL;
+	cf_auth_free(d->auth);
+	d->auth = NULL;
+	if (d->db == NULL)
+		return;
+	cf_log_info(LOG, "flushing and closing the database");
+	s = cf_db_close(d->db);
+	d->db = NULL;
+	if (s)
+	{
+		cf_log_error(LOG, "closing the database: %s", cf_status_msg(s));
+		cf_status_free(s);
+		d->drain_failed = true;
+	}
+}
+
+/*
+ * The handler colfamd serves with. Sessions are the dispatch's (login, keyspace); the
+ * dispatch itself exists once the database is open (colfamd_open_service), before
+ * the server starts taking requests.
+ */
+static cf_server_handler
+colfamd_handler(colfamd *d)
+{
+	cf_server_handler h = {
+		.session_open = colfamd_session_open,
+		.session_close = colfamd_session_close,
+		.handle = colfamd_handle,
+		.drain = colfamd_drain,
+		.ctx = d,
+	};
+
+	return h;
+}
+
+/* Authentication, the coordinator and the dispatch over the open database. */
+static cf_status *
+colfamd_open_service(colfamd *d)
+{
+	const cf_config *cfg = &d->cfg;
+	cf_service_options so = {0};
+	cf_dispatch_options dopt = {0};
+	cf_status  *s;
+
+	if (cfg->authenticator == CF_AUTHENTICATOR_SIMPLE)
+	{
+		if ((s = cf_auth_open(cfg->auth_passwd_file, cfg->auth_access_file, &d->auth)) != NULL)
+			return cf_status_wrap(s, "authentication");
+		cf_log_info(LOG, "authentication on: users from %s, grants from %s",
+					cfg->auth_passwd_file, cfg->auth_access_file);
+	}
+	so.db = d->db;
+	so.cluster_name = cfg->cluster_name;
+	so.endpoint = cfg->rpc_address;
+	so.token = cfg->initial_token;
+	so.rpc_timeout_us = (int64_t) cfg->rpc_timeout_in_ms * 1000;
+	if ((s = cf_service_new(&so, &d->svc)) != NULL)
+		return s;
+	dopt.service = d->svc;
+	dopt.auth = d->auth;
+	return cf_dispatch_new(&dopt, &d->dispatch);
+}
+
+/* ---- the process ---- */
+
+static bool
+write_pid_file(colfamd *d)
+{
+	const char *path = d->cfg.pid_file;
+	char		line[32];
+	int			fd;
+	int			n;
+
+	if (path == NULL)
+		return true;
+	n = snprintf(line, sizeof(line), "%ld\n", (long) getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, line, (size_t) n) != n || close(fd) != 0)
+	{
+		cf_log_error(LOG, "cannot write the pid file \"%s\": %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(path);
+		return false;
+	}
+	d->pid_written = true;
+	return true;
+}
+
+static void
+remove_pid_file(colfamd *d)
+{
+	if (d->pid_written && unlink(d->cfg.pid_file) != 0)
+		cf_log_warn(LOG, "cannot remove the pid file \"%s\": %s", d->cfg.pid_file,
+					strerror(errno));
+	d->pid_written = false;
+}
+
+/* Room for every connection's descriptor: the soft limit up to the hard one. */
+static void
+raise_fd_limit(const cf_config *cfg)
+{
+	struct rlimit rl;
+	rlim_t		want = (rlim_t) cfg->rpc_max_connections + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want)
+		cf_log_warn(LOG, "rpc_max_connections is %d but only %lu file descriptors are "
+					"allowed (ulimit -n); connections past that are refused",
+					cfg->rpc_max_connections, (unsigned long) rl.rlim_cur);
+}
+
+static int
+serve(colfamd *d)
+{
+	const cf_config *cfg = &d->cfg;
+	cf_server_options so;
+	cf_server_handler h;
+	cf_db_options dbo;
+	sigset_t	sigs;
+	cf_status  *s;
+	int			sig = 0;
+
+	cf_log_info(LOG, "colfamd %s starting (pid %ld); configuration: %s", CF_VERSION,
+				(long) getpid(), cfg->source[0] ? cfg->source : "the defaults");
+	if (cfg->data_file_directories.n > 1)
+		cf_log_warn(LOG, "data_file_directories: colfamd keeps its data in one directory; "
+					"using %s, not the %zu others", cfg->data_file_directories.v[0],
+					cfg->data_file_directories.n - 1);
+
+	/* signals go to sigwait below: blocked before any thread exists */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit(cfg);
+
+	cf_config_server_options(cfg, &so);
+	h = colfamd_handler(d);
+	if ((s = cf_server_create(&so, &h, &d->srv)) != NULL)
+	{
+		cf_log_error(LOG, "cannot listen for clients: %s", cf_status_msg(s));
+		if (cf_status_code(s) == CF_ERR_BUSY)
+			cf_log_error(LOG, "hint: stop the process using it, or choose another "
+						 "rpc_port or rpc_address");
+		cf_status_free(s);
+		return 1;
+	}
+	if (!write_pid_file(d))
+	{
+		cf_server_free(d->srv);
+		return 1;
+	}
+	cf_config_db_options(cfg, cf_env_posix(), &dbo);
+	cf_log_info(LOG, "opening the database: data in %s, commit log in %s (%s sync), %s",
+				dbo.data_dir, dbo.commitlog_dir,
+				cfg->commitlog_sync == CF_COMMITLOG_BATCH ? "batch" : "periodic",
+				cf_partitioner_name(cfg->partitioner));
+	if ((s = cf_db_open(&dbo, &d->db)) != NULL)
+	{
+		cf_log_error(LOG, "cannot open the database: %s", cf_status_msg(s));
+		cf_status_free(s);
+		cf_server_free(d->srv);
+		remove_pid_file(d);
+		return 1;
+	}
+	if ((s = colfamd_open_service(d)) != NULL)
+	{
+		cf_log_error(LOG, "cannot start serving: %s", cf_status_msg(s));
+		cf_status_free(s);
+		cf_server_free(d->srv);
+		colfamd_drain(d);
+		remove_pid_file(d);
+		return 1;
+	}
+	if ((s = cf_server_start(d->srv)) != NULL)
+	{
+		cf_log_error(LOG, "cannot start serving: %s", cf_status_msg(s));
+		cf_status_free(s);
+		cf_server_free(d->srv);
+		colfamd_drain(d);
+		remove_pid_file(d);
+		return 1;
+	}
+	cf_log_info(LOG, "listening for Thrift clients on %s (framed transport, frames up to "
+				"%d MiB; %d event loops, %u workers; at most %d connections)",
+				cf_server_address(d->srv), cfg->thrift_framed_transport_size_in_mb,
+				cfg->rpc_io_threads ? cfg->rpc_io_threads : (int) sysconf(_SC_NPROCESSORS_ONLN),
+				so.worker_threads, cfg->rpc_max_connections);
+
+	while (sigwait(&sigs, &sig) != 0)
+		;
+	cf_log_info(LOG, "received %s; shutting down", sig == SIGTERM ? "SIGTERM" :
+				sig == SIGINT ? "SIGINT" : "SIGHUP");
+	if ((s = cf_server_shutdown(d->srv, cfg->shutdown_timeout_in_ms)) != NULL)
+	{
+		/* a request still runs inside the database: closing it now is not safe */
+		cf_log_error(LOG, "%s; exiting without closing the database (the commit log is "
+					 "replayed at the next start)", cf_status_msg(s));
+		cf_status_free(s);
+		remove_pid_file(d);
+		fflush(NULL);
+		_exit(1);
+	}
+	cf_server_free(d->srv);
+	d->srv = NULL;
+	remove_pid_file(d);
+	cf_log_info(LOG, "stopped");
+	return d->drain_failed ? 1 : 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"log-level", required_argument, NULL, 'l'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *config = NULL;
-	cf_log_level level;
-	int			opt;
+	colfamd		d = {0};
+	cf_config_args args;
+	cf_status  *s;
+	int			rc;
 
-	while ((opt = getopt_long(argc, argv, "c:l:Vh", longopts, NULL)) != -1)
+	if ((s = cf_config_parse_args(argc, argv, &args)) != NULL)
 	{
-		switch (opt)
-		{
-			case 'c':
-				config = optarg;
-				break;
-			case 'l':
-				if (!cf_log_level_parse(optarg, &level))
-				{
-					fprintf(stderr, "colfamd: invalid log level \"%s\"\n"
-							"hint: valid levels are %s\n", optarg, cf_log_level_names());
-					return 2;
-				}
-				cf_log_set_level(level);
-				break;
-			case 'V':
-				printf("colfamd %s (Thrift API %s, crc32c %s)\n",
-					   CF_VERSION, CF_THRIFT_API_VERSION, cf_crc32c_impl());
-				return 0;
-			case 'h':
-				usage(stdout);
-				return 0;
-			default:
-				usage(stderr);
-				return 2;
-		}
-	}
-	if (optind < argc)
-	{
-		fprintf(stderr, "colfamd: unexpected argument \"%s\"\n", argv[optind]);
-		usage(stderr);
+		fprintf(stderr, "colfamd: %s\n", cf_status_msg(s));
+		cf_status_free(s);
+		usage(stderr, false);
 		return 2;
 	}
-	if (config && access(config, R_OK) != 0)
+	if (args.help || args.version)
 	{
-		perror(config);
-		fprintf(stderr, "colfamd: cannot read the configuration file \"%s\"\n", config);
-		return 1;
+		if (args.help)
+			usage(stdout, true);
+		else
+			printf("colfamd %s (Thrift API %s, crc32c %s)\n",
+				   CF_VERSION, CF_THRIFT_API_VERSION, cf_crc32c_impl());
+		cf_config_args_free(&args);
+		return 0;
 	}
-
-	cf_log_error("colfamd", "this build cannot serve clients yet: the network server "
-				 "is not implemented");
-	return 1;
+	if ((s = cf_config_init(&d.cfg)) == NULL && args.config_path)
+		s = cf_config_load_file(&d.cfg, args.config_path);
+	if (s == NULL)
+		s = cf_config_apply_args(&d.cfg, &args);
+	if (s == NULL)
+		s = cf_config_validate(&d.cfg);
+	if (s != NULL)
+	{
+		/* a file that cannot be read is the environment's fault (1); a bad setting, 2 */
+		rc = cf_status_code(s) == CF_ERR_INVALID ? 2 : 1;
+		fprintf(stderr, "colfamd: %s\n", cf_status_msg(s));
+		cf_status_free(s);
+		cf_config_args_free(&args);
+		cf_config_free(&d.cfg);
+		return rc;
+	}
+	cf_log_set_level(d.cfg.log_level);
+	for (size_t i = 0; i < d.cfg.n_notes; i++)
+		cf_log(d.cfg.notes[i].level, "config", "%s", d.cfg.notes[i].text);
+	if (args.check)
+	{
+		printf("# colfamd %s: the configuration in effect (%s)\n", CF_VERSION,
+			   d.cfg.source[0] ? d.cfg.source : "the defaults");
+		cf_config_write(&d.cfg, stdout);
+		rc = 0;
+	}
+	else
+		rc = serve(&d);
+	cf_config_args_free(&args);
+	cf_config_free(&d.cfg);
+	return rc;
 }

@@ -1,0 +1,355 @@
+/*
+ * server/loop.c — one event loop: epoll over the listening socket, a wake-up eventfd
+ * and the connections this loop owns (conn.c); accepting and handing connections out,
+ * the mailbox (finished jobs, handed-off sockets), and the shutdown's state changes.
+ *
+ * Level-triggered epoll, one read of at most SRV_SCRATCH_SIZE bytes per readable
+ * connection per round: a connection that floods cannot starve the others of its
+ * loop, since the loop goes round all ready sockets before reading it again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/server_int.h"
+#include "util/log.h"
+
+#define MAX_EVENTS 128
+#define ACCEPT_BATCH 32
+
+static int64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void
+cf_srv_loop_wake(srv_loop *l)
+{
+	uint64_t	one = 1;
+	ssize_t		rc;
+
+	/* EAGAIN means the counter is already non-zero: the loop will wake anyway */
+	do
+		rc = write(l->wakefd, &one, sizeof(one));
+	while (rc < 0 && errno == EINTR);
+}
+
+/* Called on a drop in the count of connections: shutdown may be waiting for zero. */
+void
+cf_srv_conns_changed(cf_server *srv)
+{
+	if (atomic_load(&srv->state) == SRV_RUNNING)
+		return;
+	pthread_mutex_lock(&srv->mu);
+	pthread_cond_broadcast(&srv->cv);
+	pthread_mutex_unlock(&srv->mu);
+}
+
+/* A refusal line at most once a second, with the count of those not logged. */
+static void
+log_refusal(cf_server *srv, const char *peer, const char *why)
+{
+	int64_t		now = now_us();
+	int64_t		last = atomic_load(&srv->refuse_logged_at);
+
+	if (now - last < 1000000 ||
+		!atomic_compare_exchange_strong(&srv->refuse_logged_at, &last, now))
+	{
+		atomic_fetch_add(&srv->refuse_unlogged, 1);
+		return;
+	}
+	{
+		uint64_t	more = atomic_exchange(&srv->refuse_unlogged, 0);
+
+		if (more)
+			cf_log_warn(SRV_LOG, "refusing connection from %s: %s (and %" PRIu64
+						" more refused since the last such line)", peer, why, more);
+		else
+			cf_log_warn(SRV_LOG, "refusing connection from %s: %s", peer, why);
+	}
+}
+
+/* Out of descriptors: accept the pending connection with the spare one and close it. */
+static void
+accept_out_of_fds(cf_server *srv, int err)
+{
+	int			fd;
+
+	pthread_mutex_lock(&srv->spare_mu);
+	if (srv->spare_fd >= 0)
+	{
+		close(srv->spare_fd);
+		srv->spare_fd = -1;
+		fd = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+		{
+			close(fd);
+			srv_stat_add(&srv->st_refused, 1);
+		}
+		srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	pthread_mutex_unlock(&srv->spare_mu);
+	log_refusal(srv, "a client", err == EMFILE ?
+				"colfamd has no file descriptor left (raise ulimit -n or lower "
+				"rpc_max_connections)" : "the system has no file descriptor left");
+}
+
+static void
+accept_some(srv_loop *l)
+{
+	cf_server  *srv = l->srv;
+
+	for (int i = 0; i < ACCEPT_BATCH; i++)
+	{
+		struct sockaddr_storage sa;
+		socklen_t	salen = sizeof(sa);
+		int			fd = accept4(srv->listen_fd, (struct sockaddr *) &sa, &salen,
+								 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		srv_loop   *to;
+
+		if (fd < 0)
+		{
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE)
+				accept_out_of_fds(srv, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK)
+				cf_log_error(SRV_LOG, "accept on %s: %s", srv->addrstr, strerror(errno));
+			return;
+		}
+		if (atomic_fetch_add(&srv->nconns, 1) >= srv->o.max_connections)
+		{
+			char		peer[64];
+			char		why[96];
+
+			atomic_fetch_sub(&srv->nconns, 1);
+			close(fd);
+			srv_stat_add(&srv->st_refused, 1);
+			cf_srv_format_peer(&sa, salen, peer, sizeof(peer));
+			snprintf(why, sizeof(why), "%u connections are open (rpc_max_connections)",
+					 srv->o.max_connections);
+			log_refusal(srv, peer, why);
+			continue;
+		}
+		to = &srv->loops[atomic_fetch_add(&srv->rr, 1) % srv->nloops];
+		if (to == l)
+		{
+			cf_srv_conn_new(l, fd, &sa, salen);
+			continue;
+		}
+		pthread_mutex_lock(&to->mu);
+		if (to->nhand == to->caphand)
+		{
+			size_t		cap = to->caphand ? to->caphand * 2 : 16;
+			srv_handoff *h = realloc(to->hand, cap * sizeof(*h));
+
+			if (h == NULL)
+			{
+				pthread_mutex_unlock(&to->mu);
+				cf_srv_conn_new(l, fd, &sa, salen);
+				continue;
+			}
+			to->hand = h;
+			to->caphand = cap;
+		}
+		to->hand[to->nhand].fd = fd;
+		to->hand[to->nhand].sa = sa;
+		to->hand[to->nhand].salen = salen;
+		to->nhand++;
+		pthread_mutex_unlock(&to->mu);
+		cf_srv_loop_wake(to);
+	}
+}
+
+static void
+take_mail(srv_loop *l)
+{
+	uint64_t	v;
+	srv_conn   *done;
+	srv_handoff *hand;
+	size_t		nhand;
+	ssize_t		rc;
+
+	do
+		rc = read(l->wakefd, &v, sizeof(v));
+	while (rc < 0 && errno == EINTR);
+	pthread_mutex_lock(&l->mu);
+	done = l->done_head;
+	l->done_head = l->done_tail = NULL;
+	hand = l->hand;
+	nhand = l->nhand;
+	l->hand = NULL;
+	l->nhand = l->caphand = 0;
+	pthread_mutex_unlock(&l->mu);
+
+	for (size_t i = 0; i < nhand; i++)
+		cf_srv_conn_new(l, hand[i].fd, &hand[i].sa, hand[i].salen);
+	free(hand);
+	while (done)
+	{
+		srv_conn   *c = done;
+		bool		dead = c->dead;
+
+		done = c->next_job;
+		c->next_job = NULL;
+		cf_srv_job_done(c);
+		if (!dead)
+			cf_srv_conn_advance(c);
+	}
+}
+
+static void
+state_changed(srv_loop *l, int st)
+{
+	cf_server  *srv = l->srv;
+	int			was = l->seen_state;
+
+	l->seen_state = st;
+	if (st >= SRV_DRAINING && was < SRV_DRAINING)
+	{
+		if (l->listening)
+		{
+			epoll_ctl(l->ep, EPOLL_CTL_DEL, srv->listen_fd, NULL);
+			l->listening = false;
+		}
+		pthread_mutex_lock(&srv->mu);
+		srv->listen_acks++;
+		pthread_cond_broadcast(&srv->cv);
+		pthread_mutex_unlock(&srv->mu);
+	}
+	if (st == SRV_DRAINING)
+	{
+		for (srv_conn *c = l->live, *next; c; c = next)
+		{
+			next = c->next;
+			c->closing = true;
+			cf_frame_reader_clear(&c->rd);
+			cf_srv_conn_advance(c);
+		}
+	}
+	else if (st >= SRV_FORCE)
+	{
+		while (l->live)
+		{
+			srv_conn   *c = l->live;
+
+			if (c->qhead || c->busy || c->ohead)
+				cf_log_warn(SRV_LOG, "closing connection from %s with %u unanswered "
+							"requests at the shutdown deadline", c->peer.addr,
+							c->nqueued + (c->busy ? 1u : 0u));
+			cf_srv_conn_close(c);
+		}
+	}
+}
+
+void *
+cf_srv_loop_main(void *arg)
+{
+	srv_loop   *l = arg;
+	cf_server  *srv = l->srv;
+	struct epoll_event ev[MAX_EVENTS];
+
+	for (;;)
+	{
+		int			st = atomic_load(&srv->state);
+		int			n;
+
+		if (st != l->seen_state)
+		{
+			state_changed(l, st);
+			cf_srv_reap(l);
+		}
+		if (st == SRV_STOPPED)
+			break;
+		n = epoll_wait(l->ep, ev, MAX_EVENTS, -1);
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			cf_log_error(SRV_LOG, "epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			int			kind = *(int *) ev[i].data.ptr;
+
+			if (kind == SRV_EV_LISTEN)
+			{
+				if (l->listening)
+					accept_some(l);
+			}
+			else if (kind == SRV_EV_WAKE)
+				take_mail(l);
+			else
+			{
+				srv_conn   *c = ev[i].data.ptr;
+
+				if (c->dead)
+					continue;
+				if ((ev[i].events & EPOLLERR) ||
+					((ev[i].events & EPOLLHUP) && !(c->events & EPOLLIN)))
+				{
+					cf_srv_conn_close(c);
+					continue;
+				}
+				if (ev[i].events & (EPOLLIN | EPOLLHUP))
+					cf_srv_conn_read(c);
+				if (!c->dead)
+					cf_srv_conn_advance(c);
+			}
+		}
+		cf_srv_reap(l);
+	}
+	pthread_mutex_lock(&srv->mu);
+	srv->loops_exited++;
+	pthread_cond_broadcast(&srv->cv);
+	pthread_mutex_unlock(&srv->mu);
+	return NULL;
+}
+
+/*
+ * After the loop thread has stopped (or never ran) and every worker has been joined,
+ * so no job is running: frees every connection, handed-off socket and finished job
+ * left on this loop. Nothing is started.
+ */
+void
+cf_srv_loop_release(srv_loop *l)
+{
+	cf_server  *srv = l->srv;
+	srv_conn   *done;
+
+	pthread_mutex_lock(&l->mu);
+	done = l->done_head;
+	l->done_head = l->done_tail = NULL;
+	pthread_mutex_unlock(&l->mu);
+	for (size_t i = 0; i < l->nhand; i++)
+	{
+		close(l->hand[i].fd);
+		atomic_fetch_sub(&srv->nconns, 1);
+	}
+	free(l->hand);
+	l->hand = NULL;
+	l->nhand = l->caphand = 0;
+	while (done)
+	{
+		srv_conn   *c = done;
+
+		done = c->next_job;
+		c->next_job = NULL;
+		cf_srv_job_done(c);
+	}
+	while (l->live)
+		cf_srv_conn_close(l->live);
+	cf_srv_reap(l);
+}

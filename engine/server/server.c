@@ -1,0 +1,476 @@
+/*
+ * server/server.c — the server's lifecycle: bind and listen, start the loops and the
+ * workers, the graceful shutdown, free, statistics (see server.h).
+ *
+ * Listening: one socket, SO_REUSEADDR (a restart need not wait for TIME_WAIT) but not
+ * SO_REUSEPORT, which would let a second colfamd bind the same port silently and share
+ * its clients. The socket is in every loop's epoll with EPOLLEXCLUSIVE (one loop woken
+ * per connection) and whichever loop accepts hands the connection round-robin to a
+ * loop: EPOLLEXCLUSIVE alone would give every connection to the first idle loop.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/server_int.h"
+#include "util/log.h"
+
+#define DEFAULT_MAX_FRAME ((size_t) 15 << 20)
+#define DEFAULT_MAX_CONNECTIONS 1024u
+#define DEFAULT_CONN_BUFFER ((size_t) 4 << 20)
+
+/* Extra time the forced close gives running requests before shutdown gives up. */
+#define FORCE_GRACE_MS 1000
+
+static cf_status *
+listen_error(int err, const char *address, unsigned port)
+{
+	switch (err)
+	{
+		case EADDRINUSE:
+			return cf_status_make(CF_ERR_BUSY, "port %u on %s is in use", port, address);
+		case EADDRNOTAVAIL:
+			return cf_status_make(CF_ERR_INVALID, "%s is not an address of this machine "
+								  "(cannot listen on it)", address);
+		case EACCES:
+		case EPERM:
+			return cf_status_make(CF_ERR_AUTHORIZATION, "listening on port %u on %s needs "
+								  "privileges this process does not have", port, address);
+		default:
+			return cf_status_errno(err, "listening on %s port %u", address, port);
+	}
+}
+
+static cf_status *
+open_listener(cf_server *srv)
+{
+	struct addrinfo hints = {0};
+	struct addrinfo *res = NULL;
+	char		portstr[16];
+	int			rc;
+	int			fd;
+	int			one = 1;
+	struct sockaddr_storage sa;
+	socklen_t	salen = sizeof(sa);
+	char		host[INET6_ADDRSTRLEN];
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	snprintf(portstr, sizeof(portstr), "%u", (unsigned) srv->o.port);
+	rc = getaddrinfo(srv->address, portstr, &hints, &res);
+	if (rc != 0)
+		return cf_status_make(CF_ERR_INVALID, "cannot resolve the address \"%s\": %s",
+							  srv->address, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+	{
+		int			err = errno;
+
+		freeaddrinfo(res);
+		return cf_status_errno(err, "creating a socket for %s", srv->address);
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* set before listen so accepted sockets inherit it and the window scale fits */
+	if (srv->o.recv_buffer > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &srv->o.recv_buffer, sizeof(int));
+	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0)
+	{
+		int			err = errno;
+
+		freeaddrinfo(res);
+		close(fd);
+		return listen_error(err, srv->address, srv->o.port);
+	}
+	freeaddrinfo(res);
+	if (getsockname(fd, (struct sockaddr *) &sa, &salen) != 0)
+	{
+		int			err = errno;
+
+		close(fd);
+		return cf_status_errno(err, "getsockname on %s", srv->address);
+	}
+	srv->port = ntohs(sa.ss_family == AF_INET6 ?
+					  ((struct sockaddr_in6 *) &sa)->sin6_port :
+					  ((struct sockaddr_in *) &sa)->sin_port);
+	if (getnameinfo((struct sockaddr *) &sa, salen, host, sizeof(host), NULL, 0,
+					NI_NUMERICHOST) != 0)
+		snprintf(host, sizeof(host), "%s", srv->address);
+	snprintf(srv->addrstr, sizeof(srv->addrstr), sa.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+			 host, (unsigned) srv->port);
+	srv->listen_fd = fd;
+	return NULL;
+}
+
+cf_status *
+cf_server_create(const cf_server_options *opts, const cf_server_handler *h, cf_server **out)
+{
+	cf_server  *srv;
+	cf_status  *s;
+	pthread_condattr_t ca;
+
+	*out = NULL;
+	if (h == NULL || h->handle == NULL)
+		return cf_status_make(CF_ERR_INVALID, "server: a handler with a handle function "
+							  "is required");
+	if (opts->max_frame != 0 && opts->max_frame < CF_SERVER_FRAME_MIN)
+		return cf_status_make(CF_ERR_INVALID, "server: max_frame %zu is below the %d-byte "
+							  "minimum frame", opts->max_frame, CF_SERVER_FRAME_MIN);
+	if (opts->max_frame > UINT32_MAX)
+		return cf_status_make(CF_ERR_INVALID, "server: max_frame %zu does not fit a "
+							  "4-byte frame length", opts->max_frame);
+	srv = calloc(1, sizeof(*srv));
+	if (srv == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory");
+	srv->o = *opts;
+	srv->h = *h;
+	srv->listen_fd = -1;
+	srv->spare_fd = -1;
+	if (srv->o.max_frame == 0)
+		srv->o.max_frame = DEFAULT_MAX_FRAME;
+	if (srv->o.max_connections == 0)
+		srv->o.max_connections = DEFAULT_MAX_CONNECTIONS;
+	if (srv->o.conn_buffer_limit == 0)
+		srv->o.conn_buffer_limit = DEFAULT_CONN_BUFFER;
+	srv->nloops = opts->io_threads;
+	if (srv->nloops == 0)
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		srv->nloops = n > 0 ? (unsigned) n : 1;
+	}
+	srv->nworkers = opts->worker_threads;
+	srv->address = strdup(opts->address ? opts->address : "127.0.0.1");
+	srv->o.address = srv->address;
+	pthread_mutex_init(&srv->spare_mu, NULL);
+	pthread_mutex_init(&srv->pmu, NULL);
+	pthread_cond_init(&srv->pcv, NULL);
+	pthread_mutex_init(&srv->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (srv->address == NULL)
+	{
+		cf_server_free(srv);
+		return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory");
+	}
+	if ((s = open_listener(srv)) != NULL)
+	{
+		cf_server_free(srv);
+		return s;
+	}
+	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	*out = srv;
+	return NULL;
+}
+
+uint16_t
+cf_server_port(const cf_server *srv)
+{
+	return srv->port;
+}
+
+const char *
+cf_server_address(const cf_server *srv)
+{
+	return srv->addrstr;
+}
+
+static cf_status *
+loop_init(srv_loop *l, unsigned idx)
+{
+	struct epoll_event e = {.events = EPOLLIN};
+
+	l->scratch = malloc(SRV_SCRATCH_SIZE);
+	if (l->scratch == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory for loop %u", idx);
+	l->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (l->ep < 0)
+		return cf_status_errno(errno, "epoll_create1 for loop %u", idx);
+	l->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (l->wakefd < 0)
+		return cf_status_errno(errno, "eventfd for loop %u", idx);
+	e.data.ptr = &l->wake_kind;
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->wakefd, &e) != 0)
+		return cf_status_errno(errno, "epoll_ctl for loop %u", idx);
+	return NULL;
+}
+
+/* The listening socket in every loop with EPOLLEXCLUSIVE, else (old kernels) in loop 0. */
+static cf_status *
+watch_listener(cf_server *srv)
+{
+	struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE};
+
+	srv->exclusive = true;
+	for (unsigned i = 0; i < srv->nloops; i++)
+	{
+		e.data.ptr = &srv->loops[i].listen_kind;
+		if (epoll_ctl(srv->loops[i].ep, EPOLL_CTL_ADD, srv->listen_fd, &e) == 0)
+		{
+			srv->loops[i].listening = true;
+			continue;
+		}
+		if (i == 0 && errno == EINVAL)
+		{
+			e.events = EPOLLIN;
+			if (epoll_ctl(srv->loops[0].ep, EPOLL_CTL_ADD, srv->listen_fd, &e) == 0)
+			{
+				srv->loops[0].listening = true;
+				srv->exclusive = false;
+				break;
+			}
+		}
+		return cf_status_errno(errno, "watching the listening socket");
+	}
+	return NULL;
+}
+
+cf_status *
+cf_server_start(cf_server *srv)
+{
+	cf_status  *s = NULL;
+	sigset_t	all;
+	sigset_t	old;
+
+	if (srv->started)
+		return cf_status_make(CF_ERR_INVALID, "server: already started");
+	srv->loops = calloc(srv->nloops, sizeof(srv_loop));
+	if (srv->loops == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory");
+	for (unsigned i = 0; i < srv->nloops; i++)
+	{
+		srv_loop   *l = &srv->loops[i];
+
+		l->srv = srv;
+		l->idx = i;
+		l->wake_kind = SRV_EV_WAKE;
+		l->listen_kind = SRV_EV_LISTEN;
+		l->ep = -1;
+		l->wakefd = -1;
+		pthread_mutex_init(&l->mu, NULL);
+	}
+	for (unsigned i = 0; i < srv->nloops && s == NULL; i++)
+		s = loop_init(&srv->loops[i], i);
+	if (s == NULL)
+		s = watch_listener(srv);
+	if (s != NULL)
+		return s;
+
+	/* the server's threads take no signal: the program's own threads handle them */
+	srv->started = true;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	s = cf_srv_pool_start(srv);
+	for (unsigned i = 0; i < srv->nloops && s == NULL; i++)
+	{
+		int			rc = pthread_create(&srv->loops[i].thread, NULL, cf_srv_loop_main,
+										&srv->loops[i]);
+
+		if (rc != 0)
+			s = cf_status_errno(rc, "starting event loop thread %u of %u", i + 1, srv->nloops);
+		else
+			srv->loops[i].running = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (s == NULL)
+		cf_log_debug(SRV_LOG, "serving %s with %u event loops (%s) and %u workers",
+					 srv->addrstr, srv->nloops, srv->exclusive ? "shared listener" :
+					 "loop 0 accepts", srv->nworkers);
+	return s;
+}
+
+static void
+set_state(cf_server *srv, int st)
+{
+	atomic_store(&srv->state, st);
+	for (unsigned i = 0; i < srv->nloops; i++)
+		if (srv->loops[i].running)
+			cf_srv_loop_wake(&srv->loops[i]);
+}
+
+static struct timespec
+deadline_after(int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long) (ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000)
+	{
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
+
+static unsigned
+running_loops(cf_server *srv)
+{
+	unsigned	n = 0;
+
+	for (unsigned i = 0; i < srv->nloops; i++)
+		n += srv->loops[i].running;
+	return n;
+}
+
+/* Waits under srv->mu until done(srv), or the deadline; returns done(srv). */
+static bool
+wait_until(cf_server *srv, const struct timespec *deadline, bool (*done) (cf_server *))
+{
+	bool		ok;
+
+	pthread_mutex_lock(&srv->mu);
+	while (!(ok = done(srv)))
+		if (pthread_cond_timedwait(&srv->cv, &srv->mu, deadline) == ETIMEDOUT)
+		{
+			ok = done(srv);
+			break;
+		}
+	pthread_mutex_unlock(&srv->mu);
+	return ok;
+}
+
+static bool
+all_acked(cf_server *srv)
+{
+	return srv->listen_acks >= running_loops(srv);
+}
+
+static bool
+no_connections(cf_server *srv)
+{
+	return atomic_load(&srv->nconns) == 0;
+}
+
+/* Stops and joins the loops and workers. REQUIRES: no connection left, or FORCE set. */
+static void
+join_all(cf_server *srv)
+{
+	if (srv->joined)
+		return;
+	cf_srv_pool_stop(srv);
+	set_state(srv, SRV_STOPPED);
+	for (unsigned i = 0; i < srv->nloops; i++)
+		if (srv->loops[i].running)
+		{
+			pthread_join(srv->loops[i].thread, NULL);
+			srv->loops[i].running = false;
+		}
+	srv->joined = true;
+}
+
+cf_status *
+cf_server_shutdown(cf_server *srv, int timeout_ms)
+{
+	struct timespec deadline = deadline_after(timeout_ms);
+	uint64_t	open_conns = atomic_load(&srv->nconns);
+
+	if (!srv->started)
+	{
+		srv->joined = true;
+		if (srv->h.drain)
+			srv->h.drain(srv->h.ctx);
+		return NULL;
+	}
+	cf_log_info(SRV_LOG, "stopping: no new connections on %s; finishing the requests of "
+				"%" PRIu64 " open connections (up to %d ms)", srv->addrstr, open_conns,
+				timeout_ms);
+	set_state(srv, SRV_DRAINING);
+	if (wait_until(srv, &deadline, all_acked))
+	{
+		close(srv->listen_fd);
+		srv->listen_fd = -1;
+	}
+	if (!wait_until(srv, &deadline, no_connections))
+	{
+		struct timespec grace = deadline_after(FORCE_GRACE_MS);
+
+		cf_log_warn(SRV_LOG, "%" PRIu64 " connections still busy after %d ms; closing them",
+					(uint64_t) atomic_load(&srv->nconns), timeout_ms);
+		set_state(srv, SRV_FORCE);
+		if (!wait_until(srv, &grace, no_connections))
+		{
+			unsigned	running;
+
+			pthread_mutex_lock(&srv->pmu);
+			running = srv->prunning;
+			pthread_mutex_unlock(&srv->pmu);
+			return cf_status_make(CF_ERR_TIMEOUT, "%u requests still running %d ms after "
+								  "shutdown began", running, timeout_ms + FORCE_GRACE_MS);
+		}
+	}
+	join_all(srv);
+	for (unsigned i = 0; i < srv->nloops; i++)
+		cf_srv_loop_release(&srv->loops[i]);
+	cf_log_info(SRV_LOG, "stopped serving %s", srv->addrstr);
+	if (srv->h.drain)
+		srv->h.drain(srv->h.ctx);
+	return NULL;
+}
+
+void
+cf_server_free(cf_server *srv)
+{
+	if (srv == NULL)
+		return;
+	if (srv->started && !srv->joined)
+	{
+		/* close everything first, so no loop hands the pool a new job while it stops */
+		set_state(srv, SRV_FORCE);
+		join_all(srv);
+	}
+	for (unsigned i = 0; srv->loops && i < srv->nloops; i++)
+	{
+		srv_loop   *l = &srv->loops[i];
+
+		cf_srv_loop_release(l);
+		if (l->ep >= 0)
+			close(l->ep);
+		if (l->wakefd >= 0)
+			close(l->wakefd);
+		free(l->scratch);
+		pthread_mutex_destroy(&l->mu);
+	}
+	free(srv->loops);
+	if (srv->workers)
+		cf_srv_pool_stop(srv);
+	if (srv->listen_fd >= 0)
+		close(srv->listen_fd);
+	if (srv->spare_fd >= 0)
+		close(srv->spare_fd);
+	pthread_mutex_destroy(&srv->spare_mu);
+	pthread_mutex_destroy(&srv->pmu);
+	pthread_cond_destroy(&srv->pcv);
+	pthread_mutex_destroy(&srv->mu);
+	pthread_cond_destroy(&srv->cv);
+	free(srv->address);
+	free(srv);
+}
+
+void
+cf_server_stats_get(cf_server *srv, cf_server_stats *st)
+{
+	st->connections = atomic_load(&srv->nconns);
+	st->accepted = atomic_load(&srv->st_accepted);
+	st->refused = atomic_load(&srv->st_refused);
+	st->requests = atomic_load(&srv->st_requests);
+	st->protocol_errors = atomic_load(&srv->st_protocol_errors);
+	st->bytes_in = atomic_load(&srv->st_bytes_in);
+	st->bytes_out = atomic_load(&srv->st_bytes_out);
+	st->read_pauses = atomic_load(&srv->st_read_pauses);
+	st->peak_buffered = atomic_load(&srv->st_peak_buffered);
+}

@@ -51,6 +51,7 @@ struct cf_db
 	store_entry *stores;
 	size_t		nstores;
 	cf_commitlog *log;
+	cf_cache   *block_cache;	/* every CF's SSTables read through it */
 	cf_db_replay_stats replay;
 	bool		stopping;
 	atomic_int	cancel_compaction;
@@ -143,6 +144,7 @@ open_cfstore(cf_db *db, const cf_cf_def *def, cf_cfstore **out)
 	cf_cfstore_options o = {
 		.env = db->o.env,.dir = dir,.name = def->name,.cf_id = def->id,
 		.order = cf_cfdef_col_order(def),.on_flushed = on_flushed,.arg = db,
+		.block_cache = db->block_cache,
 	};
 	cf_status  *s;
 
@@ -794,7 +796,7 @@ compact_store(cf_db *db, cf_cfstore *cf, const cf_cf_def *def, bool major)
 		if (s == NULL)
 			s = cf_compaction_run(db->o.env, inputs, nchosen, path, &o, &st);
 		if (s == NULL && st.rows_out > 0)
-			s = cf_sstable_open(db->o.env, path, &v.order, &out);
+			s = cf_sstable_open_cached(db->o.env, path, &v.order, db->block_cache, &out);
 		if (s == NULL)
 			s = cf_cfstore_replace(cf, inputs, nchosen, out);
 		if (s == NULL)
@@ -948,6 +950,7 @@ static void
 db_free(cf_db *db)
 {
 	free(db->stores);
+	cf_cache_unref(db->block_cache);
 	if (db->schema)
 		cf_schema_unref(db->schema);
 	pthread_mutex_destroy(&db->schema_mu);
@@ -1046,7 +1049,9 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		pthread_condattr_destroy(&ca);
 	}
 	atomic_init(&db->cancel_compaction, 0);
-	if (db->data_dir == NULL || db->commitlog_dir == NULL)
+	if (db->data_dir == NULL || db->commitlog_dir == NULL ||
+		(db->block_cache = cf_cache_new(opts->block_cache_bytes ? opts->block_cache_bytes :
+										CF_CACHE_DEFAULT_CAPACITY)) == NULL)
 	{
 		db_free(db);
 		return cf_status_make(CF_ERR_NO_MEMORY, "opening the database: out of memory");
@@ -1280,4 +1285,10 @@ cf_db_cf_stats(cf_db *db, const char *keyspace, const char *cf, cf_cfstore_stats
 	}
 	pthread_rwlock_unlock(&db->drop_lock);
 	return s;
+}
+
+void
+cf_db_block_cache_stats(cf_db *db, cf_cache_stats *st)
+{
+	cf_cache_get_stats(db->block_cache, st);
 }

@@ -532,6 +532,7 @@ typedef struct row_scan
 	const cf_table_set *ts;
 	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
 	cf_sstable_iter **sst;		/* one per sstable */
+	cf_sstable_cells **cells;	/* one per sstable, reset to each of its rows in turn */
 	cf_buf		cur;			/* the current row: token then key */
 	cf_slice	token;
 	cf_slice	key;
@@ -594,7 +595,19 @@ build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 		}
 		if (row == NULL)
 			continue;
-		if ((st = cf_cell_source_sstable(row, &src[n])) != NULL)
+		if (scan)
+		{
+			/* the scan's cell iterator keeps the data block the previous row was in */
+			if (scan->cells[i] == NULL && (st = cf_sstable_cells_new(row, &scan->cells[i])) != NULL)
+			{
+				cf_sstable_row_free(row);
+				goto fail;
+			}
+			st = cf_cell_source_sstable_reuse(row, scan->cells[i], &src[n]);
+		}
+		else
+			st = cf_cell_source_sstable(row, &src[n]);
+		if (st)
 			goto fail;
 		n++;
 	}
@@ -927,7 +940,11 @@ scan_free(row_scan *s)
 	if (s->sst)
 		for (size_t i = 0; i < s->ts->n_sstables; i++)
 			cf_sstable_iter_free(s->sst[i]);
+	if (s->cells)
+		for (size_t i = 0; i < s->ts->n_sstables; i++)
+			cf_sstable_cells_free(s->cells[i]);
 	free(s->sst);
+	free(s->cells);
 	free(s->mt);
 	cf_buf_free(&s->cur);
 }
@@ -940,7 +957,8 @@ scan_init(row_scan *s, const cf_table_set *ts)
 	memset(s, 0, sizeof(*s));
 	s->ts = ts;
 	if ((s->mt = mem_calloc(ts->n_memtables + 1, sizeof(*s->mt))) == NULL ||
-		(s->sst = mem_calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL)
+		(s->sst = mem_calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL ||
+		(s->cells = mem_calloc(ts->n_sstables + 1, sizeof(*s->cells))) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_memtables; i++)
 		cf_mt_iter_init(&s->mt[i], ts->memtables[i]);

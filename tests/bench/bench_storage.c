@@ -813,6 +813,7 @@ typedef struct report
 	size_t		memtable_bytes;
 	uint64_t	memtable_ops;	/* cells in that memtable: one per distinct key here */
 	uint64_t	memtable_flushes;
+	cf_cache_stats cache_rr;	/* colfam's block cache after readrandom; hits, misses during it */
 } report;
 
 /* Runs op(i) for i in [0, n) on one engine and returns ops/s. */
@@ -877,6 +878,7 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	scan_check	sc;
 	uint64_t	rows;
 	double		t0;
+	cf_cache_stats cache0;
 
 	/* Sequential keys are sequential tokens only under an order-preserving partitioner. */
 	fprintf(stderr, "colfam fillseq, readseq (ByteOrderedPartitioner)\n");
@@ -898,7 +900,11 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	cfb_quiesce(&c, STD_CF);
 	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, in->over[i], n + i));
 	cfb_quiesce(&c, STD_CF);
+	cf_db_block_cache_stats(c.db, &cache0);
 	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i], in->latest[in->rd[i]]));
+	cf_db_block_cache_stats(c.db, &rep->cache_rr);
+	rep->cache_rr.hits -= cache0.hits;
+	rep->cache_rr.misses -= cache0.misses;
 	cfb_quiesce(&c, STD_CF);
 	scan_check_init(&sc, "colfam scan", n, in->latest, false);
 	t0 = now_sec();
@@ -1354,6 +1360,16 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	printf("- colfam SSTable bytes of the benchmarked CF alone (not a footprint; no commit "
 		   "log): %.1f MiB = %.2fx raw\n",
 		   mib(rep->cf_sstable_bytes), (double) rep->cf_sstable_bytes / (double) rep->raw_bytes);
+	{
+		const cf_cache_stats *cs = &rep->cache_rr;
+		uint64_t	lookups = cs->hits + cs->misses;
+
+		printf("\ncolfam block cache (decoded key-index, column-index and data blocks, shared "
+			   "by every CF): capacity %.0f MiB; during readrandom %" PRIu64 " lookups, %.1f%% "
+			   "hits; after it %.1f MiB in %zu blocks\n", mib(cs->capacity), lookups,
+			   lookups ? 100.0 * (double) cs->hits / (double) lookups : 0.0, mib(cs->usage),
+			   cs->entries);
+	}
 	printf("\nTotal time: %.0f s.\n", total_s);
 }
 

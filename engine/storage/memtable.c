@@ -202,7 +202,8 @@ cf_memtable_order(const cf_memtable *mt)
  * caller has inserted one; if none is, the arena bytes are simply unused.
  */
 static const mt_row *
-find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new)
+find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new,
+				cf_skiplist_hint *hint)
 {
 	mt_row		probe_row = {NULL, 0, 0};
 	uint8_t    *bytes;
@@ -210,7 +211,7 @@ find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new)
 	uint8_t		stack[512];
 	uint8_t    *tmp = stack;
 	mt_entry	probe = {0};
-	cf_skiplist_iter it;
+	const mt_entry *e;
 
 	/* the probe needs token and key contiguous; small ones go on the stack */
 	if (token.len + key.len > sizeof(stack) && !(tmp = malloc(token.len + key.len)))
@@ -223,18 +224,13 @@ find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new)
 	probe.row = &probe_row;
 	probe.bound = -1;
 
-	cf_skiplist_iter_init(&it, mt->list);
-	cf_skiplist_iter_seek(&it, &probe);
-	if (cf_skiplist_iter_valid(&it))
+	/* the hint: where the row's entries are, or go; its cells are inserted from there */
+	e = cf_skiplist_seek_hint(mt->list, &probe, hint);
+	if (e != NULL && cf_slice_eq(row_token(e->row), token) && cf_slice_eq(row_key(e->row), key))
 	{
-		const mt_entry *e = cf_skiplist_iter_key(&it);
-
-		if (cf_slice_eq(row_token(e->row), token) && cf_slice_eq(row_key(e->row), key))
-		{
-			if (tmp != stack)
-				free(tmp);
-			return e->row;
-		}
+		if (tmp != stack)
+			free(tmp);
+		return e->row;
 	}
 	if (tmp != stack)
 		free(tmp);
@@ -322,9 +318,12 @@ make_entry(void *arg)
 	return e;
 }
 
-/* Stores c: a new path costs one skiplist search, an existing one a reconcile. */
+/*
+ * Stores c: a new path costs one skiplist search from hint (the row's place: a walk
+ * among the row's own entries), an existing one a reconcile.
+ */
 static cf_status *
-apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c)
+apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c, const cf_skiplist_hint *hint)
 {
 	mt_entry	probe = {.row = row, .names = NULL};
 	uint8_t		stack[1024];
@@ -343,7 +342,8 @@ apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c)
 	probe.names = tmp;
 	probe.sc_len = (uint16_t) c->sc.len;
 	probe.name_len = (uint16_t) c->name.len;
-	e = (mt_entry *) cf_skiplist_find_or_insert(mt->list, &probe, make_entry, &arg, &inserted);
+	e = (mt_entry *) cf_skiplist_find_or_insert_hint(mt->list, hint, &probe, make_entry, &arg,
+													  &inserted);
 	if (tmp != stack)
 		free(tmp);
 
@@ -444,6 +444,7 @@ cf_memtable_apply(cf_memtable *mt, cf_slice token, cf_slice key, const cf_cf_upd
 	uint64_t	ops = u->n_cells + u->n_tombs + !cf_deletion_is_live(u->row_del);
 	uint64_t	entries_before;
 	bool		is_new = false;
+	cf_skiplist_hint hint;
 
 	if (token.len > UINT16_MAX || key.len > UINT16_MAX)
 		return cf_status_make(CF_ERR_INVALID, "memtable: token or key over 65535 bytes");
@@ -452,13 +453,13 @@ cf_memtable_apply(cf_memtable *mt, cf_slice token, cf_slice key, const cf_cf_upd
 
 	pthread_mutex_lock(&mt->write_lock);
 	entries_before = cf_skiplist_count(mt->list);
-	row = find_or_add_row(mt, token, key, &is_new);
+	row = find_or_add_row(mt, token, key, &is_new, &hint);
 	if (row == NULL)
 		s = cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
 	if (!s && (u->n_tombs || !cf_deletion_is_live(u->row_del)))
 		s = apply_deletion(mt, row, u);
 	for (size_t i = 0; !s && i < u->n_cells; i++)
-		s = apply_cell(mt, row, &u->cells[i]);
+		s = apply_cell(mt, row, &u->cells[i], &hint);
 	if (is_new && cf_skiplist_count(mt->list) > entries_before)
 		__atomic_add_fetch(&mt->rows, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&mt->write_lock);

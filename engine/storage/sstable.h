@@ -20,11 +20,14 @@
  * wrong, and the caller must abandon it.
  *
  * Reading: cf_sstable_open validates the footer, the top-level index, the bloom filter
- * and the statistics; everything else is read on demand through pread (cf_rfile) and
- * verified (checksum and bounds) on every read, so corruption is CF_ERR_CORRUPTION
- * naming the file and offset, never a crash or a huge allocation. An open sstable is
- * immutable and may be used from any number of threads; iterators, rows and cell
- * iterators belong to one thread at a time and own their decompressed blocks.
+ * and the statistics; everything else is read on demand (from the file mapped in
+ * memory, or through pread) and verified (checksum and bounds) every time it is read
+ * from the file, so corruption is CF_ERR_CORRUPTION naming the file and offset, never
+ * a crash or a huge allocation. Decoded blocks are kept in the block cache the table
+ * was opened with (cf_sstable_open_cached), shared by every reader of every table
+ * using it. An open sstable is immutable and may be used from any number of threads;
+ * iterators, rows and cell iterators belong to one thread at a time, and iterators
+ * hold (pin) the blocks they are on.
  *
  * All file I/O goes through the cf_env given at open.
  */
@@ -45,8 +48,8 @@
 typedef struct cf_sstable_options
 {
 	cf_col_order order;			/* how the CF's names sort */
-	size_t		block_size;		/* uncompressed data- and key-index-block target; 0: 4 KiB
-								 * (column-index blocks: 16 times it) */
+	size_t		block_size;		/* uncompressed data-block target; 0: 4 KiB (key-index
+								 * blocks: half of it; column-index blocks: 16 times) */
 	int			zstd_level;		/* 0: 3; < 0: store every block uncompressed */
 	unsigned	bloom_bits_per_key;	/* 0: 10 */
 } cf_sstable_options;

@@ -81,6 +81,13 @@ struct cf_sstable
 	cf_buf		top_raw;
 	top_entry  *top;
 	size_t		n_top;
+	/*
+	 * For the binary search of top: every last_tok shares its first pfx_skip bytes;
+	 * top_pfx[i] is the next 8 bytes of top[i].last_tok (big-endian, zero-padded), so a
+	 * probe reads 8 bytes of one array instead of an entry and its token elsewhere.
+	 */
+	size_t		pfx_skip;
+	uint64_t   *top_pfx;
 	uint8_t    *bloom_bytes;
 	cf_bloom   *bloom;
 };
@@ -318,6 +325,38 @@ parse_top(cf_sstable *t)
 	return cf_status_wrap(cf_rd_status(&r, "top-level index"), "%s", t->path);
 }
 
+/* The 8 bytes of s after its first skip, big-endian, zero-padded. REQUIRES skip <= s.len. */
+static uint64_t
+token_pfx(cf_slice s, size_t skip)
+{
+	uint64_t	v = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		v = v << 8 | (skip + i < s.len ? s.p[skip + i] : 0);
+	return v;
+}
+
+/* top_pfx and pfx_skip (see cf_sstable). */
+static cf_status *
+index_top(cf_sstable *t)
+{
+	cf_slice	a,
+				b;
+
+	if (t->n_top == 0)
+		return NULL;
+	/* sorted: what the first and last share, every one in between shares */
+	a = t->top[0].last_tok;
+	b = t->top[t->n_top - 1].last_tok;
+	while (t->pfx_skip < a.len && t->pfx_skip < b.len && a.p[t->pfx_skip] == b.p[t->pfx_skip])
+		t->pfx_skip++;
+	if ((t->top_pfx = malloc(t->n_top * sizeof(uint64_t))) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "%s: top-level index", t->path);
+	for (size_t i = 0; i < t->n_top; i++)
+		t->top_pfx[i] = token_pfx(t->top[i].last_tok, t->pfx_skip);
+	return NULL;
+}
+
 static cf_status *
 parse_stats(cf_sstable *t)
 {
@@ -409,6 +448,8 @@ open_sections(cf_sstable *t)
 	if (s == NULL)
 		s = parse_top(t);
 	if (s == NULL)
+		s = index_top(t);
+	if (s == NULL)
 		s = read_block(t, h[2], cf_rfile_size(t->file) - CF_SSTABLE_FOOTER_SIZE, &dctx,
 					   &scratch, &t->stats_raw);
 	cf_buf_free(&scratch);
@@ -438,6 +479,7 @@ sstable_free(cf_sstable *t)
 	cf_bloom_free(t->bloom);
 	free(t->bloom_bytes);
 	free(t->top);
+	free(t->top_pfx);
 	cf_buf_free(&t->top_raw);
 	cf_buf_free(&t->stats_raw);
 	cf_rfile_close(t->file);
@@ -1085,15 +1127,34 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 	cf_status  *s;
 
 	/* the first key-index block whose last row >= target */
-	while (lo < hi)
+	if (t->n_top > 0 && token.len >= t->pfx_skip &&
+		(t->pfx_skip == 0 || memcmp(token.p, t->top[0].last_tok.p, t->pfx_skip) == 0))
 	{
-		size_t		mid = lo + (hi - lo) / 2;
+		/* by the tokens' bytes after the shared prefix; whole rows only on a tie */
+		uint64_t	tp = token_pfx(token, t->pfx_skip);
 
-		if (row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+			uint64_t	mp = t->top_pfx[mid];
+
+			if (mp < tp ||
+				(mp == tp && row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	}
+	else
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	it->valid = false;
 	if (lo >= t->n_top)
 		return NULL;

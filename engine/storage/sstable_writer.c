@@ -317,7 +317,10 @@ cf_sstable_writer_open(cf_env *env, const char *path, const cf_sstable_options *
 		w->opt.block_size = CF_SST_DEFAULT_BLOCK_SIZE;
 	if (w->opt.zstd_level == 0)
 		w->opt.zstd_level = CF_SST_DEFAULT_ZSTD_LEVEL;
-	w->kidx_size = w->opt.block_size;
+	/* see engine/doc/sstable_format.md, "Blocks", for why these */
+	w->kidx_size = w->opt.block_size / CF_SST_KEY_INDEX_BLOCK_DIVISOR;
+	if (w->kidx_size < CF_SST_MIN_BLOCK_SIZE)
+		w->kidx_size = CF_SST_MIN_BLOCK_SIZE;
 	w->colidx_size = w->opt.block_size * CF_SST_COLUMN_INDEX_BLOCK_FACTOR;
 	if (w->colidx_size > CF_SST_MAX_BLOCK_SIZE)
 		w->colidx_size = CF_SST_MAX_BLOCK_SIZE;

@@ -815,6 +815,101 @@ wide_row_seeks_are_bounded(void **state)
 	test_tmpdir_free(dir);
 }
 
+static int
+cmp_bytes_str(const void *a, const void *b)
+{
+	const cf_slice *x = a,
+			   *y = b;
+
+	return cf_slice_cmp(*x, *y);
+}
+
+/*
+ * Row lookups by tokens that share a long prefix and differ in length and in zero
+ * bytes past it (the top-level index is searched by the bytes after the prefix all its
+ * tokens share): every row found, every absent one not, every seek lands on the first
+ * row at or after its target.
+ */
+static void
+seek_by_tokens_with_shared_prefix(void **state)
+{
+	enum { N = 600 };
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	const char *p = test_path(dir, "pfx.db");
+	cf_sstable_options opt = opts_of(&long_order, 256);
+	cf_sstable_writer *w;
+	cf_sstable *t;
+	cf_sstable_iter *it;
+	uint8_t		bytes[N][40];
+	cf_slice	tok[N];
+	uint8_t		nb[8];
+	uint32_t	x = 7;
+	size_t		n = 0;
+
+	(void) state;
+	for (int i = 0; i < N; i++)
+	{
+		size_t		len = 14 + (size_t) (i % 17);	/* 14..30 bytes: the prefix is 12 */
+
+		memcpy(bytes[i], "shared-pfx--", 12);
+		for (size_t j = 12; j < len; j++)
+		{
+			x = x * 1103515245u + 12345u;
+			bytes[i][j] = (x >> 16) % 5 == 0 ? 0 : (uint8_t) (x >> 20);
+		}
+		tok[i] = cf_slice_of(bytes[i], len);
+	}
+	qsort(tok, N, sizeof(cf_slice), cmp_bytes_str);
+	for (int i = 0; i < N; i++)
+		if (n == 0 || !cf_slice_eq(tok[n - 1], tok[i]))
+			tok[n++] = tok[i];
+	/* every other token is written; the rest are absent */
+	OK(cf_sstable_writer_open(env, p, &opt, &w));
+	for (size_t i = 0; i < n; i += 2)
+	{
+		cf_cell		c = {.name = long_name(nb, 1), .value = S("v"), .timestamp = 1};
+
+		OK(cf_sstable_writer_begin_row(w, tok[i], S("k"), cf_deletion_none(), NULL, 0));
+		OK(cf_sstable_writer_add_cell(w, &c));
+		OK(cf_sstable_writer_end_row(w));
+	}
+	OK(cf_sstable_writer_finish(w, NULL));
+	OK(cf_sstable_open(env, p, &long_order, &t));
+	assert_true(cf_sstable_sample_count(t) > 10);
+	OK(cf_sstable_iter_new(t, &it));
+	for (size_t i = 0; i < n; i++)
+	{
+		cf_sstable_row *row;
+
+		OK(cf_sstable_get(t, tok[i], S("k"), &row));
+		assert_int_equal(row != NULL, i % 2 == 0);
+		cf_sstable_row_free(row);
+		OK(cf_sstable_iter_seek(it, tok[i], S("k")));
+		if (i % 2 == 0 || i + 1 < n)
+		{
+			size_t		want = i % 2 == 0 ? i : i + 1;
+
+			assert_true(cf_sstable_iter_valid(it));
+			assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[want]));
+		}
+		else
+			assert_false(cf_sstable_iter_valid(it));
+	}
+	/* tokens without the shared prefix: before or after everything */
+	OK(cf_sstable_iter_seek(it, S("a"), S("k")));
+	assert_true(cf_sstable_iter_valid(it));
+	assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[0]));
+	OK(cf_sstable_iter_seek(it, S("shared"), S("k")));
+	assert_true(cf_sstable_iter_valid(it));
+	assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[0]));
+	OK(cf_sstable_iter_seek(it, S("z"), S("k")));
+	assert_false(cf_sstable_iter_valid(it));
+	cf_sstable_iter_free(it);
+	cf_sstable_unref(t);
+	test_tmpdir_free(dir);
+}
+
 /* ---- the block cache ---- */
 
 /* Writes rows "r00000".. of one cell each, valued "<tag>-<row>", at path. */
@@ -1341,6 +1436,7 @@ main(void)
 		cmocka_unit_test(reset_cells_reads_each_block_once),
 		cmocka_unit_test(bloom_and_stats),
 		cmocka_unit_test(wide_row_seeks_are_bounded),
+		cmocka_unit_test(seek_by_tokens_with_shared_prefix),
 		cmocka_unit_test(cache_serves_repeats_and_never_mixes_tables),
 		cmocka_unit_test(iterator_that_does_not_fill_the_cache),
 		cmocka_unit_test(concurrent_readers_through_a_small_cache),

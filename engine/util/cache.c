@@ -1,13 +1,18 @@
 /*
  * util/cache.c — the sharded LRU cache of util/cache.h.
  *
- * Design (LevelDB's LRUCache, in C): every entry has a reference count. The cache's own
- * reference is one while the entry is in the cache's hash table (in_cache); every handle
- * is one more. An entry in the cache sits on exactly one of two lists of its shard:
- * `lru` when only the cache references it (refs == 1: evictable, oldest first) or
- * `in_use` when handles pin it. Leaving the cache (eviction, erase, destroy) drops the
- * cache's reference; whoever drops the last one calls the deleter — outside the shard's
- * lock, so a deleter may take its time.
+ * Design: every entry has a reference count. The cache's own reference is one while the
+ * entry is in the cache's hash table (in_cache); every handle is one more. Leaving the
+ * cache (eviction, erase, destroy) drops the cache's reference; whoever drops the last
+ * one calls the deleter — outside the shard's lock, so a deleter may take its time.
+ *
+ * Replacement is CLOCK (second chance), an approximation of LRU that does not touch any
+ * list on a hit: the entries of a shard sit on one list in insertion order, and a hit
+ * only sets the entry's `referenced` flag. Eviction takes entries from the old end: one
+ * that is pinned (a handle holds it) or referenced since it was last looked at has the
+ * flag cleared and goes to the young end; the first that is neither is evicted. A hit
+ * and a release thus cost a hash probe and a counter under the shard's lock, not the
+ * four list splices of a strict LRU (each a cache miss on the neighbours).
  *
  * Attached entries' counts are guarded by their shard's mutex; a detached entry
  * (shard NULL) has no shard, and its count is atomic.
@@ -33,8 +38,9 @@ struct cf_cache_handle
 	shard	   *sh;				/* NULL: detached */
 	unsigned	refs;
 	bool		in_cache;
+	bool		referenced;		/* hit since the clock hand last passed it */
 	cf_cache_handle *next_hash;
-	cf_cache_handle *prev;		/* on lru or in_use while in_cache */
+	cf_cache_handle *prev;		/* on the shard's clock list while in_cache */
 	cf_cache_handle *next;
 };
 
@@ -46,8 +52,7 @@ struct shard
 	size_t		entries;
 	cf_cache_handle **buckets;
 	size_t		n_buckets;		/* a power of two */
-	cf_cache_handle lru;		/* list heads: next is the oldest */
-	cf_cache_handle in_use;
+	cf_cache_handle clock;		/* list head: next is the oldest */
 	uint64_t	hits,
 				misses,
 				inserts,
@@ -174,14 +179,29 @@ delete_all(cf_cache_handle *doomed)
 	}
 }
 
-/* Evicts the oldest unpinned entries until usage fits. REQUIRES: s->mu held. */
+/*
+ * Evicts until usage fits: the clock hand goes from the oldest entry on, giving pinned
+ * and recently referenced ones a second chance at the young end, and evicting the
+ * first that is neither. Every entry is passed at most twice (once to clear its flag),
+ * so a shard whose entries are all pinned stays over its capacity rather than spin.
+ * REQUIRES: s->mu held.
+ */
 static void
 evict(shard *s, cf_cache_handle **doomed)
 {
-	while (s->usage > s->capacity && s->lru.next != &s->lru)
-	{
-		cf_cache_handle *e = s->lru.next;
+	size_t		budget = 2 * s->entries;
 
+	while (s->usage > s->capacity && s->clock.next != &s->clock && budget-- > 0)
+	{
+		cf_cache_handle *e = s->clock.next;
+
+		if (e->refs > 1 || e->referenced)
+		{
+			e->referenced = false;
+			list_remove(e);
+			list_append(&s->clock, e);
+			continue;
+		}
 		*find_slot(s, e->id, e->off, e->hash) = e->next_hash;
 		s->evictions++;
 		doom(doomed, leave_cache(s, e));
@@ -210,8 +230,7 @@ cf_cache_new(size_t capacity)
 		pthread_mutex_init(&s->mu, NULL);
 		s->capacity = shard_capacity(capacity);
 		s->n_buckets = INITIAL_BUCKETS;
-		list_init(&s->lru);
-		list_init(&s->in_use);
+		list_init(&s->clock);
 		if ((s->buckets = calloc(s->n_buckets, sizeof(*s->buckets))) == NULL)
 		{
 			for (int k = 0; k <= i; k++)
@@ -242,9 +261,9 @@ cf_cache_unref(cf_cache *c)
 		shard	   *s = &c->shards[i];
 		cf_cache_handle *doomed = NULL;
 
-		/* no handle is outstanding: every entry is on lru */
-		while (s->lru.next != &s->lru)
-			doom(&doomed, leave_cache(s, s->lru.next));
+		/* no handle is outstanding: every entry has only the cache's reference */
+		while (s->clock.next != &s->clock)
+			doom(&doomed, leave_cache(s, s->clock.next));
 		delete_all(doomed);
 		free(s->buckets);
 		pthread_mutex_destroy(&s->mu);
@@ -271,13 +290,8 @@ cf_cache_lookup(cf_cache *c, uint64_t id, uint64_t off)
 	e = *find_slot(s, id, off, hash);
 	if (e)
 	{
-		if (e->refs == 1)
-		{
-			/* first pin: off the LRU list */
-			list_remove(e);
-			list_append(&s->in_use, e);
-		}
 		e->refs++;
+		e->referenced = true;
 		s->hits++;
 	}
 	else
@@ -327,12 +341,8 @@ cf_cache_insert(cf_cache *c, uint64_t id, uint64_t off, void *value, size_t char
 		/* loaded meanwhile by another reader: keep that one */
 		cf_cache_handle *have = *slot;
 
-		if (have->refs == 1)
-		{
-			list_remove(have);
-			list_append(&s->in_use, have);
-		}
 		have->refs++;
+		have->referenced = true;
 		pthread_mutex_unlock(&s->mu);
 		deleter(value);
 		free(e);
@@ -341,7 +351,7 @@ cf_cache_insert(cf_cache *c, uint64_t id, uint64_t off, void *value, size_t char
 	e->refs = 2;				/* the cache's and the handle's */
 	e->in_cache = true;
 	*slot = e;
-	list_append(&s->in_use, e);
+	list_append(&s->clock, e);
 	s->usage += charge;
 	s->entries++;
 	s->inserts++;
@@ -361,7 +371,6 @@ cf_cache_dup(cf_cache_handle *h)
 		__atomic_add_fetch(&h->refs, 1, __ATOMIC_RELAXED);
 		return h;
 	}
-	/* pinned already (h is a handle): it stays on in_use, or out of the cache */
 	pthread_mutex_lock(&h->sh->mu);
 	h->refs++;
 	pthread_mutex_unlock(&h->sh->mu);
@@ -392,13 +401,8 @@ cf_cache_release(cf_cache_handle *h)
 	pthread_mutex_lock(&s->mu);
 	if (--h->refs == 0)
 		doom(&doomed, h);		/* out of the cache already */
-	else if (h->refs == 1 && h->in_cache)
-	{
-		/* unpinned: evictable, as the most recently used */
-		list_remove(h);
-		list_append(&s->lru, h);
-		evict(s, &doomed);		/* pins may have held the shard over its capacity */
-	}
+	else if (h->refs == 1 && s->usage > s->capacity)
+		evict(s, &doomed);		/* pins held the shard over its capacity */
 	pthread_mutex_unlock(&s->mu);
 	delete_all(doomed);
 }

@@ -9,7 +9,8 @@
  * last handle on it is released, so a reader never sees a value freed under it.
  *
  * Eviction: the sum of the charges of the entries in the cache is kept at or below the
- * capacity by evicting the least recently used entries that no handle pins. Pinned
+ * capacity by evicting entries that no handle pins, least recently used first (CLOCK,
+ * an approximation of LRU that costs a hit no list update: see cache.c). Pinned
  * entries are never evicted; while they alone exceed the capacity the cache is over it
  * until they are released (an insert never fails for lack of room). Capacity 0 caches
  * nothing: inserts return detached handles (see cf_cache_detached).

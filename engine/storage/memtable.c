@@ -56,6 +56,7 @@ typedef struct mt_meta
 typedef struct mt_entry
 {
 	const mt_row *row;
+	uint64_t	tok_pfx;		/* the row's token's first 8 bytes (tok_prefix) */
 	void	   *current;		/* mt_version (cell) or mt_meta (header); atomic */
 	const uint8_t *names;		/* sc, then name */
 	uint16_t	sc_len;
@@ -100,6 +101,24 @@ entry_name(const mt_entry *e)
 	return cf_slice_of(e->names + e->sc_len, e->name_len);
 }
 
+/*
+ * A token's first 8 bytes, big-endian, zero-padded: entries of different rows whose
+ * prefixes differ compare by them alone, as their tokens' bytes would (a difference
+ * within the first 8 bytes decides memcmp order, and a shorter token that is a prefix
+ * of the other pads with zeros, so it never compares greater). Most compares of a
+ * skiplist search are between rows, and this spares them a load of the row and its
+ * bytes, usually a cache miss each.
+ */
+static inline uint64_t
+tok_prefix(cf_slice t)
+{
+	uint64_t	v = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		v = v << 8 | (i < t.len ? t.p[i] : 0);
+	return v;
+}
+
 static int
 entry_cmp(void *ctx, const void *va, const void *vb)
 {
@@ -108,6 +127,8 @@ entry_cmp(void *ctx, const void *va, const void *vb)
 	const mt_entry *b = vb;
 	int			c;
 
+	if (a->row != b->row && a->tok_pfx != b->tok_pfx)
+		return a->tok_pfx < b->tok_pfx ? -1 : 1;
 	if (a->row != b->row)
 	{
 		c = cf_slice_cmp(row_token(a->row), row_token(b->row));
@@ -222,6 +243,7 @@ find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new,
 	probe_row.token_len = (uint16_t) token.len;
 	probe_row.key_len = (uint16_t) key.len;
 	probe.row = &probe_row;
+	probe.tok_pfx = tok_prefix(token);
 	probe.bound = -1;
 
 	/* the hint: where the row's entries are, or go; its cells are inserted from there */
@@ -262,7 +284,7 @@ new_entry(cf_memtable *mt, const mt_row *row, cf_slice sc, cf_slice name, bool h
 		memcpy(names + sc.len, name.p, name.len);
 	/* every field, so none is left as whatever the arena block held */
 	*e = (mt_entry) {
-		.row = row,.names = names,.sc_len = (uint16_t) sc.len,
+		.row = row,.tok_pfx = tok_prefix(row_token(row)),.names = names,.sc_len = (uint16_t) sc.len,
 		.name_len = (uint16_t) name.len,.header = header,
 	};
 	return e;
@@ -325,7 +347,7 @@ make_entry(void *arg)
 static cf_status *
 apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c, const cf_skiplist_hint *hint)
 {
-	mt_entry	probe = {.row = row, .names = NULL};
+	mt_entry	probe = {.row = row, .tok_pfx = tok_prefix(row_token(row)), .names = NULL};
 	uint8_t		stack[1024];
 	uint8_t    *tmp = stack;
 	new_cell	arg = {mt, row, c};
@@ -385,7 +407,7 @@ arena_slice(cf_arena *a, cf_slice in, cf_slice *out)
 static cf_status *
 apply_deletion(cf_memtable *mt, const mt_row *row, const cf_cf_update *u)
 {
-	mt_entry	probe = {.row = row, .header = 1};
+	mt_entry	probe = {.row = row, .tok_pfx = tok_prefix(row_token(row)), .header = 1};
 	mt_entry   *e = (mt_entry *) cf_skiplist_find(mt->list, &probe);
 	const mt_meta *old = e ? __atomic_load_n(&e->current, __ATOMIC_ACQUIRE) : NULL;
 	mt_meta    *m = cf_arena_alloc(mt->arena, sizeof(*m));
@@ -540,7 +562,7 @@ probe_init(probe *p, cf_slice token, cf_slice key, int8_t bound, cf_slice sc, cf
 		memcpy(b + token.len + key.len + sc.len, name.p, name.len);
 	p->row = (mt_row) {b, (uint16_t) token.len, (uint16_t) key.len};
 	p->entry = (mt_entry) {
-		.row = &p->row,.names = b + token.len + key.len,
+		.row = &p->row,.tok_pfx = tok_prefix(token),.names = b + token.len + key.len,
 		.sc_len = (uint16_t) sc.len,.name_len = (uint16_t) name.len,.bound = bound,
 		.header = (bound == 0 && sc.len == 0 && name.len == 0),
 	};

@@ -9,7 +9,15 @@
  * smallest (token, key) among them each step, and merges that row from exactly the
  * tables positioned on it: an sstable's row comes from its iterator, while a
  * memtable's is looked up again in its skip list (cf_cell_source_memtable seeks by
- * key, O(log n) per row), and tables without the row are not searched.
+ * key, O(log n) per row), and tables without the row are not searched; each sstable
+ * keeps one cell iterator for the whole scan, so a data block holding many rows is
+ * fetched once, not once per row.
+ *
+ * A names predicate over columns (get, and get_slice by names) reads the sstables that
+ * may hold the row newest first, by their largest timestamp, and stops as soon as every
+ * name has a version newer than anything the unread ones hold (Cassandra's
+ * time-ordered read): an overwritten column costs the newest table with it, not every
+ * table with a version of the row. Ranges and super column names read every table.
  *
  * Assumptions: see read.h. The builder grows its arrays with realloc in scratch
  * vectors and copies each finished array into the arena, so a result is one arena

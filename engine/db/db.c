@@ -77,6 +77,7 @@ struct cf_db
 	store_entry *stores;
 	size_t		nstores;
 	cf_commitlog *log;
+	cf_cache   *block_cache;	/* every CF's SSTables read through it */
 	cf_db_replay_stats replay;
 	bool		stopping;
 	atomic_int	cancel_compaction;
@@ -231,6 +232,7 @@ open_cfstore(cf_db *db, const cf_cf_def *def, cf_cfstore **out)
 	cf_cfstore_options o = {
 		.env = db->o.env,.dir = dir,.name = def->name,.cf_id = def->id,
 		.order = cf_cfdef_col_order(def),.on_flushed = on_flushed,.arg = db,
+		.block_cache = db->block_cache,
 	};
 	cf_status  *s;
 
@@ -257,6 +259,7 @@ open_index_store(cf_db *db, const cf_cf_def *def, const cf_column_def *col,
 	cf_cfstore_options o = {
 		.env = db->o.env,.name = name,.cf_id = col->index_id,
 		.order = cf_index_col_order(),.on_flushed = on_flushed,.arg = db,
+		.block_cache = db->block_cache,
 	};
 	cf_status  *s;
 
@@ -1262,7 +1265,7 @@ compact_store(cf_db *db, cf_cfstore *cf, const cf_cf_def *def, bool major)
 		if (s == NULL)
 			s = cf_compaction_run(db->o.env, inputs, nchosen, path, &o, &st);
 		if (s == NULL && st.rows_out > 0)
-			s = cf_sstable_open(db->o.env, path, &v.order, &out);
+			s = cf_sstable_open_cached(db->o.env, path, &v.order, db->block_cache, &out);
 		if (s == NULL)
 			s = cf_cfstore_replace(cf, inputs, nchosen, out);
 		if (s == NULL)
@@ -1705,6 +1708,7 @@ db_free(cf_db *db)
 		pthread_mutex_destroy(&db->key_locks[i]);
 	pthread_cond_destroy(&db->builds_cv);
 	free(db->stores);
+	cf_cache_unref(db->block_cache);
 	if (db->schema)
 		cf_schema_unref(db->schema);
 	pthread_mutex_destroy(&db->schema_mu);
@@ -1809,7 +1813,9 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 	for (int i = 0; i < KEY_LOCKS; i++)
 		pthread_mutex_init(&db->key_locks[i], NULL);
 	pthread_cond_init(&db->builds_cv, NULL);
-	if (db->data_dir == NULL || db->commitlog_dir == NULL)
+	if (db->data_dir == NULL || db->commitlog_dir == NULL ||
+		(db->block_cache = cf_cache_new(opts->block_cache_bytes ? opts->block_cache_bytes :
+										CF_CACHE_DEFAULT_CAPACITY)) == NULL)
 	{
 		db_free(db);
 		return cf_status_make(CF_ERR_NO_MEMORY, "opening the database: out of memory");
@@ -2166,4 +2172,10 @@ cf_db_get_indexed_slices(cf_db *db, const char *keyspace, const char *cf,
 		cf_cfstore_view_release(&base);
 	cf_schema_unref(schema);
 	return s;
+}
+
+void
+cf_db_block_cache_stats(cf_db *db, cf_cache_stats *st)
+{
+	cf_cache_get_stats(db->block_cache, st);
 }

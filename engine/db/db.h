@@ -58,6 +58,7 @@ typedef struct cf_db_options
 	size_t		memtable_max_bytes; /* override every CF's throughput (tests); 0: the CF's */
 	uint64_t	memtable_max_ops;	/* likewise; 0: the CF's */
 	bool		background_compaction;	/* size-tiered after flushes */
+	size_t		block_cache_bytes;	/* decoded SSTable blocks, all CFs: 0 = 64 MiB */
 } cf_db_options;
 
 /* Opens or creates the database and replays the commit log. */
@@ -157,5 +158,8 @@ void		cf_db_wait_index_builds(cf_db *db);
 /* Statistics of one CF (cfstats). */
 cf_status  *cf_db_cf_stats(cf_db *db, const char *keyspace, const char *cf,
 						   cf_cfstore_stats *st);
+
+/* The block cache's statistics (every CF's SSTables share it; util/cache.h). */
+void		cf_db_block_cache_stats(cf_db *db, cf_cache_stats *st);
 
 #endif							/* CF_DB_DB_H */

@@ -297,7 +297,7 @@ flush_one(cf_cfstore *cf, cf_memtable *mt, cf_sstable **out, uint64_t *gen_out)
 	if (s == NULL)
 		s = cf_env_sync_dir(cf->o.env, cf->dir);
 	if (s == NULL)
-		s = cf_sstable_open(cf->o.env, path, &cf->o.order, out);
+		s = cf_sstable_open_cached(cf->o.env, path, &cf->o.order, cf->o.block_cache, out);
 	if (s != NULL && cf_env_exists(cf->o.env, path))
 		cf_status_free(cf_env_remove(cf->o.env, path));
 	else if (s == NULL)
@@ -436,6 +436,7 @@ store_free(cf_cfstore *cf)
 	free(cf->queue);
 	free(cf->dir);
 	free(cf->name);
+	cf_cache_unref(cf->o.block_cache);
 	free(cf);
 }
 
@@ -451,6 +452,8 @@ cf_cfstore_open(const cf_cfstore_options *opts, cf_cfstore **out)
 	if (cf == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "opening %s: out of memory", opts->name);
 	cf->o = *opts;
+	if (cf->o.block_cache)
+		cf_cache_ref(cf->o.block_cache);
 	cf->dir = strdup(opts->dir);
 	cf->name = strdup(opts->name);
 	cf->o.dir = cf->dir;
@@ -492,7 +495,7 @@ cf_cfstore_open(const cf_cfstore_options *opts, cf_cfstore **out)
 
 		if (path == NULL)
 			s = cf_status_make(CF_ERR_NO_MEMORY, "opening %s: out of memory", cf->name);
-		else if ((s = cf_sstable_open(cf->o.env, path, &cf->o.order, &t)) == NULL &&
+		else if ((s = cf_sstable_open_cached(cf->o.env, path, &cf->o.order, cf->o.block_cache, &t)) == NULL &&
 				 !tables_push(cf, t, gens[i]))
 		{
 			cf_sstable_unref(t);

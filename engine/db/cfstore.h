@@ -48,6 +48,7 @@ typedef struct cf_cfstore_options
 	uint64_t	memtable_max_ops;	/* 0: 300,000 */
 	int64_t		memtable_max_age_us;	/* 0: 60 minutes */
 	int			max_pending_flushes;	/* 0: 2 */
+	cf_cache   *block_cache;	/* SSTables are read through it (referenced); NULL: none */
 	/* Called by the flusher after a flush is durable: the db tells the commit log. */
 	void		(*on_flushed) (void *arg, uint32_t cf_id, cf_commitlog_pos pos);
 	void	   *arg;

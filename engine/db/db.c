@@ -1,12 +1,22 @@
 /*
- * db/db.c — keyspaces over cfstores, the commit log, replay and the schema (see db.h).
+ * db/db.c — keyspaces over cfstores, the commit log, replay, the schema and the
+ * secondary indexes' stores and builds (see db.h, index.h).
  *
- * Locks, outermost first: schema_mu (one schema change at a time); drop_lock
+ * Locks, outermost first: schema_mu (one schema change at a time); the key locks (a
+ * write to a CF with an index holds its row key's stripe from its read-before-write
+ * to its apply); drop_lock
  * (compactions shared, removing a dropped CF's store exclusive — so a long compaction
- * never holds the barrier); the barrier (writes shared, memtable switches and store
- * removal exclusive); mu (the schema pointer and the store table). No lock is held
- * across a commit-log fsync except the barrier in shared mode, exactly as Cassandra's
- * switch lock.
+ * never holds the barrier); the barrier (writes shared, memtable switches, truncation
+ * and store removal exclusive); mu (the schema pointer, the store table, the builds).
+ * No lock is held across a commit-log fsync except the barrier in shared mode, exactly
+ * as Cassandra's switch lock, and a key-lock stripe.
+ *
+ * The epoch counts the changes that invalidate a write prepared against an older
+ * state: a schema published (an index may have appeared: a write prepared without it
+ * would escape the index's build) and a truncation (a read-before-write from before it
+ * is wrong after it). It only changes under the barrier held exclusively; a write reads
+ * it before preparing and compares under the barrier shared before logging, and
+ * starts over if it moved.
  */
 #include "db/db.h"
 
@@ -18,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/index.h"
 #include "storage/compaction.h"
 #include "storage/mutation.h"
 #include "util/log.h"
@@ -27,13 +38,28 @@
 #define SCHEMA_CF "Schema"
 #define SCHEMA_CF_ID 0			/* user CF ids start at 1 */
 #define META_KEY "~meta"		/* not a keyspace name: those are word characters */
+#define KEY_LOCKS 1024			/* stripes of the per-row-key write lock */
+#define BUILD_BATCH 256			/* base rows an index build indexes per record */
+#define BUILT_MARKER "BUILT"	/* in an index store's directory once it is complete */
 
 typedef struct store_entry
 {
 	uint32_t	id;
 	cf_cfstore *cf;
 	bool		needs_compaction;
+	bool		is_index;		/* a hidden index CF: rows placed by key, not token */
+	bool		built;			/* index: complete, queries may use it (under mu) */
 } store_entry;
+
+/* A background build of one index over its CF's existing rows. */
+typedef struct index_build
+{
+	struct cf_db *db;
+	uint32_t	index_id;
+	pthread_t	thread;
+	bool		done;			/* under mu */
+	struct index_build *next;
+} index_build;
 
 struct cf_db
 {
@@ -51,11 +77,17 @@ struct cf_db
 	store_entry *stores;
 	size_t		nstores;
 	cf_commitlog *log;
+	cf_cache   *block_cache;	/* every CF's SSTables read through it */
 	cf_db_replay_stats replay;
 	bool		stopping;
 	atomic_int	cancel_compaction;
 	bool		maintenance_started;
 	pthread_t	maintenance;
+	atomic_ulong epoch;			/* see the top of the file */
+	pthread_mutex_t key_locks[KEY_LOCKS];
+	index_build *builds;		/* under mu */
+	pthread_cond_t builds_cv;	/* a build finished */
+	atomic_int	stop_builds;
 };
 
 static int32_t
@@ -80,13 +112,63 @@ static cf_cfstore *
 cfstore_by_id(cf_db *db, uint32_t id)
 {
 	store_entry *s;
+	cf_cfstore *cf;
 
+	if (id == SCHEMA_CF_ID)
+		return db->system;
+	/* the entry is read under mu: adding a store may move the table */
+	pthread_mutex_lock(&db->mu);
+	s = store_by_id(db, id);
+	cf = s ? s->cf : NULL;
+	pthread_mutex_unlock(&db->mu);
+	return cf;
+}
+
+/* As cfstore_by_id, also telling whether the store is an index's. */
+static cf_cfstore *
+store_lookup(cf_db *db, uint32_t id, bool *is_index)
+{
+	store_entry *s;
+	cf_cfstore *cf;
+
+	*is_index = false;
 	if (id == SCHEMA_CF_ID)
 		return db->system;
 	pthread_mutex_lock(&db->mu);
 	s = store_by_id(db, id);
+	cf = s ? s->cf : NULL;
+	*is_index = s && s->is_index;
 	pthread_mutex_unlock(&db->mu);
-	return s ? s->cf : NULL;
+	return cf;
+}
+
+/*
+ * The definition that governs a store: the CF's own, or for an index's store the
+ * definition of the CF it indexes (then *col, if col is not NULL, is the indexed
+ * column). NULL when the schema has neither.
+ */
+static const cf_cf_def *
+def_of_store(const cf_schema *schema, uint32_t id, const cf_column_def **col)
+{
+	const cf_cf_def *def = cf_schema_cf_by_id(schema, id);
+	const cf_column_def *c = NULL;
+
+	if (def == NULL)
+		c = cf_schema_index_by_id(schema, id, &def);
+	if (col)
+		*col = c;
+	return def;
+}
+
+/* The row key's stripe of the key locks. */
+static size_t
+key_stripe(cf_slice key)
+{
+	uint32_t	h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < key.len; i++)
+		h = (h ^ key.p[i]) * 16777619u;
+	return h % KEY_LOCKS;
 }
 
 static void
@@ -112,6 +194,13 @@ on_flushed(void *arg, uint32_t cf_id, cf_commitlog_pos pos)
 		pthread_cond_signal(&db->maint_cv);
 		pthread_mutex_unlock(&db->mu);
 	}
+}
+
+/* The directory and file name of an index's store: "<cf>.<index id>". */
+static void
+index_store_name(const cf_cf_def *def, const cf_column_def *col, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%u", def->name, (unsigned) col->index_id);
 }
 
 static char *
@@ -143,6 +232,7 @@ open_cfstore(cf_db *db, const cf_cf_def *def, cf_cfstore **out)
 	cf_cfstore_options o = {
 		.env = db->o.env,.dir = dir,.name = def->name,.cf_id = def->id,
 		.order = cf_cfdef_col_order(def),.on_flushed = on_flushed,.arg = db,
+		.block_cache = db->block_cache,
 	};
 	cf_status  *s;
 
@@ -150,6 +240,61 @@ open_cfstore(cf_db *db, const cf_cf_def *def, cf_cfstore **out)
 		return cf_status_make(CF_ERR_NO_MEMORY, "opening %s: out of memory", def->name);
 	thresholds_of(db, def, &o.memtable_max_bytes, &o.memtable_max_ops, &o.memtable_max_age_us);
 	s = cf_cfstore_open(&o, out);
+	free(dir);
+	return s;
+}
+
+/*
+ * Opens the store of an index: a Standard CF of BytesType names in
+ * <data>/<keyspace>/<cf>.<index id>/, with its CF's memtable thresholds. *built tells
+ * whether its build finished (the marker file exists).
+ */
+static cf_status *
+open_index_store(cf_db *db, const cf_cf_def *def, const cf_column_def *col,
+				 cf_cfstore **out, bool *built)
+{
+	char		name[CF_SCHEMA_NAME_MAX + 16];
+	char	   *dir;
+	char	   *marker = NULL;
+	cf_cfstore_options o = {
+		.env = db->o.env,.name = name,.cf_id = col->index_id,
+		.order = cf_index_col_order(),.on_flushed = on_flushed,.arg = db,
+		.block_cache = db->block_cache,
+	};
+	cf_status  *s;
+
+	index_store_name(def, col, name, sizeof(name));
+	if ((dir = cf_dir(db, def->keyspace, name)) == NULL ||
+		(marker = cf_path_join(dir, BUILT_MARKER)) == NULL)
+	{
+		free(dir);
+		return cf_status_make(CF_ERR_NO_MEMORY, "opening %s: out of memory", name);
+	}
+	o.dir = dir;
+	thresholds_of(db, def, &o.memtable_max_bytes, &o.memtable_max_ops, &o.memtable_max_age_us);
+	s = cf_cfstore_open(&o, out);
+	*built = s == NULL && cf_env_exists(db->o.env, marker);
+	free(marker);
+	free(dir);
+	return s;
+}
+
+/* Records that an index's build finished, in its store's directory. */
+static cf_status *
+mark_built(cf_db *db, const cf_cf_def *def, const cf_column_def *col)
+{
+	char		name[CF_SCHEMA_NAME_MAX + 16];
+	char	   *dir;
+	char	   *marker = NULL;
+	cf_status  *s;
+
+	index_store_name(def, col, name, sizeof(name));
+	if ((dir = cf_dir(db, def->keyspace, name)) == NULL ||
+		(marker = cf_path_join(dir, BUILT_MARKER)) == NULL)
+		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	else
+		s = cf_env_write_file_atomic(db->o.env, marker, "built\n", 6);
+	free(marker);
 	free(dir);
 	return s;
 }
@@ -168,9 +313,9 @@ stores_reserve(cf_db *db, size_t n)
 
 /* REQUIRES: mu held, room reserved. */
 static void
-stores_add(cf_db *db, uint32_t id, cf_cfstore *cf)
+stores_add(cf_db *db, uint32_t id, cf_cfstore *cf, bool is_index, bool built)
 {
-	db->stores[db->nstores++] = (store_entry) {id, cf, false};
+	db->stores[db->nstores++] = (store_entry) {id, cf, false, is_index, built};
 }
 
 /* Removes a store from the table and returns it. REQUIRES: mu held. */
@@ -234,32 +379,75 @@ switch_store(cf_db *db, cf_cfstore *cf)
 }
 
 /*
- * Logs and applies one mutation whose updates carry resolved CF ids. The caller has
- * validated it. Switches memtables that crossed a threshold.
+ * Logs the mutations as one commit-log record (cf_mutation_batch_encode) and applies
+ * every CF update of them to its store: index stores place a row by its key, the
+ * others by its token. The updates carry resolved CF ids; the caller has validated
+ * them. With epoch set, nothing is logged if the db's epoch moved since the caller
+ * read it: *stale is set and NULL returned, for the caller to start over. Switches
+ * memtables that crossed a threshold.
  */
 static cf_status *
-write_mutation(cf_db *db, cf_slice key, cf_cf_update *ups, size_t n)
+write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *epoch,
+			bool *stale)
 {
-	cf_mutation m = {.key = key,.cfs = ups,.n_cfs = n};
 	cf_buf		rec = CF_BUF_INIT;
-	cf_buf		token = CF_BUF_INIT;
+	cf_buf		tokens = CF_BUF_INIT;	/* each mutation's token, one after the other */
+	size_t		tok_at[16];
+	size_t	   *tok = nm <= 15 ? tok_at : malloc((nm + 1) * sizeof(*tok));
 	uint32_t	ids[64];
-	uint32_t   *idp = n <= 64 ? ids : malloc(n * sizeof(*idp));
+	uint32_t   *idp = ids;
+	size_t		nids = 0;
+	size_t		total = 0;
 	cf_cfstore *due[64];
 	size_t		ndue = 0;
-	cf_status  *s;
+	cf_status  *s = NULL;
 
-	if (idp == NULL)
-		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		idp[i] = ups[i].cf_id;
-	s = cf_mutation_encode(&m, &rec);
-	if (s == NULL)
-		s = cf_partitioner_token(db->o.partitioner, key, &token);
-	/* backpressure before the record is logged: a refused write leaves no trace */
-	for (size_t i = 0; s == NULL && i < n; i++)
+	if (stale)
+		*stale = false;
+	for (size_t i = 0; i < nm; i++)
+		total += ms[i].n_cfs;
+	if (tok == NULL || (total > 64 && (idp = malloc(total * sizeof(*idp))) == NULL))
 	{
-		cf_cfstore *cf = cfstore_by_id(db, ups[i].cf_id);
+		if (tok != tok_at)
+			free(tok);
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	}
+	/* the record names each CF once */
+	for (size_t i = 0; i < nm; i++)
+		for (size_t k = 0; k < ms[i].n_cfs; k++)
+		{
+			size_t		j = 0;
+
+			while (j < nids && idp[j] != ms[i].cfs[k].cf_id)
+				j++;
+			if (j == nids)
+				idp[nids++] = ms[i].cfs[k].cf_id;
+		}
+	/*
+	 * Tokens before the record is logged (a key the partitioner refuses must not reach
+	 * the log); an index's rows need none: their token is their key.
+	 */
+	for (size_t i = 0; s == NULL && i < nm; i++)
+	{
+		bool		base = false;
+
+		tok[i] = tokens.len;
+		for (size_t k = 0; k < ms[i].n_cfs && !base; k++)
+		{
+			bool		is_index;
+
+			base = store_lookup(db, ms[i].cfs[k].cf_id, &is_index) == NULL || !is_index;
+		}
+		if (base)
+			s = cf_partitioner_token(db->o.partitioner, ms[i].key, &tokens);
+	}
+	tok[nm] = tokens.len;
+	if (s == NULL)
+		s = cf_mutation_batch_encode(ms, nm, &rec);
+	/* backpressure before the record is logged: a refused write leaves no trace */
+	for (size_t i = 0; s == NULL && i < nids; i++)
+	{
+		cf_cfstore *cf = cfstore_by_id(db, idp[i]);
 
 		if (cf)
 			s = cf_cfstore_admit(cf);
@@ -267,28 +455,119 @@ write_mutation(cf_db *db, cf_slice key, cf_cf_update *ups, size_t n)
 	if (s == NULL)
 	{
 		pthread_rwlock_rdlock(&db->barrier);
-		s = cf_commitlog_append(db->log, idp, n, cf_slice_of(rec.data, rec.len), NULL);
-		for (size_t i = 0; s == NULL && i < n; i++)
+		if (epoch && atomic_load(&db->epoch) != *epoch)
 		{
-			cf_cfstore *cf = cfstore_by_id(db, ups[i].cf_id);
-			bool		switch_due = false;
+			pthread_rwlock_unlock(&db->barrier);
+			*stale = true;
+			goto out;
+		}
+		s = cf_commitlog_append(db->log, idp, nids, cf_slice_of(rec.data, rec.len), NULL);
+		for (size_t i = 0; s == NULL && i < nm; i++)
+		{
+			for (size_t k = 0; s == NULL && k < ms[i].n_cfs; k++)
+			{
+				const cf_cf_update *u = &ms[i].cfs[k];
+				bool		is_index;
+				cf_cfstore *cf = store_lookup(db, u->cf_id, &is_index);
+				bool		switch_due = false;
+				cf_slice	t = is_index ? ms[i].key :
+					cf_slice_of(tokens.data + tok[i], tok[i + 1] - tok[i]);
 
-			if (cf == NULL)
-				s = cf_status_make(CF_ERR_NOT_FOUND, "column family %u was dropped",
-								   ups[i].cf_id);
-			else
-				s = cf_cfstore_apply(cf, cf_slice_of(token.data, token.len), key, &ups[i],
-									 &switch_due);
-			if (s == NULL && switch_due && ndue < 64)
-				due[ndue++] = cf;
+				if (cf == NULL)
+				{
+					s = cf_status_make(CF_ERR_NOT_FOUND, "column family %u was dropped",
+									   u->cf_id);
+					break;
+				}
+				s = cf_cfstore_apply(cf, t, ms[i].key, u, &switch_due);
+				if (s == NULL && switch_due && ndue < 64)
+				{
+					size_t		j = 0;
+
+					while (j < ndue && due[j] != cf)
+						j++;
+					if (j == ndue)
+						due[ndue++] = cf;
+				}
+			}
 		}
 		pthread_rwlock_unlock(&db->barrier);
 	}
 	for (size_t i = 0; s == NULL && i < ndue; i++)
 		s = switch_store(db, due[i]);
+out:
 	if (idp != ids)
 		free(idp);
+	if (tok != tok_at)
+		free(tok);
 	cf_buf_free(&rec);
+	cf_buf_free(&tokens);
+	return s;
+}
+
+/* One row mutation, logged and applied with no epoch check (the db's own writes). */
+static cf_status *
+write_mutation(cf_db *db, cf_slice key, cf_cf_update *ups, size_t n)
+{
+	cf_mutation m = {.key = key,.cfs = ups,.n_cfs = n};
+
+	return write_batch(db, &m, 1, NULL, NULL);
+}
+
+/*
+ * A row mutation touching CFs with indexes: under the row key's lock, reads the
+ * indexed columns it changes (cf_index_plan_write) and logs the base mutation and the
+ * index changes as one record.
+ */
+static cf_status *
+write_indexed(cf_db *db, cf_slice key, cf_cf_update *ups, const cf_cf_def **defs,
+			  size_t n, unsigned long epoch, bool *stale)
+{
+	pthread_mutex_t *lock = &db->key_locks[key_stripe(key)];
+	cf_buf		token = CF_BUF_INIT;
+	cf_index_plan plan;
+	cf_mutation *ms = NULL;
+	cf_status  *s;
+
+	*stale = false;
+	cf_index_plan_init(&plan);
+	pthread_mutex_lock(lock);
+	s = cf_partitioner_token(db->o.partitioner, key, &token);
+	for (size_t i = 0; s == NULL && i < n; i++)
+	{
+		cf_cfstore *cf;
+		cf_table_set v;
+
+		if (!cf_index_cf_has_indexes(defs[i]))
+			continue;
+		pthread_rwlock_rdlock(&db->drop_lock);
+		if ((cf = cfstore_by_id(db, ups[i].cf_id)) == NULL)
+			*stale = true;		/* dropped since the schema was read */
+		else
+			s = cf_cfstore_view_get(cf, &v);
+		pthread_rwlock_unlock(&db->drop_lock);
+		if (*stale)
+			break;
+		if (s == NULL)
+		{
+			s = cf_index_plan_write(&plan, defs[i], &v, db->o.partitioner,
+									cf_slice_of(token.data, token.len), key, &ups[i],
+									now_sec(db));
+			cf_cfstore_view_release(&v);
+		}
+	}
+	if (s == NULL && !*stale && (ms = calloc(plan.n_muts + 1, sizeof(*ms))) == NULL)
+		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	if (s == NULL && !*stale)
+	{
+		ms[0] = (cf_mutation) {.key = key,.cfs = ups,.n_cfs = n};
+		if (plan.n_muts)
+			memcpy(ms + 1, plan.muts, plan.n_muts * sizeof(*ms));
+		s = write_batch(db, ms, plan.n_muts + 1, &epoch, stale);
+	}
+	pthread_mutex_unlock(lock);
+	free(ms);
+	cf_index_plan_free(&plan);
 	cf_buf_free(&token);
 	return s;
 }
@@ -297,10 +576,11 @@ cf_status *
 cf_db_apply(cf_db *db, const char *keyspace, cf_slice key, const cf_db_update *updates,
 			size_t n)
 {
-	cf_schema  *schema;
 	cf_cf_update *ups;
+	const cf_cf_def **defs;
 	cf_status  *s = NULL;
 	int32_t		now = now_sec(db);
+	bool		stale = true;
 
 	if (key.len == 0)
 		return cf_status_make(CF_ERR_INVALID, "key may not be empty");
@@ -311,37 +591,56 @@ cf_db_apply(cf_db *db, const char *keyspace, cf_slice key, const cf_db_update *u
 		return cf_status_make(CF_ERR_INVALID, "the system keyspace is not writable");
 	if (n == 0)
 		return NULL;
-	if ((ups = calloc(n, sizeof(*ups))) == NULL)
-		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-
-	pthread_mutex_lock(&db->mu);
-	schema = db->schema;
-	cf_schema_ref(schema);
-	pthread_mutex_unlock(&db->mu);
-	if (cf_schema_keyspace(schema, keyspace) == NULL)
-		s = cf_status_make(CF_ERR_NOT_FOUND, "keyspace %s does not exist", keyspace);
-	for (size_t i = 0; s == NULL && i < n; i++)
+	ups = calloc(n, sizeof(*ups));
+	defs = calloc(n, sizeof(*defs));
+	if (ups == NULL || defs == NULL)
 	{
-		const cf_cf_def *def = cf_schema_cf(schema, keyspace, updates[i].cf);
-
-		if (def == NULL)
-			s = cf_status_make(CF_ERR_NOT_FOUND, "column family %s does not exist in "
-							   "keyspace %s", updates[i].cf, keyspace);
-		else if ((s = cf_cfdef_validate_update(def, &updates[i].u, now)) == NULL)
-		{
-			ups[i] = updates[i].u;
-			ups[i].cf_id = def->id;
-		}
+		free(ups);
+		free(defs);
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	}
-	for (size_t i = 0; s == NULL && i < n; i++)
-		for (size_t k = 0; k < i; k++)
-			if (ups[k].cf_id == ups[i].cf_id)
-				s = cf_status_make(CF_ERR_INVALID, "column family %s appears twice in one "
-								   "row mutation; merge its changes", updates[i].cf);
-	if (s == NULL)
-		s = write_mutation(db, key, ups, n);
-	cf_schema_unref(schema);
+
+	/* starts over when a schema change or a truncation slips in before it is logged */
+	while (s == NULL && stale)
+	{
+		unsigned long epoch = atomic_load(&db->epoch);
+		cf_schema  *schema = cf_db_schema(db);
+		bool		indexed = false;
+
+		if (cf_schema_keyspace(schema, keyspace) == NULL)
+			s = cf_status_make(CF_ERR_NOT_FOUND, "keyspace %s does not exist", keyspace);
+		for (size_t i = 0; s == NULL && i < n; i++)
+		{
+			const cf_cf_def *def = cf_schema_cf(schema, keyspace, updates[i].cf);
+
+			if (def == NULL)
+				s = cf_status_make(CF_ERR_NOT_FOUND, "column family %s does not exist in "
+								   "keyspace %s", updates[i].cf, keyspace);
+			else if ((s = cf_cfdef_validate_update(def, &updates[i].u, now)) == NULL)
+			{
+				ups[i] = updates[i].u;
+				ups[i].cf_id = def->id;
+				defs[i] = def;
+				indexed |= cf_index_cf_has_indexes(def);
+			}
+		}
+		for (size_t i = 0; s == NULL && i < n; i++)
+			for (size_t k = 0; k < i; k++)
+				if (ups[k].cf_id == ups[i].cf_id)
+					s = cf_status_make(CF_ERR_INVALID, "column family %s appears twice in one "
+									   "row mutation; merge its changes", updates[i].cf);
+		if (s == NULL && indexed)
+			s = write_indexed(db, key, ups, defs, n, epoch, &stale);
+		else if (s == NULL)
+		{
+			cf_mutation m = {.key = key,.cfs = ups,.n_cfs = n};
+
+			s = write_batch(db, &m, 1, &epoch, &stale);
+		}
+		cf_schema_unref(schema);
+	}
 	free(ups);
+	free(defs);
 	return s;
 }
 
@@ -417,9 +716,13 @@ schema_persist(cf_db *db, const cf_schema *next, const char *dropped_ks)
 	return cf_status_wrap(s, "saving the schema");
 }
 
-/* Reads the schema from system.Schema (its SSTables; see db.h). */
+/*
+ * Reads the schema from system.Schema (its SSTables; see db.h). *repersist is set
+ * when building it assigned ids the stored schema lacks (indexes declared before
+ * indexes had ids), so it must be saved again.
+ */
 static cf_status *
-schema_load(cf_db *db, cf_schema **out)
+schema_load(cf_db *db, cf_schema **out, bool *repersist)
 {
 	cf_table_set v;
 	cf_key_range all = {.count = INT32_MAX};
@@ -462,6 +765,7 @@ schema_load(cf_db *db, cf_schema **out)
 	}
 	if (s == NULL)
 		s = cf_schema_build(kss, nks, next_id, NULL, out);
+	*repersist = s == NULL && cf_schema_next_cf_id(*out) != next_id;
 	for (size_t i = 0; i < nks; i++)
 		cf_ksdef_clear(&kss[i]);
 	free(kss);
@@ -471,18 +775,94 @@ schema_load(cf_db *db, cf_schema **out)
 						  SCHEMA_CF);
 }
 
+/* Removes dir and everything under it (a few levels); the first error is returned. */
+static cf_status *
+remove_tree(cf_env *env, const char *dir, int depth);
+
+typedef struct tree_ctx
+{
+	cf_env	   *env;
+	const char *dir;
+	int			depth;
+	cf_status  *s;
+} tree_ctx;
+
+static bool
+remove_entry(void *arg, const char *name)
+{
+	tree_ctx   *t = arg;
+	char	   *path;
+	cf_status  *s;
+
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return true;
+	if ((path = cf_path_join(t->dir, name)) == NULL)
+	{
+		t->s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		return false;
+	}
+	if ((s = cf_env_remove(t->env, path)) != NULL)
+	{
+		/* not a file: a directory (snapshots/...) */
+		cf_status_free(s);
+		s = t->depth > 0 ? remove_tree(t->env, path, t->depth - 1) :
+			cf_status_make(CF_ERR_IO, "%s: nested too deep to remove", path);
+		if (s && t->s == NULL)
+			t->s = s;
+		else
+			cf_status_free(s);
+	}
+	free(path);
+	return true;
+}
+
+static cf_status *
+remove_tree(cf_env *env, const char *dir, int depth)
+{
+	tree_ctx	t = {env, dir, depth, NULL};
+	cf_status  *s = cf_env_list_dir(env, dir, remove_entry, &t);
+
+	if (s == NULL)
+		s = t.s;
+	else
+		cf_status_free(t.s);
+	if (s == NULL)
+		s = cf_env_remove_dir(env, dir);
+	return s;
+}
+
 /*
  * Flushes, snapshots, empties and closes the store of a dropped CF; problems are
  * logged. It is out of the store table already, so no write reaches it and its switch
  * needs no barrier. The flush matters: the snapshot links SSTables only, and replay
  * skips a dropped CF's records, so unflushed rows would otherwise be gone.
+ *
+ * An index's store (index_dir set) holds only what its CF's rows imply: it is closed
+ * without a flush or a snapshot and its directory removed (its commit-log records are
+ * skipped by replay like any dropped CF's).
  */
 static void
-retire_store(cf_db *db, cf_cfstore *cf)
+retire_store(cf_db *db, cf_cfstore *cf, const char *index_dir)
 {
 	char		snap[64];
-	cf_status  *s;
+	cf_status  *s = NULL;
 
+	if (index_dir)
+	{
+		s = cf_cfstore_truncate(cf, cf_commitlog_position(db->log));
+		if (s == NULL)
+			s = cf_cfstore_close(cf);
+		else
+			cf_status_free(cf_cfstore_close(cf));
+		if (s == NULL)
+			s = remove_tree(db->o.env, index_dir, 3);
+		if (s)
+		{
+			cf_log_warn(LOG_COMPONENT, "removing a dropped index: %s", cf_status_msg(s));
+			cf_status_free(s);
+		}
+		return;
+	}
 	snprintf(snap, sizeof(snap), "dropped-%" PRId64, cf_env_now_micros(db->o.env));
 	s = cf_cfstore_switch(cf, cf_commitlog_position(db->log));
 	if (s == NULL)
@@ -502,48 +882,99 @@ retire_store(cf_db *db, cf_cfstore *cf)
 	}
 }
 
+static void start_build(cf_db *db, uint32_t index_id);
+
+/* A store opened for a schema being installed. */
+typedef struct fresh_store
+{
+	uint32_t	id;
+	cf_cfstore *cf;
+	bool		is_index;
+	bool		built;
+	uint32_t	base_id;		/* index: its CF's id */
+} fresh_store;
+
+/* A store a schema change takes away. */
+typedef struct gone_store
+{
+	cf_cfstore *cf;
+	char	   *index_dir;		/* an index's: its directory, removed; else NULL */
+} gone_store;
+
+static bool
+is_fresh(const fresh_store *fresh, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fresh[i].id == id)
+			return true;
+	return false;
+}
+
 /*
- * Installs a new schema: opens the stores of new CFs, persists the schema, publishes
- * it with the new stores and every CF's (possibly updated) memtable thresholds, then
- * snapshots and removes the stores of dropped CFs. Nothing after the persist can fail,
- * so a schema on disk always has its stores. Takes ownership of next.
+ * Installs a new schema: opens the stores of new CFs and indexes, persists the schema,
+ * publishes it with the new stores and every CF's (possibly updated) memtable
+ * thresholds, then snapshots and removes the stores of dropped CFs, removes those of
+ * dropped indexes, and starts building the new indexes of existing CFs (an index of a
+ * new CF is complete from the start). Nothing after the persist can fail, so a schema
+ * on disk always has its stores. Takes ownership of next.
  * REQUIRES: schema_mu held.
  */
 static cf_status *
 schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 {
-	cf_cfstore **fresh = NULL;
-	uint32_t   *fresh_ids = NULL;
+	fresh_store *fresh = NULL;
 	size_t		nfresh = 0;
-	size_t		ncfs = 0;
-	cf_cfstore **gone = NULL;
+	size_t		nstores = 0;
+	gone_store *gone = NULL;
 	size_t		ngone = 0;
 	cf_schema  *old;
 	cf_status  *s = NULL;
 
 	for (size_t i = 0; i < cf_schema_n_keyspaces(next); i++)
-		ncfs += cf_schema_keyspace_at(next, i)->n_cfs;
+	{
+		const cf_ks_def *ks = cf_schema_keyspace_at(next, i);
+
+		nstores += ks->n_cfs;
+		for (size_t c = 0; c < ks->n_cfs; c++)
+			for (size_t k = 0; k < ks->cfs[c].n_columns; k++)
+				nstores += ks->cfs[c].column_metadata[k].indexed;
+	}
 	pthread_mutex_lock(&db->mu);
-	fresh = calloc(ncfs + 1, sizeof(*fresh));
-	fresh_ids = calloc(ncfs + 1, sizeof(*fresh_ids));
+	fresh = calloc(nstores + 1, sizeof(*fresh));
 	gone = calloc(db->nstores + 1, sizeof(*gone));
-	if (!fresh || !fresh_ids || !gone)
+	if (!fresh || !gone)
 		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	else
-		s = stores_reserve(db, ncfs);
+		s = stores_reserve(db, nstores);
 	pthread_mutex_unlock(&db->mu);
 
-	/* 1. the stores of CFs that are new */
+	/* 1. the stores of CFs and indexes that are new */
 	for (size_t i = 0; s == NULL && i < cf_schema_n_keyspaces(next); i++)
 	{
 		const cf_ks_def *ks = cf_schema_keyspace_at(next, i);
 
 		for (size_t c = 0; s == NULL && c < ks->n_cfs; c++)
 		{
-			if (cfstore_by_id(db, ks->cfs[c].id))
-				continue;
-			if ((s = open_cfstore(db, &ks->cfs[c], &fresh[nfresh])) == NULL)
-				fresh_ids[nfresh++] = ks->cfs[c].id;
+			const cf_cf_def *def = &ks->cfs[c];
+
+			if (cfstore_by_id(db, def->id) == NULL &&
+				(s = open_cfstore(db, def, &fresh[nfresh].cf)) == NULL)
+				fresh[nfresh++].id = def->id;
+			for (size_t k = 0; s == NULL && k < def->n_columns; k++)
+			{
+				const cf_column_def *col = &def->column_metadata[k];
+				fresh_store *f = &fresh[nfresh];
+
+				if (!col->indexed || cfstore_by_id(db, col->index_id))
+					continue;
+				if ((s = open_index_store(db, def, col, &f->cf, &f->built)) == NULL)
+				{
+					f->id = col->index_id;
+					f->is_index = true;
+					f->base_id = def->id;
+					nfresh++;
+				}
+			}
 		}
 	}
 	/* 2. durable */
@@ -552,12 +983,30 @@ schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 	if (s != NULL)
 	{
 		for (size_t i = 0; i < nfresh; i++)
-			cf_status_free(cf_cfstore_close(fresh[i]));
+			cf_status_free(cf_cfstore_close(fresh[i].cf));
 		free(fresh);
-		free(fresh_ids);
 		free(gone);
 		cf_schema_unref(next);
 		return s;
+	}
+	/* an index of a CF created with it has nothing to build */
+	for (size_t i = 0; i < nfresh; i++)
+	{
+		const cf_column_def *col;
+		const cf_cf_def *def;
+
+		if (!fresh[i].is_index || fresh[i].built || !is_fresh(fresh, nfresh, fresh[i].base_id))
+			continue;
+		fresh[i].built = true;
+		col = cf_schema_index_by_id(next, fresh[i].id, &def);
+		if ((s = mark_built(db, def, col)) != NULL)
+		{
+			/* only costs a rebuild (of nothing much) at the next open */
+			cf_log_warn(LOG_COMPONENT, "recording that index %u is complete: %s",
+						(unsigned) fresh[i].id, cf_status_msg(s));
+			cf_status_free(s);
+			s = NULL;
+		}
 	}
 
 	/* 3. published; no compaction or write may be working on a store we take away */
@@ -568,18 +1017,29 @@ schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 	pthread_mutex_lock(&db->mu);
 	old = db->schema;
 	db->schema = next;
+	atomic_fetch_add(&db->epoch, 1);
 	for (size_t i = 0; i < nfresh; i++)
-		stores_add(db, fresh_ids[i], fresh[i]);
+		stores_add(db, fresh[i].id, fresh[i].cf, fresh[i].is_index, fresh[i].built);
 	for (size_t i = 0; i < db->nstores;)
 	{
-		const cf_cf_def *def = cf_schema_cf_by_id(next, db->stores[i].id);
+		const cf_cf_def *def = def_of_store(next, db->stores[i].id, NULL);
 		size_t		bytes;
 		uint64_t	ops;
 		int64_t		age;
 
 		if (def == NULL)
 		{
-			gone[ngone++] = stores_remove(db, db->stores[i].id);
+			const cf_column_def *col;
+			const cf_cf_def *odef = def_of_store(old, db->stores[i].id, &col);
+			char		name[CF_SCHEMA_NAME_MAX + 16];
+
+			gone[ngone].index_dir = NULL;
+			if (db->stores[i].is_index && odef && col)
+			{
+				index_store_name(odef, col, name, sizeof(name));
+				gone[ngone].index_dir = cf_dir(db, odef->keyspace, name);
+			}
+			gone[ngone++].cf = stores_remove(db, db->stores[i].id);
 			continue;
 		}
 		thresholds_of(db, def, &bytes, &ops, &age);
@@ -591,11 +1051,16 @@ schema_install(cf_db *db, cf_schema *next, const char *dropped_ks)
 	pthread_rwlock_unlock(&db->drop_lock);
 	cf_schema_unref(old);
 
-	/* 4. the dropped */
+	/* 4. the dropped, and the new indexes of existing rows */
 	for (size_t i = 0; i < ngone; i++)
-		retire_store(db, gone[i]);
+	{
+		retire_store(db, gone[i].cf, gone[i].index_dir);
+		free(gone[i].index_dir);
+	}
+	for (size_t i = 0; i < nfresh; i++)
+		if (fresh[i].is_index && !fresh[i].built)
+			start_build(db, fresh[i].id);
 	free(fresh);
-	free(fresh_ids);
 	free(gone);
 	return NULL;
 }
@@ -800,7 +1265,7 @@ compact_store(cf_db *db, cf_cfstore *cf, const cf_cf_def *def, bool major)
 		if (s == NULL)
 			s = cf_compaction_run(db->o.env, inputs, nchosen, path, &o, &st);
 		if (s == NULL && st.rows_out > 0)
-			s = cf_sstable_open(db->o.env, path, &v.order, &out);
+			s = cf_sstable_open_cached(db->o.env, path, &v.order, db->block_cache, &out);
 		if (s == NULL)
 			s = cf_cfstore_replace(cf, inputs, nchosen, out);
 		if (s == NULL)
@@ -888,7 +1353,7 @@ maintenance_main(void *arg)
 			pthread_mutex_unlock(&db->mu);
 			/* drop_lock (shared) keeps a drop from closing the store under us */
 			pthread_rwlock_rdlock(&db->drop_lock);
-			if ((def = cf_schema_cf_by_id(schema, id)) != NULL && cfstore_by_id(db, id) == cf)
+			if ((def = def_of_store(schema, id, NULL)) != NULL && cfstore_by_id(db, id) == cf)
 				s = compact_store(db, cf, def, false);
 			pthread_rwlock_unlock(&db->drop_lock);
 			if (s && cf_status_code(s) != CF_ERR_CANCELLED)
@@ -911,40 +1376,326 @@ maintenance_main(void *arg)
 	return NULL;
 }
 
+/* ---------------------------------------------------------------- index builds */
+
+/*
+ * Indexes one batch of base rows: the mirror of each row's current value, logged as
+ * one record. It takes no key lock: a mirror reconciles by timestamp, so a write that
+ * overtakes the build's read of a row leaves the index right in either order (its
+ * tombstone, if any, is at least as new as the mirror). *redo when the epoch moved (a
+ * schema change or a truncation) or the CF is gone: the caller looks again.
+ */
+static cf_status *
+build_batch(cf_db *db, const cf_cf_def *def, const cf_column_def *col,
+			const cf_read_rows *rows, bool *redo)
+{
+	unsigned long epoch = atomic_load(&db->epoch);
+	cf_index_plan plan;
+	cf_cfstore *base;
+	cf_table_set v;
+	cf_status  *s = NULL;
+
+	*redo = false;
+	cf_index_plan_init(&plan);
+	pthread_rwlock_rdlock(&db->drop_lock);
+	if ((base = cfstore_by_id(db, def->id)) == NULL)
+		*redo = true;
+	else
+		s = cf_cfstore_view_get(base, &v);
+	pthread_rwlock_unlock(&db->drop_lock);
+	if (base && s == NULL)
+	{
+		for (size_t i = 0; s == NULL && i < rows->n_rows; i++)
+			if (rows->rows[i].slice.n_columns > 0)
+				s = cf_index_plan_mirror(&plan, def, col, &v, db->o.partitioner,
+										 rows->rows[i].token, rows->rows[i].key);
+		cf_cfstore_view_release(&v);
+	}
+	if (s == NULL && !*redo && plan.n_muts > 0)
+		s = write_batch(db, plan.muts, plan.n_muts, &epoch, redo);
+	cf_index_plan_free(&plan);
+	return s;
+}
+
+/* One page of a CF's rows with the live value of one column, after a cursor. */
+static cf_status *
+build_page(cf_db *db, const cf_cf_def *def, const cf_column_def *col,
+		   const cf_read_cursor *after, cf_read_rows **rows)
+{
+	cf_slice	name = cf_slice_of(col->name, col->name_len);
+	cf_predicate pred = {.by_names = true,.names = &name,.n_names = 1};
+	cf_key_range kr = {.count = BUILD_BATCH,.after = after};
+	cf_table_set v;
+	cf_status  *s;
+
+	*rows = NULL;
+	if ((s = cf_db_view(db, def->keyspace, def->name, &v)) != NULL)
+		return s;
+	s = cf_read_range(&v, &kr, cf_slice_of(NULL, 0), &pred, now_sec(db), rows);
+	cf_cfstore_view_release(&v);
+	return s;
+}
+
+/*
+ * The end of a build: flushes the index (so every mirror it wrote is in an SSTable,
+ * whatever the commit log's sync mode), records that it is complete, and lets
+ * queries use it.
+ */
+static cf_status *
+finish_build(cf_db *db, const cf_cf_def *def, const cf_column_def *col)
+{
+	cf_cfstore *store;
+	cf_status  *s = NULL;
+
+	pthread_rwlock_rdlock(&db->drop_lock);
+	if ((store = cfstore_by_id(db, col->index_id)) == NULL)
+		s = cf_status_make(CF_ERR_CANCELLED, "index %u was dropped", (unsigned) col->index_id);
+	if (s == NULL && (s = switch_store(db, store)) == NULL)
+		s = cf_cfstore_wait_flushed(store);
+	if (s == NULL)
+		s = mark_built(db, def, col);
+	if (s == NULL)
+	{
+		store_entry *e;
+
+		pthread_mutex_lock(&db->mu);
+		if ((e = store_by_id(db, col->index_id)) != NULL)
+			e->built = true;
+		pthread_mutex_unlock(&db->mu);
+	}
+	pthread_rwlock_unlock(&db->drop_lock);
+	return s;
+}
+
+/*
+ * Builds the index index_id over every existing row of its CF, page by page in token
+ * order; writes that land meanwhile maintain it themselves (their schema has it).
+ * CF_ERR_CANCELLED when the db stops or the index or its CF is dropped meanwhile.
+ */
+static cf_status *
+build_index(cf_db *db, uint32_t index_id)
+{
+	cf_buf		cursor = CF_BUF_INIT;
+	cf_read_cursor after = {0};
+	bool		has_after = false;
+	uint64_t	rows_seen = 0;
+	uint64_t	next_report = 100000;
+	int64_t		t0 = cf_env_mono_micros(db->o.env);
+	char		what[2 * CF_SCHEMA_NAME_MAX + 64] = "";
+	cf_status  *s = NULL;
+
+	for (;;)
+	{
+		cf_schema  *schema = cf_db_schema(db);
+		const cf_cf_def *def;
+		const cf_column_def *col = cf_schema_index_by_id(schema, index_id, &def);
+		cf_read_rows *rows = NULL;
+		bool		redo = false;
+
+		if (atomic_load(&db->stop_builds) || col == NULL)
+			s = cf_status_make(CF_ERR_CANCELLED, "index %u: build stopped",
+							   (unsigned) index_id);
+		if (s == NULL && what[0] == '\0')
+		{
+			snprintf(what, sizeof(what), "index %s of %s.%s (id %u)",
+					 col->index_name ? col->index_name : "(unnamed)", def->keyspace,
+					 def->name, (unsigned) index_id);
+			cf_log_info(LOG_COMPONENT, "building %s over the existing rows", what);
+		}
+		if (s == NULL)
+			s = build_page(db, def, col, has_after ? &after : NULL, &rows);
+		if (s == NULL && rows->n_rows == 0)
+		{
+			s = finish_build(db, def, col);
+			cf_read_rows_free(rows);
+			cf_schema_unref(schema);
+			if (s == NULL)
+				cf_log_info(LOG_COMPONENT, "built %s: %" PRIu64 " rows in %" PRId64 " ms",
+							what, rows_seen, (cf_env_mono_micros(db->o.env) - t0) / 1000);
+			break;
+		}
+		if (s == NULL)
+			s = build_batch(db, def, col, rows, &redo);
+		if (s == NULL && !redo)
+		{
+			rows_seen += rows->n_rows;
+			cf_buf_reset(&cursor);
+			cf_buf_put(&cursor, rows->cursor.token.p, rows->cursor.token.len);
+			cf_buf_put(&cursor, rows->cursor.key.p, rows->cursor.key.len);
+			if ((s = cf_buf_status(&cursor)) == NULL)
+			{
+				after.token = cf_slice_of(cursor.data, rows->cursor.token.len);
+				after.key = cf_slice_of(cursor.data + rows->cursor.token.len,
+										rows->cursor.key.len);
+				has_after = true;
+			}
+			if (rows_seen >= next_report)
+			{
+				cf_log_info(LOG_COMPONENT, "building %s: %" PRIu64 " rows so far", what,
+							rows_seen);
+				next_report += 100000;
+			}
+		}
+		cf_read_rows_free(rows);
+		cf_schema_unref(schema);
+		if (s)
+			break;
+	}
+	cf_buf_free(&cursor);
+	return s;
+}
+
+static void *
+build_main(void *arg)
+{
+	index_build *b = arg;
+	cf_db	   *db = b->db;
+	cf_status  *s = build_index(db, b->index_id);
+
+	if (s && cf_status_code(s) != CF_ERR_CANCELLED && cf_status_code(s) != CF_ERR_NOT_FOUND)
+		cf_log_error(LOG_COMPONENT, "building index %u failed: %s; queries on it scan its "
+					 "column family until a build succeeds (at the next open)",
+					 (unsigned) b->index_id, cf_status_msg(s));
+	cf_status_free(s);
+	pthread_mutex_lock(&db->mu);
+	b->done = true;
+	pthread_cond_broadcast(&db->builds_cv);
+	pthread_mutex_unlock(&db->mu);
+	return NULL;
+}
+
+/* Joins and frees finished builds. REQUIRES: mu held. */
+static void
+reap_builds(cf_db *db)
+{
+	for (index_build **p = &db->builds; *p;)
+	{
+		index_build *b = *p;
+
+		if (!b->done)
+		{
+			p = &b->next;
+			continue;
+		}
+		*p = b->next;
+		pthread_join(b->thread, NULL);
+		free(b);
+	}
+}
+
+/* Starts building an index in the background; a failure to start is logged. */
+static void
+start_build(cf_db *db, uint32_t index_id)
+{
+	index_build *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+	{
+		cf_log_error(LOG_COMPONENT, "index %u: out of memory starting its build; it is "
+					 "built at the next open", (unsigned) index_id);
+		return;
+	}
+	b->db = db;
+	b->index_id = index_id;
+	pthread_mutex_lock(&db->mu);
+	reap_builds(db);
+	if (pthread_create(&b->thread, NULL, build_main, b) != 0)
+	{
+		pthread_mutex_unlock(&db->mu);
+		cf_log_error(LOG_COMPONENT, "index %u: cannot start its build; it is built at the "
+					 "next open", (unsigned) index_id);
+		free(b);
+		return;
+	}
+	b->next = db->builds;
+	db->builds = b;
+	pthread_mutex_unlock(&db->mu);
+}
+
+/* Stops every build and waits for them (an unfinished one restarts at the next open). */
+static void
+stop_builds(cf_db *db)
+{
+	atomic_store(&db->stop_builds, 1);
+	pthread_mutex_lock(&db->mu);
+	while (db->builds)
+	{
+		while (db->builds && !db->builds->done)
+			pthread_cond_wait(&db->builds_cv, &db->mu);
+		reap_builds(db);
+	}
+	pthread_mutex_unlock(&db->mu);
+}
+
+void
+cf_db_wait_index_builds(cf_db *db)
+{
+	pthread_mutex_lock(&db->mu);
+	for (;;)
+	{
+		bool		running = false;
+
+		reap_builds(db);
+		for (index_build *b = db->builds; b; b = b->next)
+			running |= !b->done;
+		if (!running)
+			break;
+		pthread_cond_wait(&db->builds_cv, &db->mu);
+	}
+	pthread_mutex_unlock(&db->mu);
+}
+
 /* ---------------------------------------------------------------- replay */
 
 static cf_status *
 replay_record(void *arg, cf_slice payload, cf_commitlog_pos pos)
 {
 	cf_db	   *db = arg;
-	cf_mutation m;
+	cf_mutation *ms;
+	size_t		nm;
 	cf_buf		token = CF_BUF_INIT;
-	cf_status  *s = cf_mutation_decode(payload, &m);
+	cf_status  *s = cf_mutation_batch_decode(payload, &ms, &nm);
 
 	if (s)
 		return cf_status_wrap(s, "replaying the commit log at %" PRIu64 ":%" PRIu64,
 							  pos.segment, pos.offset);
 	db->replay.records++;
-	s = cf_partitioner_token(db->o.partitioner, m.key, &token);
-	for (size_t i = 0; s == NULL && i < m.n_cfs; i++)
+	for (size_t r = 0; s == NULL && r < nm; r++)
 	{
-		cf_cfstore *cf = cfstore_by_id(db, m.cfs[i].cf_id);
-		bool		due = false;
+		const cf_mutation *m = &ms[r];
+		bool		have_token = false;
 
-		if (cf == NULL || cf_commitlog_pos_cmp(pos, cf_cfstore_replay_position(cf)) < 0)
+		for (size_t i = 0; s == NULL && i < m->n_cfs; i++)
 		{
-			db->replay.skipped++;	/* dropped since, or already in an SSTable */
-			continue;
+			bool		is_index;
+			cf_cfstore *cf = store_lookup(db, m->cfs[i].cf_id, &is_index);
+			bool		due = false;
+			cf_slice	tok = m->key;
+
+			if (cf == NULL || cf_commitlog_pos_cmp(pos, cf_cfstore_replay_position(cf)) < 0)
+			{
+				db->replay.skipped++;	/* dropped since, or already in an SSTable */
+				continue;
+			}
+			if (!is_index && !have_token)
+			{
+				cf_buf_reset(&token);
+				if ((s = cf_partitioner_token(db->o.partitioner, m->key, &token)) != NULL)
+					break;
+				have_token = true;
+			}
+			if (!is_index)
+				tok = cf_slice_of(token.data, token.len);
+			s = cf_cfstore_apply(cf, tok, m->key, &m->cfs[i], &due);
+			if (s == NULL)
+				db->replay.applied++;
+			/* records before pos are in the old memtable; pos itself replays again: harmless */
+			if (s == NULL && due)
+				s = cf_cfstore_switch(cf, pos);
 		}
-		s = cf_cfstore_apply(cf, cf_slice_of(token.data, token.len), m.key, &m.cfs[i], &due);
-		if (s == NULL)
-			db->replay.applied++;
-		/* records before pos are in the old memtable; pos itself replays again: harmless */
-		if (s == NULL && due)
-			s = cf_cfstore_switch(cf, pos);
 	}
 	cf_buf_free(&token);
-	cf_mutation_release(&m);
+	cf_mutation_batch_release(ms, nm);
 	return s;
 }
 
@@ -953,7 +1704,11 @@ replay_record(void *arg, cf_slice payload, cf_commitlog_pos pos)
 static void
 db_free(cf_db *db)
 {
+	for (int i = 0; i < KEY_LOCKS; i++)
+		pthread_mutex_destroy(&db->key_locks[i]);
+	pthread_cond_destroy(&db->builds_cv);
 	free(db->stores);
+	cf_cache_unref(db->block_cache);
 	if (db->schema)
 		cf_schema_unref(db->schema);
 	pthread_mutex_destroy(&db->schema_mu);
@@ -1028,6 +1783,7 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 	cf_cf_def	sysdef;
 	cf_status  *s;
 	cf_commitlog_replay_stats rst;
+	bool		repersist = false;
 
 	*out = NULL;
 	if (db == NULL)
@@ -1052,7 +1808,14 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		pthread_condattr_destroy(&ca);
 	}
 	atomic_init(&db->cancel_compaction, 0);
-	if (db->data_dir == NULL || db->commitlog_dir == NULL)
+	atomic_init(&db->epoch, 0);
+	atomic_init(&db->stop_builds, 0);
+	for (int i = 0; i < KEY_LOCKS; i++)
+		pthread_mutex_init(&db->key_locks[i], NULL);
+	pthread_cond_init(&db->builds_cv, NULL);
+	if (db->data_dir == NULL || db->commitlog_dir == NULL ||
+		(db->block_cache = cf_cache_new(opts->block_cache_bytes ? opts->block_cache_bytes :
+										CF_CACHE_DEFAULT_CAPACITY)) == NULL)
 	{
 		db_free(db);
 		return cf_status_make(CF_ERR_NO_MEMORY, "opening the database: out of memory");
@@ -1075,22 +1838,39 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		cf_cfdef_clear(&sysdef);
 	}
 	if (s == NULL)
-		s = schema_load(db, &db->schema);
+		s = schema_load(db, &db->schema, &repersist);
 	for (size_t i = 0; s == NULL && i < cf_schema_n_keyspaces(db->schema); i++)
 	{
 		const cf_ks_def *ks = cf_schema_keyspace_at(db->schema, i);
 
 		for (size_t c = 0; s == NULL && c < ks->n_cfs; c++)
 		{
+			const cf_cf_def *def = &ks->cfs[c];
 			cf_cfstore *cf;
+			bool		built;
 
 			if ((s = stores_reserve(db, 1)) == NULL &&
-				(s = open_cfstore(db, &ks->cfs[c], &cf)) == NULL)
-				stores_add(db, ks->cfs[c].id, cf);
+				(s = open_cfstore(db, def, &cf)) == NULL)
+				stores_add(db, def->id, cf, false, false);
+			for (size_t k = 0; s == NULL && k < def->n_columns; k++)
+			{
+				if (!def->column_metadata[k].indexed)
+					continue;
+				if ((s = stores_reserve(db, 1)) == NULL &&
+					(s = open_index_store(db, def, &def->column_metadata[k], &cf,
+										  &built)) == NULL)
+					stores_add(db, def->column_metadata[k].index_id, cf, true, built);
+			}
 		}
 	}
 	if (s == NULL)
 		s = cf_commitlog_replay(db->log, replay_record, db, &rst);
+	if (s == NULL && repersist)
+	{
+		pthread_mutex_lock(&db->schema_mu);
+		s = schema_persist(db, db->schema, NULL);
+		pthread_mutex_unlock(&db->schema_mu);
+	}
 	if (s == NULL)
 	{
 		if (pthread_create(&db->maintenance, NULL, maintenance_main, db) != 0)
@@ -1098,8 +1878,21 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		else
 			db->maintenance_started = true;
 	}
+	/* indexes whose build did not finish (a crash, or a close) start it over */
+	for (size_t i = 0; s == NULL && i < db->nstores; i++)
+		if (db->stores[i].is_index && !db->stores[i].built)
+			start_build(db, db->stores[i].id);
 	if (s != NULL)
 	{
+		stop_builds(db);
+		if (db->maintenance_started)
+		{
+			pthread_mutex_lock(&db->mu);
+			db->stopping = true;
+			pthread_cond_broadcast(&db->maint_cv);
+			pthread_mutex_unlock(&db->mu);
+			pthread_join(db->maintenance, NULL);
+		}
 		cf_status_free(shutdown_stores(db, false));
 		db_free(db);
 		return cf_status_wrap(s, "opening the database in %s", opts->data_dir);
@@ -1119,6 +1912,7 @@ stop(cf_db *db, bool flush)
 
 	if (db == NULL)
 		return NULL;
+	stop_builds(db);
 	if (db->maintenance_started)
 	{
 		pthread_mutex_lock(&db->mu);
@@ -1186,14 +1980,22 @@ cf_db_flush(cf_db *db, const char *keyspace, const char *cf)
 	pthread_rwlock_rdlock(&db->drop_lock);
 	for (size_t i = 0; s == NULL && ks && i < ks->n_cfs; i++)
 	{
-		cf_cfstore *store;
+		const cf_cf_def *def = &ks->cfs[i];
 
-		if (cf && strcmp(ks->cfs[i].name, cf) != 0)
+		if (cf && strcmp(def->name, cf) != 0)
 			continue;
-		if ((store = cfstore_by_id(db, ks->cfs[i].id)) == NULL)
-			continue;
-		if ((s = switch_store(db, store)) == NULL)
-			s = cf_cfstore_wait_flushed(store);
+		/* the CF, then its indexes */
+		for (size_t k = 0; s == NULL && k <= def->n_columns; k++)
+		{
+			uint32_t	id = k == 0 ? def->id : def->column_metadata[k - 1].index_id;
+			cf_cfstore *store;
+
+			if ((k > 0 && !def->column_metadata[k - 1].indexed) ||
+				(store = cfstore_by_id(db, id)) == NULL)
+				continue;
+			if ((s = switch_store(db, store)) == NULL)
+				s = cf_cfstore_wait_flushed(store);
+		}
 	}
 	pthread_rwlock_unlock(&db->drop_lock);
 	cf_schema_unref(schema);
@@ -1212,6 +2014,14 @@ cf_db_compact(cf_db *db, const char *keyspace, const char *cf, bool major)
 	if ((s = resolve(db, keyspace, cf, &schema, &def, &store)) == NULL)
 	{
 		s = compact_store(db, store, def, major);
+		for (size_t k = 0; s == NULL && k < def->n_columns; k++)
+		{
+			cf_cfstore *ix;
+
+			if (def->column_metadata[k].indexed &&
+				(ix = cfstore_by_id(db, def->column_metadata[k].index_id)) != NULL)
+				s = compact_store(db, ix, def, major);
+		}
 		cf_schema_unref(schema);
 	}
 	pthread_rwlock_unlock(&db->drop_lock);
@@ -1236,8 +2046,18 @@ cf_db_truncate(cf_db *db, const char *keyspace, const char *cf)
 		s = cf_cfstore_snapshot(store, snap);
 		if (s == NULL)
 		{
+			/* the CF and its indexes at one position, and no write prepared before it */
 			pthread_rwlock_wrlock(&db->barrier);
+			atomic_fetch_add(&db->epoch, 1);
 			s = cf_cfstore_truncate(store, cf_commitlog_position(db->log));
+			for (size_t k = 0; s == NULL && k < def->n_columns; k++)
+			{
+				cf_cfstore *ix;
+
+				if (def->column_metadata[k].indexed &&
+					(ix = cfstore_by_id(db, def->column_metadata[k].index_id)) != NULL)
+					s = cf_cfstore_truncate(ix, cf_commitlog_position(db->log));
+			}
 			pthread_rwlock_unlock(&db->barrier);
 		}
 		cf_schema_unref(schema);
@@ -1286,4 +2106,76 @@ cf_db_cf_stats(cf_db *db, const char *keyspace, const char *cf, cf_cfstore_stats
 	}
 	pthread_rwlock_unlock(&db->drop_lock);
 	return s;
+}
+
+cf_status *
+cf_db_get_indexed_slices(cf_db *db, const char *keyspace, const char *cf,
+						 const cf_index_clause *clause, const cf_predicate *pred,
+						 cf_read_rows **out)
+{
+	cf_schema  *schema;
+	const cf_cf_def *def;
+	cf_cfstore *store;
+	cf_cfstore *ix = NULL;
+	bool		built = false;
+	size_t		primary;
+	cf_table_set base;
+	cf_table_set index;
+	bool		have_base = false;
+	bool		have_index = false;
+	cf_status  *s;
+
+	*out = NULL;
+	pthread_rwlock_rdlock(&db->drop_lock);
+	if ((s = resolve(db, keyspace, cf, &schema, &def, &store)) != NULL)
+	{
+		pthread_rwlock_unlock(&db->drop_lock);
+		return s;
+	}
+	if ((s = cf_index_clause_check(def, clause, &primary)) == NULL)
+	{
+		const cf_column_def *col = NULL;
+		store_entry *e;
+
+		for (size_t k = 0; k < def->n_columns && col == NULL; k++)
+			if (def->column_metadata[k].indexed &&
+				cf_type_compare(def->comparator, clause->exprs[primary].column,
+								cf_slice_of(def->column_metadata[k].name,
+											def->column_metadata[k].name_len)) == 0)
+				col = &def->column_metadata[k];
+		pthread_mutex_lock(&db->mu);
+		if (col && (e = store_by_id(db, col->index_id)) != NULL)
+		{
+			ix = e->cf;
+			built = e->built;
+		}
+		pthread_mutex_unlock(&db->mu);
+		/* the index first: a row written between the two views is then re-checked */
+		if (ix && built && (s = cf_cfstore_view_get(ix, &index)) == NULL)
+			have_index = true;
+		if (s == NULL && (s = cf_cfstore_view_get(store, &base)) == NULL)
+			have_base = true;
+	}
+	pthread_rwlock_unlock(&db->drop_lock);
+	if (s == NULL)
+	{
+		cf_index_query q = {
+			.def = def,.partitioner = db->o.partitioner,.base = &base,
+			.index = have_index ? &index : NULL,.now_sec = now_sec(db),
+		};
+
+		s = cf_index_query_run(&q, clause, primary, pred, out);
+	}
+	if (have_index)
+		cf_cfstore_view_release(&index);
+	if (have_base)
+		cf_cfstore_view_release(&base);
+	cf_schema_unref(schema);
+	return s;
+}
+
+void
+cf_db_block_cache_stats(cf_db *db, cf_cache_stats *st)
+{
+	cf_cache_get_stats(db->block_cache, st);
 }

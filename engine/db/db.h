@@ -17,6 +17,18 @@
  *
  * Reads: cf_db_view gives the tables of one CF for db/read.h.
  *
+ * Secondary indexes (KEYS; db/index.h, engine/doc/index_format.md): every indexed
+ * column of a Standard CF has a hidden CF (id cf_column_def.index_id, directory
+ * <data>/<keyspace>/<cf>.<index id>/) that is in no keyspace's list of CFs: it is
+ * flushed, compacted and truncated with its CF and removed when the index or the CF is
+ * dropped (it is not part of snapshots: it is rebuilt from its CF). A write to a CF
+ * with an index holds a lock on its row key while it reads the indexed columns it
+ * changes, and logs the index changes in the same commit-log record as the row
+ * (a mutation batch), so both are replayed or neither. An index added to a CF that
+ * has rows is built in the background; until it is complete, queries that need it
+ * scan the CF (same results, slower); a build interrupted by a close or a crash
+ * starts over at the next open. cf_db_get_indexed_slices answers get_indexed_slices.
+ *
  * Thread safety: every function may be called from any thread concurrently, except
  * cf_db_close.
  */
@@ -24,6 +36,7 @@
 #define CF_DB_DB_H
 
 #include "db/cfstore.h"
+#include "db/index.h"
 #include "db/read.h"
 #include "db/schema.h"
 #include "storage/commitlog.h"
@@ -45,6 +58,7 @@ typedef struct cf_db_options
 	size_t		memtable_max_bytes; /* override every CF's throughput (tests); 0: the CF's */
 	uint64_t	memtable_max_ops;	/* likewise; 0: the CF's */
 	bool		background_compaction;	/* size-tiered after flushes */
+	size_t		block_cache_bytes;	/* decoded SSTable blocks, all CFs: 0 = 64 MiB */
 } cf_db_options;
 
 /* Opens or creates the database and replays the commit log. */
@@ -81,8 +95,11 @@ typedef struct cf_db_update
 
 /*
  * Applies a row mutation of one keyspace. CF_ERR_NOT_FOUND for an unknown keyspace or
- * CF, CF_ERR_INVALID (with the reason) for a change the schema rejects; nothing is
- * applied then.
+ * CF, CF_ERR_INVALID (with the reason) for a change the schema rejects, or one an index
+ * cannot hold (a value of an indexed column over CF_KEY_MAX bytes; under
+ * RandomPartitioner, a write of an indexed column in a row whose key is over 65519
+ * bytes); nothing is applied then. The CF's indexes change with the row, atomically
+ * (see above).
  */
 cf_status  *cf_db_apply(cf_db *db, const char *keyspace, cf_slice key,
 						const cf_db_update *updates, size_t n);
@@ -118,8 +135,31 @@ typedef struct cf_db_replay_stats
 /* What the replay at open did. */
 void		cf_db_replay_stats_get(cf_db *db, cf_db_replay_stats *st);
 
+/*
+ * get_indexed_slices on keyspace.cf: the rows whose live values satisfy every
+ * expression of the clause, in (token, key) order from clause->start_key (inclusive),
+ * at most clause->count, each with the columns pred selects; the shape of
+ * cf_read_range's result (db/read.h), cursor on the last row. At least one expression
+ * must be an EQ on an indexed column (the first such is served by its index; the
+ * others filter the rows under their column's validator). CF_ERR_NOT_FOUND for an
+ * unknown keyspace or CF; CF_ERR_INVALID as cf_index_clause_check says, or for a
+ * predicate the read path rejects. Free the result with cf_read_rows_free.
+ */
+cf_status  *cf_db_get_indexed_slices(cf_db *db, const char *keyspace, const char *cf,
+									 const cf_index_clause *clause, const cf_predicate *pred,
+									 cf_read_rows **out);
+
+/*
+ * Waits until no index build is running (each finished, failed or was stopped). For
+ * tests, tools and benchmarks; queries never need it.
+ */
+void		cf_db_wait_index_builds(cf_db *db);
+
 /* Statistics of one CF (cfstats). */
 cf_status  *cf_db_cf_stats(cf_db *db, const char *keyspace, const char *cf,
 						   cf_cfstore_stats *st);
+
+/* The block cache's statistics (every CF's SSTables share it; util/cache.h). */
+void		cf_db_block_cache_stats(cf_db *db, cf_cache_stats *st);
 
 #endif							/* CF_DB_DB_H */

@@ -9,7 +9,15 @@
  * smallest (token, key) among them each step, and merges that row from exactly the
  * tables positioned on it: an sstable's row comes from its iterator, while a
  * memtable's is looked up again in its skip list (cf_cell_source_memtable seeks by
- * key, O(log n) per row), and tables without the row are not searched.
+ * key, O(log n) per row), and tables without the row are not searched; each sstable
+ * keeps one cell iterator for the whole scan, so a data block holding many rows is
+ * fetched once, not once per row.
+ *
+ * A names predicate over columns (get, and get_slice by names) reads the sstables that
+ * may hold the row newest first, by their largest timestamp, and stops as soon as every
+ * name has a version newer than anything the unread ones hold (Cassandra's
+ * time-ordered read): an overwritten column costs the newest table with it, not every
+ * table with a version of the row. Ranges and super column names read every table.
  *
  * Assumptions: see read.h. The builder grows its arrays with realloc in scratch
  * vectors and copies each finished array into the arena, so a result is one arena
@@ -532,6 +540,7 @@ typedef struct row_scan
 	const cf_table_set *ts;
 	cf_mt_iter *mt;				/* one per memtable, at the first entry of a row */
 	cf_sstable_iter **sst;		/* one per sstable */
+	cf_sstable_cells **cells;	/* one per sstable, reset to each of its rows in turn */
 	cf_buf		cur;			/* the current row: token then key */
 	cf_slice	token;
 	cf_slice	key;
@@ -594,7 +603,19 @@ build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 		}
 		if (row == NULL)
 			continue;
-		if ((st = cf_cell_source_sstable(row, &src[n])) != NULL)
+		if (scan)
+		{
+			/* the scan's cell iterator keeps the data block the previous row was in */
+			if (scan->cells[i] == NULL && (st = cf_sstable_cells_new(row, &scan->cells[i])) != NULL)
+			{
+				cf_sstable_row_free(row);
+				goto fail;
+			}
+			st = cf_cell_source_sstable_reuse(row, scan->cells[i], &src[n]);
+		}
+		else
+			st = cf_cell_source_sstable(row, &src[n]);
+		if (st)
 			goto fail;
 		n++;
 	}
@@ -614,6 +635,100 @@ cf_read_row_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool rev
 	return build_merge(ts, token, key, reversed, NULL, out);
 }
 
+/*
+ * Does m (a merge over the newer tables) settle every name of sp against tables whose
+ * newest timestamp is older_max? A name is settled when its winner there has a
+ * timestamp above older_max: no version in those tables can outrank it (a reconcile
+ * needs a timestamp at least as high), nor can their row deletions and range
+ * tombstones shadow it (their timestamps are counted in older_max too).
+ */
+static cf_status *
+names_settled(const spec *sp, cf_row_merge *m, int64_t older_max, bool *settled)
+{
+	*settled = false;
+	for (size_t i = 0; i < sp->n_names; i++)
+	{
+		cf_status  *st = cf_row_merge_seek(m, sp->parent, sp->names[i]);
+		const cf_cell *c;
+
+		if (st)
+			return st;
+		if (!cf_row_merge_valid(m))
+			return NULL;
+		c = cf_row_merge_cell(m);
+		if (cf_path_cmp(sp->o, c->sc, c->name, sp->parent, sp->names[i]) != 0 ||
+			c->timestamp <= older_max)
+			return NULL;
+	}
+	*settled = true;
+	return NULL;
+}
+
+static int
+cmp_newest_first(const void *a, const void *b)
+{
+	int64_t		x = cf_sstable_get_stats(*(cf_sstable *const *) a)->max_timestamp;
+	int64_t		y = cf_sstable_get_stats(*(cf_sstable *const *) b)->max_timestamp;
+
+	return (x < y) - (x > y);
+}
+
+/* Rounds of the time-ordered read before it reads every table at once. */
+#define TIME_ORDERED_ROUNDS 4
+
+/*
+ * A names predicate over columns (Cassandra's time-ordered read): the sstables that may
+ * hold the row are read newest first (by their largest timestamp), the memtables
+ * always, and the read stops as soon as what it has settles every name (names_settled):
+ * an overwritten column then costs the newest table holding it, not every table with a
+ * version of the row. *done false: not settled within a few tables (or not worth it),
+ * and the caller reads every table.
+ */
+static cf_status *
+read_names_newest_first(const cf_table_set *ts, const spec *sp, cf_slice token,
+						cf_slice key, int32_t now_sec, builder *b, bool *done)
+{
+	cf_sstable **order;
+	cf_table_set sub = *ts;
+	size_t		k = 0;
+	cf_status  *st = NULL;
+
+	*done = false;
+	if ((order = mem_malloc((ts->n_sstables + 1) * sizeof(*order))) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
+	for (size_t i = 0; i < ts->n_sstables; i++)
+		if (cf_sstable_may_contain(ts->sstables[i], key))
+			order[k++] = ts->sstables[i];
+	if (k < 2)
+	{
+		free(order);			/* nothing to skip */
+		return NULL;
+	}
+	qsort(order, k, sizeof(*order), cmp_newest_first);
+	sub.sstables = order;
+	for (size_t used = 1; used < k && used <= TIME_ORDERED_ROUNDS && st == NULL; used++)
+	{
+		cf_row_merge *m;
+		bool		settled;
+
+		sub.n_sstables = used;
+		if ((st = cf_read_row_merge(&sub, token, key, false, &m)) != NULL)
+			break;
+		st = names_settled(sp, m, cf_sstable_get_stats(order[used])->max_timestamp, &settled);
+		if (st == NULL && settled)
+		{
+			builder_reset(b);
+			st = slice_row(sp, m, now_sec, b);
+			*done = true;
+		}
+		cf_row_merge_free(m);
+		if (*done)
+			break;
+	}
+	free(order);
+	return st;
+}
+
 /* The slice of one row into b (reset first). */
 static cf_status *
 read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
@@ -623,6 +738,15 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 	cf_status  *st;
 
 	builder_reset(b);
+	if (sp->by_names && sp->lv != LEVEL_SUPERS && sp->n_names > 0 && ts->n_sstables > 1)
+	{
+		bool		done;
+
+		st = read_names_newest_first(ts, sp, token, key, now_sec, b, &done);
+		if (st || done)
+			return st;
+		builder_reset(b);
+	}
 	if ((st = cf_read_row_merge(ts, token, key, sp->reversed, &m)) != NULL)
 		return st;
 	st = slice_row(sp, m, now_sec, b);
@@ -927,7 +1051,11 @@ scan_free(row_scan *s)
 	if (s->sst)
 		for (size_t i = 0; i < s->ts->n_sstables; i++)
 			cf_sstable_iter_free(s->sst[i]);
+	if (s->cells)
+		for (size_t i = 0; i < s->ts->n_sstables; i++)
+			cf_sstable_cells_free(s->cells[i]);
 	free(s->sst);
+	free(s->cells);
 	free(s->mt);
 	cf_buf_free(&s->cur);
 }
@@ -940,7 +1068,8 @@ scan_init(row_scan *s, const cf_table_set *ts)
 	memset(s, 0, sizeof(*s));
 	s->ts = ts;
 	if ((s->mt = mem_calloc(ts->n_memtables + 1, sizeof(*s->mt))) == NULL ||
-		(s->sst = mem_calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL)
+		(s->sst = mem_calloc(ts->n_sstables + 1, sizeof(*s->sst))) == NULL ||
+		(s->cells = mem_calloc(ts->n_sstables + 1, sizeof(*s->cells))) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_memtables; i++)
 		cf_mt_iter_init(&s->mt[i], ts->memtables[i]);

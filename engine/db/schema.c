@@ -31,6 +31,15 @@ struct cf_schema
 	size_t		n_ks;
 	const cf_cf_def **by_id;	/* every CF, sorted by id */
 	size_t		n_ids;
+	struct index_ref *idx_by_id;	/* every index, sorted by index id */
+	size_t		n_idx;
+};
+
+struct index_ref
+{
+	uint32_t	id;
+	const cf_cf_def *cf;
+	const cf_column_def *col;
 };
 
 #define STRATEGY_PREFIX "org.apache.cassandra.locator."
@@ -1103,10 +1112,50 @@ cmp_cf_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int
+cmp_index_ref(const void *a, const void *b)
+{
+	uint32_t	x = ((const struct index_ref *) a)->id;
+	uint32_t	y = ((const struct index_ref *) b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Gives every indexed column of kss without an index id the next id (from *next,
+ * which grows), in schema order (kss sorted); clears the id of columns that are not
+ * indexed. *n_out counts the indexes.
+ */
+static cf_status *
+assign_index_ids(cf_ks_def *kss, size_t n, uint32_t *next, size_t *n_out)
+{
+	*n_out = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < kss[i].n_cfs; j++)
+			for (size_t c = 0; c < kss[i].cfs[j].n_columns; c++)
+			{
+				cf_column_def *col = &kss[i].cfs[j].column_metadata[c];
+
+				if (!col->indexed)
+				{
+					col->index_id = 0;
+					continue;
+				}
+				(*n_out)++;
+				if (col->index_id != 0)
+					continue;
+				if (*next == UINT32_MAX)
+					return cf_status_make(CF_ERR_INVALID, "column family ids are exhausted");
+				col->index_id = (*next)++;
+			}
+	return NULL;
+}
+
 /*
  * Makes a snapshot of kss (taken: freed on error too). The keyspaces must be valid
- * (names set). Sorts, fills in each CF's keyspace, and indexes the CFs by id, which
- * must be non-zero, unique and below next_cf_id (0: one past the largest).
+ * (names set). Sorts, fills in each CF's keyspace, assigns the missing index ids, and
+ * indexes the CFs and the indexes by id; CF and index ids together must be non-zero,
+ * unique and below next_cf_id (0: one past the largest).
  */
 static cf_status *
 schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *version,
@@ -1177,6 +1226,16 @@ schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *versio
 		}
 		max_id = cf->id;
 	}
+	/* the largest stored index id counts too, before the missing ones are assigned */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < kss[i].n_cfs; j++)
+			for (size_t c = 0; c < kss[i].cfs[j].n_columns; c++)
+			{
+				const cf_column_def *col = &kss[i].cfs[j].column_metadata[c];
+
+				if (col->indexed && col->index_id > max_id)
+					max_id = col->index_id;
+			}
 	if (next_cf_id == 0)
 	{
 		if (max_id == UINT32_MAX)
@@ -1192,6 +1251,38 @@ schema_make(cf_ks_def *kss, size_t n, uint32_t next_cf_id, const uint8_t *versio
 		return cf_status_make(CF_ERR_INVALID,
 							  "column family id %u is not below the next id %u",
 							  (unsigned) max_id, (unsigned) next_cf_id);
+	}
+	{
+		size_t		n_idx;
+		cf_status  *st = assign_index_ids(kss, n, &next_cf_id, &n_idx);
+
+		if (st == NULL &&
+			(s->idx_by_id = mem_malloc((n_idx ? n_idx : 1) * sizeof(*s->idx_by_id))) == NULL)
+			st = no_memory("making a schema");
+		for (size_t i = 0; st == NULL && i < n; i++)
+			for (size_t j = 0; j < kss[i].n_cfs; j++)
+				for (size_t c = 0; c < kss[i].cfs[j].n_columns; c++)
+					if (kss[i].cfs[j].column_metadata[c].indexed)
+						s->idx_by_id[s->n_idx++] = (struct index_ref) {
+							kss[i].cfs[j].column_metadata[c].index_id, &kss[i].cfs[j],
+							&kss[i].cfs[j].column_metadata[c]};
+		if (st == NULL && s->n_idx > 0)
+			qsort(s->idx_by_id, s->n_idx, sizeof(*s->idx_by_id), cmp_index_ref);
+		for (size_t i = 0; st == NULL && i < s->n_idx; i++)
+		{
+			const struct index_ref *x = &s->idx_by_id[i];
+
+			if ((i > 0 && s->idx_by_id[i - 1].id == x->id) ||
+				cf_schema_cf_by_id(s, x->id) != NULL)
+				st = cf_status_make(CF_ERR_INVALID, "the index of a column of column family "
+									"'%s.%s' has id %u, which is used twice",
+									x->cf->keyspace, x->cf->name, (unsigned) x->id);
+		}
+		if (st != NULL)
+		{
+			cf_schema_unref(s);
+			return st;
+		}
 	}
 	s->next_cf_id = next_cf_id;
 	if (version != NULL)
@@ -1249,6 +1340,7 @@ cf_schema_unref(cf_schema *s)
 	if (s == NULL || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	free(s->by_id);
+	free(s->idx_by_id);
 	free_ks_array(s->ks, s->n_ks);
 	free(s);
 }
@@ -1357,6 +1449,41 @@ cf_schema_cf_by_id(const cf_schema *s, uint32_t id)
 	return NULL;
 }
 
+const cf_column_def *
+cf_schema_index_by_id(const cf_schema *s, uint32_t id, const cf_cf_def **cf)
+{
+	size_t		lo = 0;
+	size_t		hi = s->n_idx;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		uint32_t	m = s->idx_by_id[mid].id;
+
+		if (m == id)
+		{
+			if (cf)
+				*cf = s->idx_by_id[mid].cf;
+			return s->idx_by_id[mid].col;
+		}
+		if (m < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (cf)
+		*cf = NULL;
+	return NULL;
+}
+
+/* Clears the index ids of d's columns: the schema assigns them (see schema.h). */
+static void
+clear_index_ids(cf_cf_def *d)
+{
+	for (size_t c = 0; c < d->n_columns; c++)
+		d->column_metadata[c].index_id = 0;
+}
+
 /*
  * A deep copy of s's keyspaces with room for `extra` more, skipping index `skip`
  * (-1: none). *n_out counts the copies.
@@ -1423,7 +1550,10 @@ cf_schema_add_keyspace(const cf_schema *s, const cf_ks_def *ks, unsigned flags,
 	}
 	n++;
 	for (size_t i = 0; i < kss[n - 1].n_cfs; i++)
+	{
 		kss[n - 1].cfs[i].id = next++;
+		clear_index_ids(&kss[n - 1].cfs[i]);
+	}
 	return schema_make(kss, n, next, NULL, out);
 }
 
@@ -1514,6 +1644,7 @@ cf_schema_add_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags, cf_sch
 	if ((st = cf_cfdef_copy(&copy, cf)) == NULL)
 	{
 		copy.id = s->next_cf_id;
+		clear_index_ids(&copy);
 		if ((st = cf_ksdef_add_cf(&kss[i], &copy)) != NULL)
 			cf_cfdef_clear(&copy);
 	}
@@ -1634,6 +1765,16 @@ cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags,
 	free(upd.keyspace);
 	free(upd.name);
 	upd.id = old->id;
+	/* an index lives on while its column stays indexed under the same validator */
+	for (size_t c = 0; c < upd.n_columns; c++)
+	{
+		cf_column_def *col = &upd.column_metadata[c];
+		const cf_column_def *was = cf_cfdef_column(old, cf_slice_of(col->name,
+																	col->name_len));
+
+		col->index_id = col->indexed && was && was->indexed &&
+			was->validator == col->validator ? was->index_id : 0;
+	}
 	if (!dup_str(&upd.keyspace, old->keyspace) || !dup_str(&upd.name, old->name))
 	{
 		cf_cfdef_clear(&upd);
@@ -1668,6 +1809,7 @@ cf_schema_update_cf(const cf_schema *s, const cf_cf_def *cf, unsigned flags,
 #define CF_FLAG_HAS_SUBCOMPARATOR 0x02
 #define COL_FLAG_INDEXED 0x01
 #define COL_FLAG_HAS_INDEX_NAME 0x02
+#define COL_FLAG_HAS_INDEX_ID 0x04
 
 /* Smallest encodings, for bounding counts before allocating. */
 #define MIN_OPTION_BYTES 2		/* two empty strings */
@@ -1723,10 +1865,15 @@ put_cf(cf_buf *b, const cf_cf_def *d)
 		cf_buf_put_varint(b, c->name_len);
 		cf_buf_put(b, c->name, c->name_len);
 		cf_buf_put_u8(b, (uint8_t) c->validator);
+		bool		has_id = c->indexed && c->index_id != 0;
+
 		cf_buf_put_u8(b, (uint8_t) ((c->indexed ? COL_FLAG_INDEXED : 0) |
-									(c->index_name ? COL_FLAG_HAS_INDEX_NAME : 0)));
+									(c->index_name ? COL_FLAG_HAS_INDEX_NAME : 0) |
+									(has_id ? COL_FLAG_HAS_INDEX_ID : 0)));
 		if (c->index_name)
 			put_str(b, c->index_name);
+		if (has_id)
+			cf_buf_put_u32(b, c->index_id);
 	}
 }
 
@@ -1835,11 +1982,15 @@ get_column(cf_rd *r, cf_column_def *c)
 	}
 	c->validator = get_type(r);
 	flags = cf_rd_u8(r);
-	if (flags & ~(COL_FLAG_INDEXED | COL_FLAG_HAS_INDEX_NAME))
+	if ((flags & ~(COL_FLAG_INDEXED | COL_FLAG_HAS_INDEX_NAME | COL_FLAG_HAS_INDEX_ID)) ||
+		((flags & COL_FLAG_HAS_INDEX_ID) && !(flags & COL_FLAG_INDEXED)))
 		cf_rd_fail(r);
 	c->indexed = (flags & COL_FLAG_INDEXED) != 0;
-	if (cf_rd_ok(r) && (flags & COL_FLAG_HAS_INDEX_NAME))
-		return get_str(r, &c->index_name, false) || !cf_rd_ok(r);
+	if (cf_rd_ok(r) && (flags & COL_FLAG_HAS_INDEX_NAME) &&
+		!get_str(r, &c->index_name, false) && cf_rd_ok(r))
+		return false;
+	if (cf_rd_ok(r) && (flags & COL_FLAG_HAS_INDEX_ID) && (c->index_id = cf_rd_u32(r)) == 0)
+		cf_rd_fail(r);
 	return true;
 }
 

@@ -93,6 +93,13 @@ typedef struct cf_column_def
 	cf_type		validator;		/* validation_class */
 	bool		indexed;		/* index_type KEYS */
 	char	   *index_name;		/* NULL if none */
+	/*
+	 * The id of the index's hidden column family (engine/doc/index_format.md): drawn
+	 * from the same sequence as CF ids, assigned by the schema, never reused; 0 when
+	 * not indexed. Callers building a definition leave it 0 (the schema ignores what
+	 * they set, except in cf_schema_build, which keeps stored ids).
+	 */
+	uint32_t	index_id;
 } cf_column_def;
 
 /* One CfDef. */
@@ -285,7 +292,10 @@ cf_schema  *cf_schema_new(void);
  * A schema from keyspaces as the db stored them (ids assigned), e.g. decoded with
  * cf_ksdef_decode from the system keyspace. Copies kss. version NULL: a fresh one.
  * next_cf_id 0: one past the largest id. Validates everything (system allowed) and that
- * ids are non-zero, unique and below next_cf_id: CF_ERR_INVALID otherwise.
+ * ids (CF and index ids together) are non-zero, unique and below next_cf_id:
+ * CF_ERR_INVALID otherwise. An indexed column stored without an index id (written
+ * before indexes had ids) gets one from next_cf_id, so the result's next_cf_id is then
+ * larger than the one given: the caller should persist the schema again.
  */
 cf_status  *cf_schema_build(const cf_ks_def *kss, size_t n, uint32_t next_cf_id,
 							const uint8_t *version, cf_schema **out);
@@ -311,6 +321,14 @@ const cf_cf_def *cf_schema_cf(const cf_schema *s, const char *keyspace, const ch
 const cf_cf_def *cf_schema_cf_by_id(const cf_schema *s, uint32_t id);
 
 /*
+ * The indexed column whose index has this id (cf_column_def.index_id), and in *cf
+ * (may be NULL) the column family it belongs to; NULL if no index has the id (CF ids
+ * are not index ids). O(log n).
+ */
+const cf_column_def *cf_schema_index_by_id(const cf_schema *s, uint32_t id,
+										   const cf_cf_def **cf);
+
+/*
  * Changes. Each validates, and on success stores a NEW snapshot with one reference in
  * *out (fresh version); s is never modified. On error *out is NULL. The argument
  * definitions are copied, never taken. flags: CF_SCHEMA_ALLOW_SYSTEM or 0.
@@ -325,6 +343,13 @@ const cf_cf_def *cf_schema_cf_by_id(const cf_schema *s, uint32_t id);
  * update_cf: finds the CF by cf->id when non-zero, else by (keyspace, name); may change
  *   everything but the name, keyspace, column type and comparators (CF_ERR_INVALID
  *   naming the field); keeps the id.
+ *
+ * Index ids: every indexed column without one gets the next id, after the CF ids
+ * (keyspaces, CFs by name, columns in their order). update_cf keeps a column's index
+ * id while the column stays indexed with the same validator (an index_name change
+ * keeps it); an index whose column's validator changes is a new index (new id: its
+ * entries are keyed by the validator, engine/doc/index_format.md). Dropping the index
+ * (index_type unset) or its CF retires the id for good, like a CF id.
  */
 cf_status  *cf_schema_add_keyspace(const cf_schema *s, const cf_ks_def *ks,
 								   unsigned flags, cf_schema **out);

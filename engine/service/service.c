@@ -23,7 +23,6 @@
 
 #define SVC_DEFAULT_TIMEOUT_US INT64_C(10000000)
 #define SVC_MAX_REPLICAS 16
-#define SVC_INDEX_SCAN_PAGE 512
 
 struct cf_service
 {
@@ -708,182 +707,37 @@ cf_service_range_slices(cf_service *svc, const char *keyspace, const char *cf,
 
 typedef struct svc_indexed
 {
-	const cf_index_query *q;
+	const char *keyspace;
+	const char *cf;
+	const cf_index_clause *q;
 	const cf_predicate *pred;
 	cf_read_rows *rows;
 } svc_indexed;
 
-/* The type an expression's value compares under: the column's validator. */
-static cf_type
-svc_value_type(const cf_cf_def *def, cf_slice column)
-{
-	const cf_column_def *c = cf_cfdef_column(def, column);
-
-	return c ? c->validator : def->default_validator;
-}
-
-static bool
-svc_expr_matches(const cf_cf_def *def, const cf_index_expr *e, const cf_row_slice *row)
-{
-	cf_type		vt = svc_value_type(def, e->column);
-
-	for (size_t i = 0; i < row->n_columns; i++)
-	{
-		const cf_read_column *c = &row->columns[i];
-		int			r;
-
-		if (cf_type_compare(def->comparator, c->name, e->column) != 0)
-			continue;
-		if (cf_type_validate(vt, c->value, "value") != NULL)
-			return false;		/* written under another validator: cannot compare */
-		r = cf_type_compare(vt, c->value, e->value);
-		switch (e->op)
-		{
-			case 0:
-				return r == 0;
-			case 1:
-				return r >= 0;
-			case 2:
-				return r > 0;
-			case 3:
-				return r <= 0;
-			case 4:
-				return r < 0;
-		}
-		return false;
-	}
-	return false;
-}
-
-/*
- * The scan: pages of rows in token order from start_key, each read with only the
- * expressions' columns; the matching keys are then read with the caller's predicate.
- */
+/* The local replica's answer: from the db's index (it validates the clause). */
 static cf_status *
 svc_indexed_fn(cf_service *svc, const cf_cf_def *def, const cf_table_set *ts, void *arg)
 {
 	svc_indexed *a = arg;
-	const cf_index_query *q = a->q;
-	cf_slice   *names = NULL;
-	cf_slice   *keys = NULL;
-	cf_slice   *tokens = NULL;
-	size_t		n_match = 0;
-	cf_read_rows *page = NULL;
-	cf_read_rows *prev = NULL;
-	cf_buf		start_tok = CF_BUF_INIT;
-	cf_arena   *arena = cf_arena_new(4096);
-	cf_status  *s = NULL;
 
+	(void) def;
+	(void) ts;
 	cf_read_rows_free(a->rows);
 	a->rows = NULL;
-	names = malloc(q->n_exprs * sizeof(*names));
-	keys = malloc((size_t) q->count * sizeof(*keys) + 1);
-	tokens = malloc((size_t) q->count * sizeof(*tokens) + 1);
-	if (arena == NULL || names == NULL || keys == NULL || tokens == NULL)
-		s = cf_status_make(CF_ERR_NO_MEMORY, "indexed slices: out of memory");
-	if (s == NULL && q->start_key.len)
-		s = cf_db_token(svc->db, q->start_key, &start_tok);
-	for (size_t i = 0; s == NULL && i < q->n_exprs; i++)
-		names[i] = q->exprs[i].column;
-
-	while (s == NULL && n_match < (size_t) q->count)
-	{
-		cf_predicate np = {.by_names = true,.names = names,.n_names = q->n_exprs};
-		cf_key_range kr = {
-			.start_token = cf_slice_of(start_tok.data, start_tok.len),
-			.start_key = q->start_key,.count = SVC_INDEX_SCAN_PAGE,
-			.after = prev && prev->has_cursor ? &prev->cursor : NULL,
-		};
-
-		s = cf_read_range(ts, &kr, cf_slice_of(NULL, 0), &np, svc_now_sec(), &page);
-		if (s)
-			break;
-		for (size_t r = 0; r < page->n_rows && n_match < (size_t) q->count; r++)
-		{
-			bool		all = true;
-
-			for (size_t e = 0; all && e < q->n_exprs; e++)
-				all = svc_expr_matches(def, &q->exprs[e], &page->rows[r].slice);
-			if (!all)
-				continue;
-			keys[n_match].p = cf_arena_dup(arena, page->rows[r].key.p, page->rows[r].key.len);
-			keys[n_match].len = page->rows[r].key.len;
-			tokens[n_match].p = cf_arena_dup(arena, page->rows[r].token.p,
-											 page->rows[r].token.len);
-			tokens[n_match].len = page->rows[r].token.len;
-			if ((keys[n_match].len && keys[n_match].p == NULL) ||
-				(tokens[n_match].len && tokens[n_match].p == NULL))
-				s = cf_status_make(CF_ERR_NO_MEMORY, "indexed slices: out of memory");
-			n_match++;
-		}
-		cf_read_rows_free(prev);
-		prev = page;
-		if (page->n_rows < SVC_INDEX_SCAN_PAGE)
-			break;
-	}
-	cf_read_rows_free(prev);
-	if (s == NULL)
-		s = cf_read_multi(ts, tokens, keys, n_match, cf_slice_of(NULL, 0), a->pred,
-						  svc_now_sec(), &a->rows);
-	cf_buf_free(&start_tok);
-	cf_arena_free(arena);
-	free(names);
-	free(keys);
-	free(tokens);
-	return s;
+	return cf_db_get_indexed_slices(svc->db, a->keyspace, a->cf, a->q, a->pred, &a->rows);
 }
 
 cf_status *
 cf_service_indexed_slices(cf_service *svc, const char *keyspace, const char *cf,
-						  const cf_index_query *q, const cf_predicate *pred, int cl,
+						  const cf_index_clause *q, const cf_predicate *pred, int cl,
 						  cf_read_rows **out)
 {
-	cf_schema  *schema = cf_db_schema(svc->db);
-	const cf_ks_def *ks;
-	const cf_cf_def *def;
-	svc_indexed a = {.q = q,.pred = pred};
-	bool		indexed_eq = false;
-	cf_status  *s = svc_cf(schema, keyspace, cf, &ks, &def);
+	svc_indexed a = {.keyspace = keyspace,.cf = cf,.q = q,.pred = pred};
+	cf_status  *s;
 
 	*out = NULL;
-	if (s == NULL && def->super)
-		s = cf_status_make(CF_ERR_INVALID,
-						   "secondary indexes are not supported on super column family %s", cf);
-	if (s == NULL && q->n_exprs == 0)
-		s = cf_status_make(CF_ERR_INVALID, "index clause list may not be empty");
-	if (s == NULL && q->count <= 0)
-		s = cf_status_make(CF_ERR_INVALID, "index clause count must be positive");
-	for (size_t i = 0; s == NULL && i < q->n_exprs; i++)
-	{
-		const cf_index_expr *e = &q->exprs[i];
-		const cf_column_def *c;
-
-		if (e->op < 0 || e->op > 4)
-		{
-			s = cf_status_make(CF_ERR_INVALID, "unknown index operator %d", e->op);
-			break;
-		}
-		s = cf_name_validate(def->comparator, e->column, "index expression column name",
-							 false);
-		if (s)
-			break;
-		s = cf_type_validate(svc_value_type(def, e->column), e->value,
-							 "index expression value");
-		if (s)
-			break;
-		c = cf_cfdef_column(def, e->column);
-		if (e->op == 0 && c && c->indexed)
-			indexed_eq = true;
-	}
-	if (s == NULL && !indexed_eq)
-		s = cf_status_make(CF_ERR_INVALID,
-						   "No indexed columns present in index clause with operator EQ");
-	if (s == NULL && q->start_key.len > CF_KEY_MAX)
-		s = cf_status_make(CF_ERR_INVALID, "start_key is longer than %d bytes", CF_KEY_MAX);
-	cf_schema_unref(schema);
-	if (s)
-		return s;
-
+	if (q->start_key.len > CF_KEY_MAX)
+		return cf_status_make(CF_ERR_INVALID, "start_key is longer than %d bytes", CF_KEY_MAX);
 	s = svc_read(svc, keyspace, cf, cf_slice_of(NULL, 0), cl, svc_indexed_fn, &a);
 	if (s)
 	{

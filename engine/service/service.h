@@ -135,32 +135,15 @@ cf_status  *cf_service_range_slices(cf_service *svc, const char *keyspace,
 									cf_slice super_column, const cf_predicate *pred,
 									int cl, cf_read_rows **out);
 
-/* get_indexed_slices' IndexClause. op: 0 EQ, 1 GTE, 2 GT, 3 LTE, 4 LT (Thrift's). */
-typedef struct cf_index_expr
-{
-	cf_slice	column;
-	int			op;
-	cf_slice	value;
-} cf_index_expr;
-
-typedef struct cf_index_query
-{
-	const cf_index_expr *exprs;
-	size_t		n_exprs;
-	cf_slice	start_key;		/* rows from this key's token on (inclusive); empty: all */
-	int32_t		count;
-} cf_index_query;
-
 /*
- * get_indexed_slices: rows (in token order, from start_key) matching every
- * expression, each with its slice under pred. As 0.7: a Standard CF, and at least one
- * EQ expression on a column declared with a KEYS index (CF_ERR_INVALID otherwise);
- * values compare under the column's validator. No index structure exists yet
- * (engine/db/index.* is separate work): the rows are found by a scan of the CF that
- * reads only the expressions' columns, so the answer is right but costs O(rows).
+ * get_indexed_slices (db/index.h's clause): rows (in index order, from start_key)
+ * matching every expression, each with its slice under pred. As 0.7: a Standard CF,
+ * and at least one EQ expression on a column declared with a KEYS index
+ * (CF_ERR_INVALID otherwise, naming the CF's indexed columns); values compare under
+ * the column's validator. Served from the index (db/db.h cf_db_get_indexed_slices).
  */
 cf_status  *cf_service_indexed_slices(cf_service *svc, const char *keyspace,
-									  const char *cf, const cf_index_query *q,
+									  const char *cf, const cf_index_clause *q,
 									  const cf_predicate *pred, int cl,
 									  cf_read_rows **out);
 

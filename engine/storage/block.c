@@ -10,6 +10,9 @@
 #include "storage/block.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -69,7 +72,12 @@ cf_block_seal(const void *raw, size_t len, int level, void *cctx, cf_buf *out, u
 		if (dst == NULL)
 			return cf_buf_status(out);
 		if (cctx)
-			got = ZSTD_compressCCtx((ZSTD_CCtx *) cctx, dst, bound, raw, len, level);
+		{
+			/* compress2: the level, and whatever else the caller set on cctx */
+			got = ZSTD_CCtx_setParameter((ZSTD_CCtx *) cctx, ZSTD_c_compressionLevel, level);
+			if (!ZSTD_isError(got))
+				got = ZSTD_compress2((ZSTD_CCtx *) cctx, dst, bound, raw, len);
+		}
 		else
 			got = ZSTD_compress(dst, bound, raw, len, level);
 		if (!ZSTD_isError(got) && got < len)
@@ -102,66 +110,152 @@ cf_block_dctx_free(void *dctx)
 	ZSTD_freeDCtx((ZSTD_DCtx *) dctx);
 }
 
+/*
+ * Checks a stored block's trailer and checksum: its compression in *type, its stored
+ * byte count in *slen, its uncompressed length in *raw_len (checked against the limit
+ * and, for a raw block, against the stored size; a zstd frame's own size is checked
+ * when it is decompressed).
+ */
+static cf_status *
+verify(const uint8_t *stored, size_t n, uint8_t *type, size_t *slen, uint32_t *raw_len)
+{
+	const uint8_t *tr;
+	uint32_t	crc;
+
+	if (n < CF_BLOCK_TRAILER_SIZE)
+		return cf_status_make(CF_ERR_CORRUPTION, "block of %zu bytes is shorter than its trailer", n);
+	*slen = n - CF_BLOCK_TRAILER_SIZE;
+	tr = stored + *slen;
+	*type = tr[0];
+	*raw_len = cf_load_be32(tr + 1);
+	crc = cf_load_be32(tr + 5);
+	if (crc != block_crc(stored, *slen, *type))
+		return cf_status_make(CF_ERR_CORRUPTION, "block checksum mismatch (stored %08x, computed %08x)",
+							  crc, block_crc(stored, *slen, *type));
+	if (*raw_len > CF_BLOCK_MAX_RAW)
+		return cf_status_make(CF_ERR_CORRUPTION, "block length %" PRIu32 " exceeds the limit of %zu",
+							  *raw_len, CF_BLOCK_MAX_RAW);
+	if (*type == CF_BLOCK_RAW && *raw_len != *slen)
+		return cf_status_make(CF_ERR_CORRUPTION, "raw block of %zu bytes claims %" PRIu32,
+							  *slen, *raw_len);
+	if (*type != CF_BLOCK_RAW && *type != CF_BLOCK_ZSTD)
+		return cf_status_make(CF_ERR_CORRUPTION, "unknown block compression %u", *type);
+	return NULL;
+}
+
+/* Decompresses a verified zstd block's slen stored bytes into dst (raw_len bytes). */
+static cf_status *
+unzstd(ZSTD_DCtx *dctx, const uint8_t *stored, size_t slen, uint8_t *dst, uint32_t raw_len)
+{
+	unsigned long long fcs = ZSTD_getFrameContentSize(stored, slen);
+	size_t		got;
+
+	if (fcs != raw_len)
+		return cf_status_make(CF_ERR_CORRUPTION, "zstd block: frame size %llu, trailer says %" PRIu32,
+							  fcs, raw_len);
+	if (dctx)
+		got = ZSTD_decompressDCtx(dctx, dst, raw_len, stored, slen);
+	else
+		got = ZSTD_decompress(dst, raw_len, stored, slen);
+	if (ZSTD_isError(got) || got != raw_len)
+	{
+		if (ZSTD_isError(got) && ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation)
+			return cf_status_make(CF_ERR_NO_MEMORY, "zstd: %s", ZSTD_getErrorName(got));
+		return cf_status_make(CF_ERR_CORRUPTION, "zstd block does not decompress: %s",
+							  ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short output");
+	}
+	return NULL;
+}
+
+/* ---- one zstd context per thread, for callers that keep none (dctx NULL) ---- */
+
+static pthread_key_t dctx_key;
+static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
+static bool dctx_key_ok;
+
+static void
+dctx_destroy(void *p)
+{
+	ZSTD_freeDCtx((ZSTD_DCtx *) p);
+}
+
+static void
+dctx_key_init(void)
+{
+	dctx_key_ok = pthread_key_create(&dctx_key, dctx_destroy) == 0;
+}
+
+/* The calling thread's context, created at its first use; NULL on no memory. */
+static ZSTD_DCtx *
+thread_dctx(void)
+{
+	ZSTD_DCtx  *d;
+
+	pthread_once(&dctx_once, dctx_key_init);
+	if (!dctx_key_ok)
+		return NULL;
+	if ((d = pthread_getspecific(dctx_key)) == NULL && (d = ZSTD_createDCtx()) != NULL &&
+		pthread_setspecific(dctx_key, d) != 0)
+	{
+		ZSTD_freeDCtx(d);
+		d = NULL;
+	}
+	return d;
+}
+
 cf_status *
 cf_block_decode(const uint8_t *stored, size_t n, void **dctx, cf_buf *out)
 {
-	const uint8_t *tr;
-	size_t		slen;
-	uint8_t		type;
-	uint32_t	raw_len;
-	uint32_t	crc;
+	uint8_t		type = CF_BLOCK_RAW;
+	size_t		slen = 0;
+	uint32_t	raw_len = 0;
+	uint8_t    *dst;
+	ZSTD_DCtx  *tdctx = NULL;
+	cf_status  *s;
 
 	cf_buf_reset(out);
-	if (n < CF_BLOCK_TRAILER_SIZE)
-		return cf_status_make(CF_ERR_CORRUPTION, "block of %zu bytes is shorter than its trailer", n);
-	slen = n - CF_BLOCK_TRAILER_SIZE;
-	tr = stored + slen;
-	type = tr[0];
-	raw_len = cf_load_be32(tr + 1);
-	crc = cf_load_be32(tr + 5);
-	if (crc != block_crc(stored, slen, type))
-		return cf_status_make(CF_ERR_CORRUPTION, "block checksum mismatch (stored %08x, computed %08x)",
-							  crc, block_crc(stored, slen, type));
-	if (raw_len > CF_BLOCK_MAX_RAW)
-		return cf_status_make(CF_ERR_CORRUPTION, "block length %" PRIu32 " exceeds the limit of %zu",
-							  raw_len, CF_BLOCK_MAX_RAW);
+	if ((s = verify(stored, n, &type, &slen, &raw_len)) != NULL)
+		return s;
 	if (type == CF_BLOCK_RAW)
 	{
-		if (raw_len != slen)
-			return cf_status_make(CF_ERR_CORRUPTION, "raw block of %zu bytes claims %" PRIu32,
-								  slen, raw_len);
 		cf_buf_put(out, stored, slen);
 		return cf_buf_status(out);
 	}
-	if (type == CF_BLOCK_ZSTD)
-	{
-		unsigned long long fcs = ZSTD_getFrameContentSize(stored, slen);
-		uint8_t    *dst;
-		size_t		got;
+	dst = cf_buf_extend(out, raw_len);
+	if (dst == NULL && raw_len > 0)
+		return cf_buf_status(out);
+	if (dctx && *dctx == NULL && (*dctx = ZSTD_createDCtx()) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "zstd: no memory for a decompression context");
+	if (dctx == NULL && (tdctx = thread_dctx()) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "zstd: no memory for a decompression context");
+	if ((s = unzstd(dctx ? (ZSTD_DCtx *) *dctx : tdctx, stored, slen, dst, raw_len)) != NULL)
+		cf_buf_reset(out);
+	return s;
+}
 
-		if (fcs != raw_len)
-			return cf_status_make(CF_ERR_CORRUPTION, "zstd block: frame size %llu, trailer says %" PRIu32,
-								  fcs, raw_len);
-		dst = cf_buf_extend(out, raw_len);
-		if (dst == NULL && raw_len > 0)
-			return cf_buf_status(out);
-		if (dctx && *dctx == NULL && (*dctx = ZSTD_createDCtx()) == NULL)
-			return cf_status_make(CF_ERR_NO_MEMORY, "zstd: no memory for a decompression context");
-		if (dctx)
-			got = ZSTD_decompressDCtx((ZSTD_DCtx *) *dctx, dst, raw_len, stored, slen);
-		else
-			got = ZSTD_decompress(dst, raw_len, stored, slen);
-		if (ZSTD_isError(got) || got != raw_len)
-		{
-			cf_buf_reset(out);
-			if (ZSTD_isError(got) && ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation)
-				return cf_status_make(CF_ERR_NO_MEMORY, "zstd: %s", ZSTD_getErrorName(got));
-			return cf_status_make(CF_ERR_CORRUPTION, "zstd block does not decompress: %s",
-								  ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short output");
-		}
-		return NULL;
-	}
-	return cf_status_make(CF_ERR_CORRUPTION, "unknown block compression %u", type);
+/* Checks a handle against the section end and the block limits. */
+static cf_status *
+check_handle(const char *path, cf_block_handle h, uint64_t end)
+{
+	if (h.size < CF_BLOCK_TRAILER_SIZE || h.size > CF_BLOCK_MAX_RAW + CF_BLOCK_TRAILER_SIZE ||
+		h.offset > end || h.size > end - h.offset)
+		return cf_status_make(CF_ERR_CORRUPTION,
+							  "%s: block handle at offset %" PRIu64 " size %" PRIu64
+							  " is out of bounds (section ends at %" PRIu64 ")",
+							  path, h.offset, h.size, end);
+	return NULL;
+}
+
+cf_status *
+cf_block_read_mapped(const uint8_t *map, const char *path, cf_block_handle h, uint64_t end,
+					 void **dctx, cf_buf *out)
+{
+	cf_status  *s = check_handle(path, h, end);
+
+	if (s)
+		return s;
+	s = cf_block_decode(map + h.offset, (size_t) h.size, dctx, out);
+	return cf_status_wrap(s, "%s: block at offset %" PRIu64, path, h.offset);
 }
 
 cf_status *
@@ -171,12 +265,8 @@ cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end, void **dctx, cf_buf 
 	cf_status  *s;
 	uint8_t    *dst;
 
-	if (h.size < CF_BLOCK_TRAILER_SIZE || h.size > CF_BLOCK_MAX_RAW + CF_BLOCK_TRAILER_SIZE ||
-		h.offset > end || h.size > end - h.offset)
-		return cf_status_make(CF_ERR_CORRUPTION,
-							  "%s: block handle at offset %" PRIu64 " size %" PRIu64
-							  " is out of bounds (section ends at %" PRIu64 ")",
-							  f->path, h.offset, h.size, end);
+	if ((s = check_handle(f->path, h, end)) != NULL)
+		return s;
 	cf_buf_reset(scratch);
 	dst = cf_buf_extend(scratch, (size_t) h.size);
 	if (dst == NULL)

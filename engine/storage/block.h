@@ -17,7 +17,8 @@
  *
  * Thread safety: all functions are reentrant; a cf_buf or ZSTD context passed in
  * belongs to the calling thread for the call (a context may serve one thread after
- * another, never two at once).
+ * another, never two at once). With dctx NULL the functions use a context of the
+ * calling thread's own.
  */
 #ifndef CF_STORAGE_BLOCK_H
 #define CF_STORAGE_BLOCK_H
@@ -52,7 +53,9 @@ cf_block_handle cf_block_handle_get(cf_rd *r);
 /*
  * Appends the stored form of raw[0..len) — compressed with zstd at `level` if that
  * shrinks it, else raw — and its trailer to out. level <= 0 means never compress.
- * cctx is a ZSTD_CCtx * to reuse (NULL: a temporary one). *type, if not NULL, receives
+ * cctx is a ZSTD_CCtx * to reuse (NULL: a temporary one); parameters the caller set on
+ * it other than the level (the SSTable writer turns off Huffman coding of literals)
+ * apply. *type, if not NULL, receives
  * the compression chosen. Errors: CF_ERR_TOO_LARGE when len > CF_BLOCK_MAX_RAW;
  * CF_ERR_NO_MEMORY; out's failure (cf_buf_status).
  */
@@ -64,8 +67,10 @@ cf_status  *cf_block_seal(const void *raw, size_t len, int level, void *cctx,
  * uncompressed contents into out, which is reset first. dctx is where the caller keeps
  * a ZSTD_DCtx to reuse across calls, as cf_block_seal's cctx: if *dctx is NULL when a
  * zstd block comes, one is created there, for the caller to free with
- * cf_block_dctx_free (a reader of raw blocks never pays for one); dctx NULL means a
- * temporary context per zstd block. Errors: CF_ERR_CORRUPTION naming what is wrong
+ * cf_block_dctx_free (a reader of raw blocks never pays for one); dctx NULL means the
+ * calling thread's own context, created at its first zstd block and freed when the
+ * thread exits (creating one costs several microseconds: never per block). Errors:
+ * CF_ERR_CORRUPTION naming what is wrong
  * (short block, checksum, unknown compression, bad length, zstd failure);
  * CF_ERR_NO_MEMORY. The caller adds which file and offset.
  */
@@ -83,5 +88,13 @@ void		cf_block_dctx_free(void *dctx);
  */
 cf_status  *cf_block_read(cf_rfile *f, cf_block_handle h, uint64_t end, void **dctx,
 						  cf_buf *scratch, cf_buf *out);
+
+/*
+ * As cf_block_read, from map, the file's bytes mapped in memory (cf_rfile_map), which
+ * needs no scratch: the block is checked and decoded where it lies. path names the
+ * file in messages.
+ */
+cf_status  *cf_block_read_mapped(const uint8_t *map, const char *path, cf_block_handle h,
+								 uint64_t end, void **dctx, cf_buf *out);
 
 #endif							/* CF_STORAGE_BLOCK_H */

@@ -9,7 +9,9 @@
  * each path; this file decides only what of the row survives (engine/doc/compaction.md)
  * and streams it to the writer, so no row is ever materialised. Each input keeps one
  * cell iterator, reset to each of its rows in turn (cf_cell_source_sstable_reuse), so
- * a data block holding many rows is read and decoded once, not once per row.
+ * a data block holding many rows is read and decoded once, not once per row. The
+ * inputs' blocks are not added to the block cache (cf_sstable_iter_fill_cache): they
+ * are read once and their tables are deleted after.
  *
  * Purging is decided per row, lazily: the caller's may_exist_elsewhere is asked only
  * when the row holds a tombstone old enough to purge, and its answer then holds for
@@ -415,8 +417,11 @@ compactor_init(compactor *c)
 		const cf_sstable_stats *ts = cf_sstable_get_stats(c->inputs[i]);
 
 		c->st->bytes_in += ts->file_bytes;
-		if ((s = cf_sstable_iter_new(c->inputs[i], &c->its[i])) != NULL ||
-			(s = cf_sstable_iter_first(c->its[i])) != NULL)
+		if ((s = cf_sstable_iter_new(c->inputs[i], &c->its[i])) != NULL)
+			return s;
+		/* one pass over tables about to be deleted: leave the block cache to readers */
+		cf_sstable_iter_fill_cache(c->its[i], false);
+		if ((s = cf_sstable_iter_first(c->its[i])) != NULL)
 			return s;
 		if (cf_sstable_iter_valid(c->its[i]))
 			heap_push(c, i);

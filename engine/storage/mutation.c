@@ -271,6 +271,98 @@ cf_mutation_release(cf_mutation *m)
 	*m = (cf_mutation) {0};
 }
 
+/* Smallest batch element: a length byte and a version-1 mutation (version, key, count). */
+#define MIN_BATCH_ELEM_BYTES (1 + 1 + 1 + 1)
+
+cf_status *
+cf_mutation_batch_encode(const cf_mutation *ms, size_t n, cf_buf *out)
+{
+	cf_buf		one = CF_BUF_INIT;
+	cf_status  *s = NULL;
+
+	if (n == 0)
+		return cf_status_make(CF_ERR_INTERNAL, "a mutation batch needs at least one mutation");
+	if (n == 1)
+		return cf_mutation_encode(&ms[0], out);
+	cf_buf_put_u8(out, CF_MUTATION_BATCH_VERSION);
+	cf_buf_put_varint(out, n);
+	for (size_t i = 0; s == NULL && i < n; i++)
+	{
+		cf_buf_reset(&one);
+		if ((s = cf_mutation_encode(&ms[i], &one)) == NULL)
+			cf_buf_put_bytes(out, cf_slice_of(one.data, one.len));
+	}
+	cf_buf_free(&one);
+	return s ? s : cf_buf_status(out);
+}
+
+cf_status *
+cf_mutation_batch_decode(cf_slice data, cf_mutation **out, size_t *n_out)
+{
+	cf_rd		r;
+	size_t		n;
+	cf_mutation *ms;
+	cf_status  *s = NULL;
+
+	*out = NULL;
+	*n_out = 0;
+	if (data.len > 0 && data.p[0] == CF_MUTATION_VERSION)
+	{
+		if ((ms = calloc(1, sizeof(*ms))) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "mutation: out of memory");
+		if ((s = cf_mutation_decode(data, ms)) != NULL)
+		{
+			free(ms);
+			return s;
+		}
+		*out = ms;
+		*n_out = 1;
+		return NULL;
+	}
+	cf_rd_init(&r, data.p, data.len);
+	if (cf_rd_u8(&r) != CF_MUTATION_BATCH_VERSION && cf_rd_ok(&r))
+		return cf_status_make(CF_ERR_CORRUPTION,
+							  "mutation: unknown format version %u (this build reads %d "
+							  "and %d)", data.p[0], CF_MUTATION_VERSION,
+							  CF_MUTATION_BATCH_VERSION);
+	n = get_count(&r, MIN_BATCH_ELEM_BYTES);
+	if (cf_rd_ok(&r) && n < 2)
+		cf_rd_fail(&r);
+	if ((s = cf_rd_status(&r, "mutation batch")) != NULL)
+		return s;
+	if ((ms = calloc(n, sizeof(*ms))) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "mutation: out of memory decoding a "
+							  "batch of %zu", n);
+	for (size_t i = 0; s == NULL && i < n; i++)
+	{
+		cf_slice	one = cf_rd_slice(&r, SIZE_MAX);
+
+		if ((s = cf_rd_status(&r, "mutation batch")) == NULL)
+			s = cf_mutation_decode(one, &ms[i]);
+		if (s)
+			s = cf_status_wrap(s, "mutation %zu of a batch of %zu", i + 1, n);
+	}
+	if (s == NULL && cf_rd_left(&r) != 0)
+		s = cf_status_make(CF_ERR_CORRUPTION, "mutation batch: %zu bytes left over after "
+						   "the last mutation", cf_rd_left(&r));
+	if (s)
+	{
+		cf_mutation_batch_release(ms, n);
+		return s;
+	}
+	*out = ms;
+	*n_out = n;
+	return NULL;
+}
+
+void
+cf_mutation_batch_release(cf_mutation *ms, size_t n)
+{
+	for (size_t i = 0; ms && i < n; i++)
+		cf_mutation_release(&ms[i]);
+	free(ms);
+}
+
 size_t
 cf_mutation_ops(const cf_mutation *m)
 {

@@ -23,6 +23,7 @@
 #include "util/status.h"
 
 #define CF_MUTATION_VERSION 1
+#define CF_MUTATION_BATCH_VERSION 2	/* several row mutations in one record */
 
 /* The changes to one column family of the row. */
 typedef struct cf_cf_update
@@ -54,6 +55,25 @@ cf_status  *cf_mutation_decode(cf_slice data, cf_mutation *out);
 
 /* Frees a decoded mutation's arrays; harmless on a caller-built or empty one. */
 void		cf_mutation_release(cf_mutation *m);
+
+/*
+ * A batch: several row mutations (different row keys, e.g. a row and the secondary
+ * index rows a write changes) encoded as ONE payload, so that one commit-log record
+ * holds them all and replay brings back all of them or none. A batch of one is
+ * encoded exactly as cf_mutation_encode encodes that mutation (version 1); two or
+ * more use version 2 (engine/doc/mutation_format.md). n must be at least 1.
+ */
+cf_status  *cf_mutation_batch_encode(const cf_mutation *ms, size_t n, cf_buf *out);
+
+/*
+ * Decodes a payload of either version into a malloc'd array of *n >= 1 mutations (a
+ * version-1 payload gives one), each referencing data as cf_mutation_decode's do.
+ * Release with cf_mutation_batch_release. On error *out is NULL and *n 0.
+ */
+cf_status  *cf_mutation_batch_decode(cf_slice data, cf_mutation **out, size_t *n);
+
+/* Releases every mutation of a decoded batch and the array. NULL is accepted. */
+void		cf_mutation_batch_release(cf_mutation *ms, size_t n);
 
 /* Cells plus tombstones plus row deletions: the "operations" memtable thresholds count. */
 size_t		cf_mutation_ops(const cf_mutation *m);

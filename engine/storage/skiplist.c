@@ -19,7 +19,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#define SL_MAX_HEIGHT 12
+#define SL_MAX_HEIGHT CF_SKIPLIST_MAX_HEIGHT
 #define SL_BRANCHING 4
 
 struct cf_skiplist_node
@@ -125,6 +125,43 @@ sl_find_ge(const cf_skiplist *list, const void *key, cf_skiplist_node **prev)
 			if (level == 0)
 				return next;
 			level--;
+		}
+	}
+}
+
+/*
+ * sl_find_ge starting from hint (see cf_skiplist_find_or_insert_hint): on each level
+ * the walk starts at hint's node for that level, unless a higher level already moved
+ * past the hint's key — then the node it reached is further on than any hint node,
+ * since every key inserted since the hint was taken sorts at or after the hint's key.
+ * So the search costs O(log n) within the keys at or after the hint's key, whatever
+ * lies before it.
+ */
+static cf_skiplist_node *
+sl_find_ge_from(const cf_skiplist *list, const void *key, cf_skiplist_node *const *hint,
+				cf_skiplist_node **prev)
+{
+	int			level = sl_max_height(list) - 1;
+	cf_skiplist_node *x = hint[level];
+	bool		moved = false;
+
+	for (;;)
+	{
+		cf_skiplist_node *next = sl_next(x, level);
+
+		if (next != NULL && list->cmp(list->ctx, next->key, key) < 0)
+		{
+			x = next;
+			moved = true;
+		}
+		else
+		{
+			prev[level] = x;
+			if (level == 0)
+				return next;
+			level--;
+			if (!moved)
+				x = hint[level];
 		}
 	}
 }
@@ -247,6 +284,38 @@ cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
 {
 	cf_skiplist_node *prev[SL_MAX_HEIGHT];
 	cf_skiplist_node *x = sl_find_ge(list, key, prev);
+	const void *made;
+
+	*inserted = false;
+	if (x != NULL && list->cmp(list->ctx, x->key, key) == 0)
+		return x->key;
+	if ((made = make(arg)) == NULL)
+		return NULL;
+	assert(list->cmp(list->ctx, made, key) == 0);
+	if (!sl_link(list, prev, made))
+		return NULL;
+	*inserted = true;
+	return made;
+}
+
+const void *
+cf_skiplist_seek_hint(cf_skiplist *list, const void *key, cf_skiplist_hint *hint)
+{
+	cf_skiplist_node *x = sl_find_ge(list, key, hint->prev);
+
+	/* levels above the current height: the head, where a taller insert links */
+	for (int i = sl_max_height(list); i < SL_MAX_HEIGHT; i++)
+		hint->prev[i] = list->head;
+	return x ? x->key : NULL;
+}
+
+const void *
+cf_skiplist_find_or_insert_hint(cf_skiplist *list, const cf_skiplist_hint *hint,
+								const void *key, const void *(*make) (void *arg), void *arg,
+								bool *inserted)
+{
+	cf_skiplist_node *prev[SL_MAX_HEIGHT];
+	cf_skiplist_node *x = sl_find_ge_from(list, key, hint->prev, prev);
 	const void *made;
 
 	*inserted = false;

@@ -51,6 +51,35 @@ const void *cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
 /* The stored key equal to key, or NULL. */
 const void *cf_skiplist_find(const cf_skiplist *list, const void *key);
 
+/* The most levels a list has. */
+#define CF_SKIPLIST_MAX_HEIGHT 12
+
+/*
+ * Where a writer's search ended: the last node before its key on every level. Writes
+ * at or after that key can start from it instead of from the head (a memtable finds a
+ * row, then inserts the row's cells: one full search per write, not two).
+ */
+typedef struct cf_skiplist_hint
+{
+	cf_skiplist_node *prev[CF_SKIPLIST_MAX_HEIGHT];
+} cf_skiplist_hint;
+
+/*
+ * The first stored key >= key (NULL if none), as an iterator seek would find it, and
+ * the hint for key. Writer only (external write synchronisation).
+ */
+const void *cf_skiplist_seek_hint(cf_skiplist *list, const void *key, cf_skiplist_hint *hint);
+
+/*
+ * cf_skiplist_find_or_insert, searching from hint rather than from the head. REQUIRES:
+ * hint came from cf_skiplist_seek_hint for a key k0 <= key, and no key < k0 has been
+ * inserted since (keys >= k0 may have been); external write synchronisation.
+ */
+const void *cf_skiplist_find_or_insert_hint(cf_skiplist *list, const cf_skiplist_hint *hint,
+											const void *key,
+											const void *(*make) (void *arg), void *arg,
+											bool *inserted);
+
 /* Number of keys inserted so far (may lag a concurrent insert). */
 size_t		cf_skiplist_count(const cf_skiplist *list);
 

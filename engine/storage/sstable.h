@@ -20,11 +20,14 @@
  * wrong, and the caller must abandon it.
  *
  * Reading: cf_sstable_open validates the footer, the top-level index, the bloom filter
- * and the statistics; everything else is read on demand through pread (cf_rfile) and
- * verified (checksum and bounds) on every read, so corruption is CF_ERR_CORRUPTION
- * naming the file and offset, never a crash or a huge allocation. An open sstable is
- * immutable and may be used from any number of threads; iterators, rows and cell
- * iterators belong to one thread at a time and own their decompressed blocks.
+ * and the statistics; everything else is read on demand (from the file mapped in
+ * memory, or through pread) and verified (checksum and bounds) every time it is read
+ * from the file, so corruption is CF_ERR_CORRUPTION naming the file and offset, never
+ * a crash or a huge allocation. Decoded blocks are kept in the block cache the table
+ * was opened with (cf_sstable_open_cached), shared by every reader of every table
+ * using it. An open sstable is immutable and may be used from any number of threads;
+ * iterators, rows and cell iterators belong to one thread at a time, and iterators
+ * hold (pin) the blocks they are on.
  *
  * All file I/O goes through the cf_env given at open.
  */
@@ -37,6 +40,7 @@
 
 #include "storage/cell.h"
 #include "storage/memtable.h"
+#include "util/cache.h"
 #include "util/env.h"
 #include "util/slice.h"
 #include "util/status.h"
@@ -44,7 +48,8 @@
 typedef struct cf_sstable_options
 {
 	cf_col_order order;			/* how the CF's names sort */
-	size_t		block_size;		/* uncompressed data-block target; 0: 64 KiB */
+	size_t		block_size;		/* uncompressed data-block target; 0: 4 KiB (key-index
+								 * blocks: half of it; column-index blocks: 16 times) */
 	int			zstd_level;		/* 0: 3; < 0: store every block uncompressed */
 	unsigned	bloom_bits_per_key;	/* 0: 10 */
 } cf_sstable_options;
@@ -134,6 +139,15 @@ typedef struct cf_sstable_cells cf_sstable_cells;
 cf_status  *cf_sstable_open(cf_env *env, const char *path, const cf_col_order *order,
 							cf_sstable **out);
 
+/*
+ * As cf_sstable_open, reading the key-index, column-index and data blocks through
+ * cache (util/cache.h), which the table references until it is freed; its entries are
+ * erased from the cache then. NULL: no cache (every reader decodes its own blocks).
+ * One cache may serve any number of tables.
+ */
+cf_status  *cf_sstable_open_cached(cf_env *env, const char *path, const cf_col_order *order,
+								   cf_cache *cache, cf_sstable **out);
+
 /* Reference counting; thread-safe. The last unref closes the file. */
 void		cf_sstable_ref(cf_sstable *t);
 void		cf_sstable_unref(cf_sstable *t);
@@ -155,7 +169,10 @@ void		cf_sstable_sample(const cf_sstable *t, size_t i, cf_slice *token, cf_slice
 /* false if key is certainly not in t (the bloom filter); no I/O. */
 bool		cf_sstable_may_contain(const cf_sstable *t, cf_slice key);
 
-/* Blocks read from the file since open (all threads): for tests and metrics. */
+/*
+ * Blocks read from the file since open (all threads), the ones served by the cache not
+ * counted: for tests and metrics.
+ */
 uint64_t	cf_sstable_block_reads(const cf_sstable *t);
 
 /*
@@ -170,6 +187,14 @@ cf_status  *cf_sstable_get(cf_sstable *t, cf_slice token, cf_slice key, cf_sstab
  */
 cf_status  *cf_sstable_iter_new(cf_sstable *t, cf_sstable_iter **out);
 void		cf_sstable_iter_free(cf_sstable_iter *it);
+
+/*
+ * Whether the blocks it reads that the cache does not hold are added to it (default
+ * true). A one-pass walk over a whole table (compaction) sets false, so it does not
+ * evict what readers use; blocks already cached are used all the same. Rows made by
+ * the iterator, and their cell iterators, inherit the setting.
+ */
+void		cf_sstable_iter_fill_cache(cf_sstable_iter *it, bool fill);
 cf_status  *cf_sstable_iter_first(cf_sstable_iter *it);
 
 /* The first row >= (token, key). */

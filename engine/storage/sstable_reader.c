@@ -4,31 +4,38 @@
  *
  * Design assumptions:
  *  - Open reads only the footer, the top-level index (one entry per key-index block),
- *    the bloom filter and the statistics; everything else is read per request with
- *    pread, verified (block checksum, handle bounds against the section it must lie
- *    in) and decoded into buffers owned by the iterator, so an open cf_sstable is
+ *    the bloom filter and the statistics; everything else is read per request —
+ *    from the file mapped in memory when the env can map it (cf_rfile_map: no system
+ *    call or copy per block), else with pread — verified (block checksum, handle bounds
+ *    against the section it must lie in) and decoded, so an open cf_sstable is
  *    immutable and shared by threads without locks (only the refcount and the
  *    block-read counter are atomic).
- *  - There is no block cache, here or in any layer above: a block is kept only by the
- *    iterator that decoded it, for as long as it stays on that block. Every new row
- *    iterator or cell iterator, and every cf_sstable_get, reads its blocks again
- *    (pread, CRC-32C, zstd, parse), so hot rows cost a key-index block and a data
- *    block per read per sstable (the OS page cache saves only the disk read). A walk
- *    over many rows avoids the repeats by keeping one cell iterator
- *    (cf_sstable_cells_reset).
- *  - Of a decoded data block only the records of the row being read are parsed (from
- *    its row-start record, or the block's start in a later block of a wide row, up to
- *    the next row-start record), into an array, so seeks inside it are binary searches
- *    and reverse iteration needs no restart points, and a point read does not parse
- *    the hundreds of other rows sharing the block. Every length and count is checked
- *    against the bytes actually present before use; an array is sized only after a
- *    first pass has proved its elements are there.
+ *  - Blocks are read through the block cache (util/cache.h) the table was opened with:
+ *    a key-index, column-index or data block is read, checked, decompressed and
+ *    indexed once, then served from memory to every reader until evicted. An entry is
+ *    keyed by (the table's cache id, the block's offset); ids are unique in the
+ *    process, so a table written where a deleted one was never sees its blocks. A
+ *    table opened without a cache, and a reader told not to fill it (compaction),
+ *    decode blocks privately (detached handles), kept for as long as the reader stays
+ *    on them. Readers hold a handle on every block they point into, so eviction never
+ *    frees bytes under them.
+ *  - A decoded block is indexed when it is loaded: where each key-index entry, column-
+ *    index entry or data record begins (u32 offsets; a data block also where each
+ *    cell's super column is, and which records start rows). Loading parses every entry
+ *    with the bounds-checked reader, so a malformed block is CF_ERR_CORRUPTION there;
+ *    later decodes of the same bytes (binary-search probes, the current cell) use
+ *    unchecked varint reads over those proven offsets. Nothing is parsed per call
+ *    beyond what a probe touches: a point read binary-searches the key-index block and
+ *    the data block's records and decodes only the cells it returns.
+ *  - A row handle copies its key-index entry (tens of bytes for a narrow row, the top
+ *    level of the column index for a wide one), so it pins no block.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.
  */
 #include "storage/sstable.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +43,7 @@
 #include "storage/bloom.h"
 #include "storage/sstable_format.h"
 #include "util/buf.h"
+#include "util/cache.h"
 #include "util/crc32c.h"
 
 /* One key-index block of the top-level index. */
@@ -59,10 +67,13 @@ typedef struct col_entry
 struct cf_sstable
 {
 	cf_rfile   *file;
+	const uint8_t *map;			/* the file mapped (cf_rfile_map), or NULL: pread */
 	char	   *path;
 	cf_col_order order;
 	int			refs;			/* atomic */
 	uint64_t	block_reads;	/* atomic */
+	cf_cache   *cache;			/* NULL: every block decoded privately */
+	uint64_t	cache_id;		/* this table's part of the cache key */
 	uint64_t	data_end;		/* data, column- and key-index blocks lie in [0, data_end) */
 	cf_sstable_stats stats;
 	cf_slice	first_tok, first_key, last_tok, last_key;	/* into stats_raw */
@@ -70,40 +81,73 @@ struct cf_sstable
 	cf_buf		top_raw;
 	top_entry  *top;
 	size_t		n_top;
+	/*
+	 * For the binary search of top: every last_tok shares its first pfx_skip bytes;
+	 * top_pfx[i] is the next 8 bytes of top[i].last_tok (big-endian, zero-padded), so a
+	 * probe reads 8 bytes of one array instead of an entry and its token elsewhere.
+	 */
+	size_t		pfx_skip;
+	uint64_t   *top_pfx;
 	uint8_t    *bloom_bytes;
 	cf_bloom   *bloom;
 };
 
-/* A key-index entry's place in its decoded block. */
-typedef struct key_entry
+/* What a block of the block region is; a cached block is only ever used as what it was read as. */
+typedef enum blk_kind
 {
-	size_t		off;
+	BLK_KEY_INDEX = 1,
+	BLK_COL_INDEX,
+	BLK_DATA
+} blk_kind;
+
+/* Where an entry or record begins, and one more offset: see cblk. */
+typedef struct blk_at
+{
+	uint32_t	at;
+	uint32_t	aux;
+} blk_at;
+
+/*
+ * A decoded, indexed block, as the cache holds it (immutable once loaded).
+ *  - key index: ix[i].at where entry i begins, ix[i].aux where its token (bytes) is;
+ *  - column index: ix[i].at where entry i begins;
+ *  - data: ix[i].at where record i begins; for a cell, ix[i].aux where its super column
+ *    (bytes) is — its own, or the one SAME_SC refers to; rows[] the record numbers of
+ *    the row-start records, ascending.
+ */
+typedef struct cblk
+{
+	blk_kind	kind;
+	uint64_t	size;			/* its handle's size */
+	const uint8_t *data;
 	size_t		len;
-	cf_slice	tok;
-	cf_slice	key;
-} key_entry;
+	blk_at	   *ix;
+	uint32_t	n;
+	uint32_t	n_rows;
+	uint32_t   *rows;
+	/* then ix, rows and data, in the same allocation */
+} cblk;
 
 struct cf_sstable_iter
 {
 	cf_sstable *t;
-	cf_buf		scratch;
-	void	   *dctx;			/* zstd context, created at the first zstd block */
-	cf_buf		raw;			/* the key-index block loaded */
-	key_entry  *e;
-	size_t		n;
-	size_t		cap;
+	bool		fill;			/* add the blocks it reads to the cache */
+	cf_cache_handle *kh;		/* the key-index block loaded */
+	const cblk  *kb;
 	size_t		blk;			/* its index in t->top; SIZE_MAX: none */
 	size_t		pos;
 	bool		valid;
+	cf_slice	tok;			/* of entry pos, while valid */
+	cf_slice	key;
 };
 
 struct cf_sstable_row
 {
 	cf_sstable *t;
-	uint8_t    *bytes;			/* a copy of the key-index entry */
+	bool		fill;
 	cf_block_handle start;
 	uint64_t	row_off;
-	cf_slice	tok;
+	cf_slice	tok;			/* into the row's copy of its entry */
 	cf_slice	key;
 	cf_deletion del;
 	cf_range_tomb *tombs;
@@ -111,38 +155,27 @@ struct cf_sstable_row
 	uint64_t	n_cells;
 	col_entry  *top;			/* column-index blocks; none for a narrow row */
 	size_t		n_top;
+	/* then tombs, top and the entry's bytes, in the same allocation */
 };
-
-/* One record of a decoded data block; a row-start record keeps (token, key) in (sc, name). */
-typedef struct data_rec
-{
-	cf_cell		c;
-	uint64_t	off;
-	bool		row;
-} data_rec;
 
 struct cf_sstable_cells
 {
 	const cf_sstable_row *row;
 	cf_sstable *t;
-	cf_buf		scratch;
-	void	   *dctx;			/* zstd context, created at the first zstd block */
-	cf_buf		ci_raw;			/* column-index block loaded */
-	col_entry  *ci;
-	size_t		n_ci;
-	size_t		ci_cap;
+	bool		fill;
+	cf_cache_handle *cih;		/* column-index block loaded (a wide row's) */
+	const cblk  *cb;
+	size_t		n_ci;			/* entries in it (1 for a narrow row's stand-in) */
 	size_t		top_i;			/* which one (SIZE_MAX: none) */
-	size_t		ci_i;			/* the data block loaded, in ci */
-	cf_buf		db_raw;			/* data block loaded */
-	data_rec   *recs;
-	size_t		n_recs;
-	size_t		rec_cap;
+	size_t		ci_i;			/* the data block loaded, in the column index */
+	cf_cache_handle *dh;		/* data block loaded */
+	const cblk  *db;
 	uint64_t	db_off;			/* its file offset (UINT64_MAX: none) */
-	uint64_t	parse_from;		/* the byte recs were parsed from (UINT64_MAX: none) */
-	size_t		lo;				/* the row's cells in it: [lo, hi) */
+	size_t		lo;				/* the row's cells in it: records [lo, hi) */
 	size_t		hi;
 	size_t		pos;
 	bool		valid;
+	cf_cell		cur;			/* record pos, while valid */
 };
 
 static cf_status *
@@ -204,7 +237,55 @@ target_cmp(const cf_col_order *o, cf_slice sc, cf_slice name, cf_slice tsc, cf_s
 	return cf_type_compare(o->cmp, sc, tsc) <= 0 ? -1 : 1;
 }
 
-/* Reads a block of t; dctx is the reader's zstd context (see cf_block_decode). */
+/* ---- unchecked decoding of bytes a block's load has proven well-formed ---- */
+
+static inline uint64_t
+dec_varint(const uint8_t **pp)
+{
+	const uint8_t *p = *pp;
+	uint64_t	v = *p & 0x7f;
+	unsigned	shift = 7;
+
+	while (*p++ & 0x80)
+	{
+		v |= (uint64_t) (*p & 0x7f) << shift;
+		shift += 7;
+	}
+	*pp = p;
+	return v;
+}
+
+static inline cf_slice
+dec_bytes(const uint8_t **pp)
+{
+	size_t		n = (size_t) dec_varint(pp);
+	cf_slice	s = cf_slice_of(*pp, n);
+
+	*pp += n;
+	return s;
+}
+
+static inline uint64_t
+dec_u64(const uint8_t **pp)
+{
+	uint64_t	v = cf_load_be64(*pp);
+
+	*pp += 8;
+	return v;
+}
+
+static inline uint32_t
+dec_u32(const uint8_t **pp)
+{
+	uint32_t	v = cf_load_be32(*pp);
+
+	*pp += 4;
+	return v;
+}
+
+/* ---- open ---- */
+
+/* Reads a section block at open (not cached: the table keeps it). */
 static cf_status *
 read_block(cf_sstable *t, cf_block_handle h, uint64_t end, void **dctx, cf_buf *scratch,
 		   cf_buf *out)
@@ -212,8 +293,6 @@ read_block(cf_sstable *t, cf_block_handle h, uint64_t end, void **dctx, cf_buf *
 	__atomic_add_fetch(&t->block_reads, 1, __ATOMIC_RELAXED);
 	return cf_block_read(t->file, h, end, dctx, scratch, out);
 }
-
-/* ---- open ---- */
 
 static cf_status *
 parse_top(cf_sstable *t)
@@ -244,6 +323,38 @@ parse_top(cf_sstable *t)
 		t->top[t->n_top++] = e;
 	}
 	return cf_status_wrap(cf_rd_status(&r, "top-level index"), "%s", t->path);
+}
+
+/* The 8 bytes of s after its first skip, big-endian, zero-padded. REQUIRES skip <= s.len. */
+static uint64_t
+token_pfx(cf_slice s, size_t skip)
+{
+	uint64_t	v = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		v = v << 8 | (skip + i < s.len ? s.p[skip + i] : 0);
+	return v;
+}
+
+/* top_pfx and pfx_skip (see cf_sstable). */
+static cf_status *
+index_top(cf_sstable *t)
+{
+	cf_slice	a,
+				b;
+
+	if (t->n_top == 0)
+		return NULL;
+	/* sorted: what the first and last share, every one in between shares */
+	a = t->top[0].last_tok;
+	b = t->top[t->n_top - 1].last_tok;
+	while (t->pfx_skip < a.len && t->pfx_skip < b.len && a.p[t->pfx_skip] == b.p[t->pfx_skip])
+		t->pfx_skip++;
+	if ((t->top_pfx = malloc(t->n_top * sizeof(uint64_t))) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "%s: top-level index", t->path);
+	for (size_t i = 0; i < t->n_top; i++)
+		t->top_pfx[i] = token_pfx(t->top[i].last_tok, t->pfx_skip);
+	return NULL;
 }
 
 static cf_status *
@@ -337,6 +448,8 @@ open_sections(cf_sstable *t)
 	if (s == NULL)
 		s = parse_top(t);
 	if (s == NULL)
+		s = index_top(t);
+	if (s == NULL)
 		s = read_block(t, h[2], cf_rfile_size(t->file) - CF_SSTABLE_FOOTER_SIZE, &dctx,
 					   &scratch, &t->stats_raw);
 	cf_buf_free(&scratch);
@@ -357,9 +470,16 @@ open_sections(cf_sstable *t)
 static void
 sstable_free(cf_sstable *t)
 {
+	if (t->cache)
+	{
+		/* no reader is left: its blocks can go now rather than age out */
+		cf_cache_erase_id(t->cache, t->cache_id);
+		cf_cache_unref(t->cache);
+	}
 	cf_bloom_free(t->bloom);
 	free(t->bloom_bytes);
 	free(t->top);
+	free(t->top_pfx);
 	cf_buf_free(&t->top_raw);
 	cf_buf_free(&t->stats_raw);
 	cf_rfile_close(t->file);
@@ -369,6 +489,13 @@ sstable_free(cf_sstable *t)
 
 cf_status *
 cf_sstable_open(cf_env *env, const char *path, const cf_col_order *order, cf_sstable **out)
+{
+	return cf_sstable_open_cached(env, path, order, NULL, out);
+}
+
+cf_status *
+cf_sstable_open_cached(cf_env *env, const char *path, const cf_col_order *order,
+					   cf_cache *cache, cf_sstable **out)
 {
 	cf_sstable *t = calloc(1, sizeof(*t));
 	cf_status  *s;
@@ -381,9 +508,18 @@ cf_sstable_open(cf_env *env, const char *path, const cf_col_order *order, cf_sst
 	}
 	t->order = *order;
 	t->refs = 1;
+	t->cache_id = cf_cache_new_id();
+	if (cache)
+	{
+		cf_cache_ref(cache);
+		t->cache = cache;
+	}
 	s = cf_env_open_read(env, path, &t->file);
 	if (s == NULL)
+	{
+		t->map = cf_rfile_map(t->file);
 		s = open_sections(t);
+	}
 	if (s)
 	{
 		sstable_free(t);
@@ -457,21 +593,99 @@ cf_sstable_block_reads(const cf_sstable *t)
 	return __atomic_load_n(&t->block_reads, __ATOMIC_RELAXED);
 }
 
-/* ---- key index ---- */
+/* ---- blocks: load, index, cache ---- */
 
 /*
- * Parses one key-index entry into x. x->tombs and x->top are filled only with fill
- * set, and must then have room for the counts a first pass (fill false) left in
- * x->n_tombs and x->n_top; a first pass proves the elements are there, so those counts
- * are bounded by the entry's size. Failures show in cf_rd_ok(r).
+ * A thread's scratch for loading blocks: the stored bytes, the decoded bytes and the
+ * index being built, reused from one load to the next so a cache miss allocates only
+ * the block it adds (freed when the thread exits).
+ */
+typedef struct load_scratch
+{
+	cf_buf		stored;
+	cf_buf		raw;
+	blk_at	   *ix;
+	size_t		ix_cap;
+	size_t		n;
+	uint32_t   *rows;
+	size_t		rows_cap;
+	size_t		n_rows;
+} load_scratch;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_key_ok;
+
+static void
+scratch_destroy(void *p)
+{
+	load_scratch *sc = p;
+
+	cf_buf_free(&sc->stored);
+	cf_buf_free(&sc->raw);
+	free(sc->ix);
+	free(sc->rows);
+	free(sc);
+}
+
+static void
+scratch_key_init(void)
+{
+	scratch_key_ok = pthread_key_create(&scratch_key, scratch_destroy) == 0;
+}
+
+/* The calling thread's scratch; NULL on no memory. */
+static load_scratch *
+thread_scratch(void)
+{
+	load_scratch *sc;
+
+	pthread_once(&scratch_once, scratch_key_init);
+	if (!scratch_key_ok)
+		return NULL;
+	if ((sc = pthread_getspecific(scratch_key)) == NULL && (sc = calloc(1, sizeof(*sc))) != NULL &&
+		pthread_setspecific(scratch_key, sc) != 0)
+	{
+		free(sc);
+		sc = NULL;
+	}
+	return sc;
+}
+
+static void
+blk_free(void *p)
+{
+	free(p);
+}
+
+/* Appends (at, aux) to the scratch index; false on no memory. */
+static bool
+ix_push(load_scratch *sc, size_t at, size_t aux)
+{
+	if (!grow((void **) &sc->ix, &sc->ix_cap, sc->n + 1, sizeof(blk_at)))
+		return false;
+	sc->ix[sc->n].at = (uint32_t) at;
+	sc->ix[sc->n].aux = (uint32_t) aux;
+	sc->n++;
+	return true;
+}
+
+/*
+ * Parses the fixed part of one key-index entry into x (tombs and top filled only with
+ * fill set, into arrays with room for the counts a first pass left in x->n_tombs and
+ * x->n_top; a first pass proves the elements are there, so those counts are bounded
+ * by the entry's size). *tok_at, if not NULL, receives the reader position of the
+ * token. Failures show in cf_rd_ok(r).
  */
 static void
-parse_entry(cf_rd *r, cf_sstable_row *x, bool fill)
+parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at)
 {
 	uint64_t	n;
 
 	x->start = cf_block_handle_get(r);
 	x->row_off = cf_rd_varint(r);
+	if (tok_at)
+		*tok_at = r->pos;
 	x->tok = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
 	x->key = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
 	x->del = cf_deletion_none();
@@ -519,56 +733,348 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill)
 	x->n_top = (size_t) n;
 }
 
-/* Loads and parses key-index block i into the iterator. */
+/*
+ * The index builders below parse a decoded block (data, len) into the thread's scratch
+ * (sc->ix, sc->rows), every entry with the bounds-checked reader: anything malformed
+ * is CF_ERR_CORRUPTION naming the block.
+ */
+
+/* A key-index block: every entry parsed, rows in strictly increasing order. */
+static cf_status *
+index_kblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
+			 uint64_t off)
+{
+	cf_rd		r;
+	cf_slice	ptok = {0},
+				pkey = {0};
+
+	cf_rd_init(&r, data, len);
+	while (cf_rd_left(&r) > 0)
+	{
+		cf_sstable_row x;
+		size_t		at = r.pos,
+					tok_at;
+
+		parse_entry(&r, &x, false, &tok_at);
+		if (!cf_rd_ok(&r))
+			break;
+		if (sc->n > 0 && row_cmp(ptok, pkey, x.tok, x.key) >= 0)
+			return corrupt(t, "key index rows out of order", off);
+		if (!ix_push(sc, at, tok_at))
+			return cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", t->path);
+		ptok = x.tok;
+		pkey = x.key;
+	}
+	if (!cf_rd_ok(&r) || sc->n == 0)
+		return corrupt(t, "malformed key-index block", off);
+	return NULL;
+}
+
+/* A column-index block: (bytes sc, bytes name, handle) entries, at least one. */
+static cf_status *
+index_colblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
+			   uint64_t off)
+{
+	cf_rd		r;
+
+	cf_rd_init(&r, data, len);
+	while (cf_rd_left(&r) > 0)
+	{
+		size_t		at = r.pos;
+
+		(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		(void) cf_block_handle_get(&r);
+		if (!cf_rd_ok(&r))
+			break;
+		if (!ix_push(sc, at, 0))
+			return cf_status_make(CF_ERR_NO_MEMORY, "%s: column index", t->path);
+	}
+	if (!cf_rd_ok(&r) || sc->n == 0)
+		return corrupt(t, "malformed column-index block", off);
+	return NULL;
+}
+
+/*
+ * A data block: every record parsed (row starts and cells), each cell's super column
+ * located (a SAME_SC cell's is the previous cell's, which must be a cell of the same
+ * row: the record before it, not a row start).
+ */
+static cf_status *
+index_datablock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
+				uint64_t off)
+{
+	cf_rd		r;
+	bool		prev_cell = false;
+	size_t		prev_sc = 0;
+
+	cf_rd_init(&r, data, len);
+	while (cf_rd_left(&r) > 0)
+	{
+		size_t		at = r.pos,
+					sc_at = 0;
+		uint8_t		tag = cf_rd_u8(&r);
+
+		if (tag == CF_SST_TAG_ROW)
+		{
+			(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			prev_cell = false;
+			if (!cf_rd_ok(&r))
+				break;
+			if (!grow((void **) &sc->rows, &sc->rows_cap, sc->n_rows + 1, sizeof(uint32_t)))
+				return cf_status_make(CF_ERR_NO_MEMORY, "%s: data block", t->path);
+			sc->rows[sc->n_rows++] = (uint32_t) sc->n;
+		}
+		else
+		{
+			if ((tag & ~CF_SST_TAG_CELL_MASK) ||
+				(tag & (CF_CELL_DELETED | CF_CELL_EXPIRING)) == (CF_CELL_DELETED | CF_CELL_EXPIRING))
+				return corrupt(t, "bad record tag in data block", off);
+			if (tag & CF_SST_TAG_SAME_SC)
+			{
+				if (!prev_cell)
+					return corrupt(t, "shared super column without a previous cell", off);
+				sc_at = prev_sc;
+			}
+			else
+			{
+				sc_at = r.pos;
+				(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			}
+			(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);	/* name */
+			(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);	/* value */
+			(void) cf_rd_u64(&r);	/* timestamp */
+			if (tag & CF_CELL_EXPIRING)
+				(void) cf_rd_u64(&r);	/* ttl, expiry */
+			if (tag & CF_CELL_DELETED)
+				(void) cf_rd_u32(&r);	/* local deletion time */
+			prev_cell = true;
+			prev_sc = sc_at;
+			if (!cf_rd_ok(&r))
+				break;
+		}
+		if (!ix_push(sc, at, sc_at))
+			return cf_status_make(CF_ERR_NO_MEMORY, "%s: data block", t->path);
+	}
+	if (!cf_rd_ok(&r))
+		return corrupt(t, "malformed data block", off);
+	return NULL;
+}
+
+/*
+ * Reads, checks, decodes and indexes the block at h as a block of kind into a new
+ * cblk: one allocation holding the header, the index and the decoded bytes.
+ */
+static cf_status *
+load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
+{
+	load_scratch *sc = thread_scratch();
+	cblk	   *b;
+	uint8_t    *p;
+	cf_status  *s;
+
+	*out = NULL;
+	if (sc == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
+	__atomic_add_fetch(&t->block_reads, 1, __ATOMIC_RELAXED);
+	sc->n = sc->n_rows = 0;
+	/* blocks are at most CF_BLOCK_MAX_RAW (64 MiB): offsets in them fit a u32 */
+	s = t->map ? cf_block_read_mapped(t->map, t->path, h, t->data_end, NULL, &sc->raw) :
+		cf_block_read(t->file, h, t->data_end, NULL, &sc->stored, &sc->raw);
+	if (s == NULL)
+		s = kind == BLK_KEY_INDEX ? index_kblock(t, sc->raw.data, sc->raw.len, sc, h.offset) :
+			kind == BLK_COL_INDEX ? index_colblock(t, sc->raw.data, sc->raw.len, sc, h.offset) :
+			index_datablock(t, sc->raw.data, sc->raw.len, sc, h.offset);
+	if (s)
+		return s;
+	b = malloc(sizeof(cblk) + sc->n * sizeof(blk_at) + sc->n_rows * sizeof(uint32_t) +
+			   sc->raw.len);
+	if (b == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
+	b->kind = kind;
+	b->size = h.size;
+	b->n = (uint32_t) sc->n;
+	b->n_rows = (uint32_t) sc->n_rows;
+	b->ix = (blk_at *) (b + 1);
+	b->rows = (uint32_t *) (b->ix + b->n);
+	p = (uint8_t *) (b->rows + b->n_rows);
+	memcpy(b->ix, sc->ix, sc->n * sizeof(blk_at));
+	if (sc->n_rows)
+		memcpy(b->rows, sc->rows, sc->n_rows * sizeof(uint32_t));
+	if (sc->raw.len)
+		memcpy(p, sc->raw.data, sc->raw.len);
+	b->data = p;
+	b->len = sc->raw.len;
+	/* a big block once should not pin its memory in the thread's scratch forever */
+	if (sc->stored.cap > ((size_t) 1 << 20))
+		cf_buf_free(&sc->stored);
+	if (sc->raw.cap > ((size_t) 1 << 20))
+		cf_buf_free(&sc->raw);
+	*out = b;
+	return NULL;
+}
+
+/* What a block costs the cache: its bytes, its index and the bookkeeping. */
+static size_t
+blk_charge(const cblk *b)
+{
+	return b->len + CF_BLOCK_TRAILER_SIZE + b->n * sizeof(blk_at) +
+		b->n_rows * sizeof(uint32_t) + sizeof(cblk) + 64;
+}
+
+/*
+ * A handle on the block at h, decoded as kind: from the table's cache if it holds it,
+ * else loaded, and (when the table has a cache and fill is set) added to the cache.
+ * *b points at the block while the handle is held.
+ */
+static cf_status *
+get_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool fill, cf_cache_handle **out,
+		  const cblk **b)
+{
+	cf_cache_handle *ch = NULL;
+	cblk		   *nb;
+	cf_status  *s;
+
+	*out = NULL;
+	*b = NULL;
+	if (t->cache)
+		ch = cf_cache_lookup(t->cache, t->cache_id, h.offset);
+	if (ch == NULL)
+	{
+		if ((s = load_block(t, h, kind, &nb)) != NULL)
+			return s;
+		ch = t->cache && fill ? cf_cache_insert(t->cache, t->cache_id, h.offset, nb, blk_charge(nb), blk_free) :
+			cf_cache_detached(nb, blk_free);
+		if (ch == NULL)
+		{
+			blk_free(nb);
+			return cf_status_make(CF_ERR_NO_MEMORY, "%s: block cache", t->path);
+		}
+	}
+	*b = cf_cache_value(ch);
+	if ((*b)->kind != kind || (*b)->size != h.size)
+	{
+		/* two handles of the file name the same offset as different blocks */
+		cf_cache_release(ch);
+		*b = NULL;
+		return corrupt(t, "a block is referenced as two different blocks", h.offset);
+	}
+	*out = ch;
+	return NULL;
+}
+
+/* The token and key of key-index entry i of b. */
+static void
+kentry_row(const cblk *b, size_t i, cf_slice *tok, cf_slice *key)
+{
+	const uint8_t *p = b->data + b->ix[i].aux;
+
+	*tok = dec_bytes(&p);
+	*key = dec_bytes(&p);
+}
+
+/* Entry i of a column-index block. */
+static col_entry
+colentry(const cblk *b, size_t i)
+{
+	const uint8_t *p = b->data + b->ix[i].at;
+	col_entry	e;
+
+	e.sc = dec_bytes(&p);
+	e.name = dec_bytes(&p);
+	e.h.offset = dec_varint(&p);
+	e.h.size = dec_varint(&p);
+	return e;
+}
+
+/* The path of data record i of b (a cell). */
+static void
+rec_path(const cblk *b, size_t i, cf_slice *sc, cf_slice *name)
+{
+	const uint8_t *p = b->data + b->ix[i].aux;
+
+	*sc = dec_bytes(&p);
+	p = b->data + b->ix[i].at;
+	if (!(*p++ & CF_SST_TAG_SAME_SC))
+		(void) dec_bytes(&p);
+	*name = dec_bytes(&p);
+}
+
+/* Data record i of b, a cell. */
+static void
+rec_cell(const cblk *b, size_t i, cf_cell *c)
+{
+	const uint8_t *p = b->data + b->ix[i].aux;
+	uint8_t		tag;
+
+	memset(c, 0, sizeof(*c));
+	c->sc = dec_bytes(&p);
+	p = b->data + b->ix[i].at;
+	tag = *p++;
+	if (!(tag & CF_SST_TAG_SAME_SC))
+		(void) dec_bytes(&p);
+	c->flags = tag & (CF_CELL_DELETED | CF_CELL_EXPIRING);
+	c->name = dec_bytes(&p);
+	c->value = dec_bytes(&p);
+	c->timestamp = (int64_t) dec_u64(&p);
+	if (c->flags & CF_CELL_EXPIRING)
+	{
+		c->ttl = (int32_t) dec_u32(&p);
+		c->local_time = (int32_t) dec_u32(&p);
+	}
+	if (c->flags & CF_CELL_DELETED)
+		c->local_time = (int32_t) dec_u32(&p);
+}
+
+/* ---- key index ---- */
+
+/* Makes key-index block i the iterator's. */
 static cf_status *
 load_kblock(cf_sstable_iter *it, size_t i)
 {
-	cf_sstable *t = it->t;
+	cf_cache_handle *h;
+	const cblk  *b;
 	cf_status  *s;
-	cf_rd		r;
 
-	it->n = 0;
-	it->blk = SIZE_MAX;
-	if ((s = read_block(t, t->top[i].h, t->data_end, &it->dctx, &it->scratch, &it->raw)) != NULL)
+	if (it->blk == i)
+		return NULL;
+	if ((s = get_block(it->t, it->t->top[i].h, BLK_KEY_INDEX, it->fill, &h, &b)) != NULL)
 		return s;
-	cf_rd_init(&r, it->raw.data, it->raw.len);
-	while (cf_rd_left(&r) > 0)
-	{
-		key_entry	e;
-		cf_sstable_row x;
-
-		e.off = r.pos;
-		parse_entry(&r, &x, false);
-		if (!cf_rd_ok(&r))
-			break;
-		e.tok = x.tok;
-		e.key = x.key;
-		e.len = r.pos - e.off;
-		if (it->n > 0 && row_cmp(it->e[it->n - 1].tok, it->e[it->n - 1].key, e.tok, e.key) >= 0)
-			return corrupt(t, "key index rows out of order", t->top[i].h.offset);
-		if (!grow((void **) &it->e, &it->cap, it->n + 1, sizeof(key_entry)))
-			return cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", t->path);
-		it->e[it->n++] = e;
-	}
-	if (!cf_rd_ok(&r) || it->n == 0)
-		return corrupt(t, "malformed key-index block", t->top[i].h.offset);
+	cf_cache_release(it->kh);
+	it->kh = h;
+	it->kb = b;
 	it->blk = i;
 	return NULL;
+}
+
+static void
+iter_init(cf_sstable_iter *it, cf_sstable *t)
+{
+	memset(it, 0, sizeof(*it));
+	it->t = t;
+	it->fill = true;
+	it->blk = SIZE_MAX;
 }
 
 cf_status *
 cf_sstable_iter_new(cf_sstable *t, cf_sstable_iter **out)
 {
-	cf_sstable_iter *it = calloc(1, sizeof(*it));
+	cf_sstable_iter *it = malloc(sizeof(*it));
 
 	*out = NULL;
 	if (it == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: iterator", t->path);
 	cf_sstable_ref(t);
-	it->t = t;
-	it->blk = SIZE_MAX;
+	iter_init(it, t);
 	*out = it;
 	return NULL;
+}
+
+void
+cf_sstable_iter_fill_cache(cf_sstable_iter *it, bool fill)
+{
+	it->fill = fill;
 }
 
 void
@@ -576,10 +1082,7 @@ cf_sstable_iter_free(cf_sstable_iter *it)
 {
 	if (it == NULL)
 		return;
-	cf_buf_free(&it->scratch);
-	cf_buf_free(&it->raw);
-	cf_block_dctx_free(it->dctx);
-	free(it->e);
+	cf_cache_release(it->kh);
 	cf_sstable_unref(it->t);
 	free(it);
 }
@@ -595,14 +1098,15 @@ iter_settle(cf_sstable_iter *it, size_t blk, size_t pos)
 	{
 		if (blk >= it->t->n_top)
 			return NULL;
-		if (it->blk != blk && (s = load_kblock(it, blk)) != NULL)
+		if ((s = load_kblock(it, blk)) != NULL)
 			return s;
-		if (pos < it->n)
+		if (pos < it->kb->n)
 			break;
 		blk++;
 		pos = 0;
 	}
 	it->pos = pos;
+	kentry_row(it->kb, pos, &it->tok, &it->key);
 	it->valid = true;
 	return NULL;
 }
@@ -618,40 +1122,60 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 {
 	const cf_sstable *t = it->t;
 	size_t		lo = 0,
-				hi = t->n_top;
+				hi = t->n_top,
+				b;
 	cf_status  *s;
 
 	/* the first key-index block whose last row >= target */
-	while (lo < hi)
+	if (t->n_top > 0 && token.len >= t->pfx_skip &&
+		(t->pfx_skip == 0 || memcmp(token.p, t->top[0].last_tok.p, t->pfx_skip) == 0))
 	{
-		size_t		mid = lo + (hi - lo) / 2;
+		/* by the tokens' bytes after the shared prefix; whole rows only on a tie */
+		uint64_t	tp = token_pfx(token, t->pfx_skip);
 
-		if (row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	it->valid = false;
-	if (lo >= t->n_top)
-		return NULL;
-	if (it->blk != lo && (s = load_kblock(it, lo)) != NULL)
-		return s;
-	{
-		size_t		b = lo;
-
-		lo = 0;
-		hi = it->n;
 		while (lo < hi)
 		{
 			size_t		mid = lo + (hi - lo) / 2;
+			uint64_t	mp = t->top_pfx[mid];
 
-			if (row_cmp(it->e[mid].tok, it->e[mid].key, token, key) < 0)
+			if (mp < tp ||
+				(mp == tp && row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		return iter_settle(it, b, lo);
 	}
+	else
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	it->valid = false;
+	if (lo >= t->n_top)
+		return NULL;
+	if ((s = load_kblock(it, lo)) != NULL)
+		return s;
+	b = lo;
+	lo = 0;
+	hi = it->kb->n;
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		cf_slice	mt,
+					mk;
+
+		kentry_row(it->kb, mid, &mt, &mk);
+		if (row_cmp(mt, mk, token, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return iter_settle(it, b, lo);
 }
 
 cf_status *
@@ -669,45 +1193,47 @@ cf_sstable_iter_valid(const cf_sstable_iter *it)
 cf_slice
 cf_sstable_iter_token(const cf_sstable_iter *it)
 {
-	return it->e[it->pos].tok;
+	return it->tok;
 }
 
 cf_slice
 cf_sstable_iter_key(const cf_sstable_iter *it)
 {
-	return it->e[it->pos].key;
+	return it->key;
 }
 
 cf_status *
 cf_sstable_iter_row(cf_sstable_iter *it, cf_sstable_row **out)
 {
-	const key_entry *e = &it->e[it->pos];
+	const cblk  *b = it->kb;
+	size_t		at = b->ix[it->pos].at;
+	size_t		len = (it->pos + 1 < b->n ? b->ix[it->pos + 1].at : b->len) - at;
 	cf_sstable *t = it->t;
 	cf_sstable_row *row;
 	cf_sstable_row x;
+	uint8_t    *bytes;
 	cf_rd		r;
 
 	*out = NULL;
-	cf_rd_init(&r, it->raw.data + e->off, e->len);
-	parse_entry(&r, &x, false);	/* counts, proven present by load_kblock */
-	row = calloc(1, sizeof(*row));
-	if (row == NULL || (row->bytes = malloc(e->len ? e->len : 1)) == NULL ||
-		(row->tombs = calloc(x.n_tombs + 1, sizeof(cf_range_tomb))) == NULL ||
-		(row->top = calloc(x.n_top + 1, sizeof(col_entry))) == NULL)
-	{
-		if (row)
-		{
-			free(row->bytes);
-			free(row->tombs);
-		}
-		free(row);
+	cf_rd_init(&r, b->data + at, len);
+	parse_entry(&r, &x, false, NULL);	/* counts, proven present by the block's load */
+	row = malloc(sizeof(*row) + x.n_tombs * sizeof(cf_range_tomb) +
+				 x.n_top * sizeof(col_entry) + len);
+	if (row == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: row", t->path);
-	}
-	memcpy(row->bytes, it->raw.data + e->off, e->len);
-	cf_rd_init(&r, row->bytes, e->len);
-	parse_entry(&r, row, true);
+	row->tombs = (cf_range_tomb *) (row + 1);
+	row->top = (col_entry *) (row->tombs + x.n_tombs);
+	bytes = (uint8_t *) (row->top + x.n_top);
+	memcpy(bytes, b->data + at, len);
+	cf_rd_init(&r, bytes, len);
+	parse_entry(&r, row, true, NULL);
+	if (x.n_tombs == 0)
+		row->tombs = NULL;
+	if (x.n_top == 0)
+		row->top = NULL;
 	cf_sstable_ref(t);
 	row->t = t;
+	row->fill = it->fill;
 	if (row->start.offset > t->data_end || row->start.size > t->data_end - row->start.offset)
 	{
 		cf_sstable_row_free(row);
@@ -726,17 +1252,11 @@ cf_sstable_get(cf_sstable *t, cf_slice token, cf_slice key, cf_sstable_row **out
 	*out = NULL;
 	if (!cf_bloom_may_contain(t->bloom, key))
 		return NULL;
-	memset(&it, 0, sizeof(it));
-	it.t = t;
-	it.blk = SIZE_MAX;
+	iter_init(&it, t);
 	s = cf_sstable_iter_seek(&it, token, key);
-	if (s == NULL && it.valid && cf_slice_eq(cf_sstable_iter_token(&it), token) &&
-		cf_slice_eq(cf_sstable_iter_key(&it), key))
+	if (s == NULL && it.valid && cf_slice_eq(it.tok, token) && cf_slice_eq(it.key, key))
 		s = cf_sstable_iter_row(&it, out);
-	cf_buf_free(&it.scratch);
-	cf_buf_free(&it.raw);
-	cf_block_dctx_free(it.dctx);
-	free(it.e);
+	cf_cache_release(it.kh);
 	return s;
 }
 
@@ -748,9 +1268,6 @@ cf_sstable_row_free(cf_sstable_row *row)
 	if (row == NULL)
 		return;
 	cf_sstable_unref(row->t);
-	free(row->bytes);
-	free(row->tombs);
-	free(row->top);
 	free(row);
 }
 
@@ -799,115 +1316,91 @@ n_top_blocks(const cf_sstable_cells *ci)
 	return ci->row->n_top ? ci->row->n_top : 1;
 }
 
+/* Entry j of the loaded column index (a narrow row's: its start block). */
+static col_entry
+ci_entry(const cf_sstable_cells *ci, size_t j)
+{
+	col_entry	e = {0};
+
+	if (ci->row->n_top == 0)
+	{
+		e.h = ci->row->start;
+		return e;
+	}
+	return colentry(ci->cb, j);
+}
+
 /* Loads column-index block i (for a narrow row: its one-entry stand-in). */
 static cf_status *
 load_colidx(cf_sstable_cells *ci, size_t i)
 {
 	const cf_sstable_row *row = ci->row;
-	cf_sstable *t = ci->t;
+	cf_cache_handle *h;
+	const cblk  *b;
 	cf_status  *s;
-	cf_rd		r;
 
 	if (ci->top_i == i)
 		return NULL;
-	ci->top_i = SIZE_MAX;
-	ci->n_ci = 0;
 	if (row->n_top == 0)
 	{
-		if (!grow((void **) &ci->ci, &ci->ci_cap, 1, sizeof(col_entry)))
-			return cf_status_make(CF_ERR_NO_MEMORY, "%s: column index", t->path);
-		memset(&ci->ci[0], 0, sizeof(col_entry));
-		ci->ci[0].h = row->start;
 		ci->n_ci = 1;
 		ci->top_i = 0;
 		return NULL;
 	}
-	if ((s = read_block(t, row->top[i].h, t->data_end, &ci->dctx, &ci->scratch, &ci->ci_raw)) != NULL)
+	ci->top_i = SIZE_MAX;
+	if ((s = get_block(ci->t, row->top[i].h, BLK_COL_INDEX, ci->fill, &h, &b)) != NULL)
 		return s;
-	cf_rd_init(&r, ci->ci_raw.data, ci->ci_raw.len);
-	while (cf_rd_left(&r) > 0)
-	{
-		col_entry	e;
-
-		e.sc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-		e.name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-		e.h = cf_block_handle_get(&r);
-		if (!cf_rd_ok(&r))
-			break;
-		if (!grow((void **) &ci->ci, &ci->ci_cap, ci->n_ci + 1, sizeof(col_entry)))
-			return cf_status_make(CF_ERR_NO_MEMORY, "%s: column index", t->path);
-		ci->ci[ci->n_ci++] = e;
-	}
-	if (!cf_rd_ok(&r) || ci->n_ci == 0)
-		return corrupt(t, "malformed column-index block", row->top[i].h.offset);
+	cf_cache_release(ci->cih);
+	ci->cih = h;
+	ci->cb = b;
+	ci->n_ci = b->n;
 	ci->top_i = i;
 	return NULL;
 }
 
-/*
- * Parses one row's records of the loaded data block into ci->recs: from byte `from`
- * (the row's row-start record in its first block, 0 in a later block of a wide row)
- * up to the next row-start record or the block's end. Offsets are the block's.
- */
-static cf_status *
-parse_data(cf_sstable_cells *ci, uint64_t blk_off, uint64_t from)
+/* The number of the first record of b at or after byte at (b->n if none). */
+static size_t
+rec_at(const cblk *b, uint64_t at)
 {
-	cf_rd		r;
+	size_t		lo = 0,
+				hi = b->n;
 
-	ci->n_recs = 0;
-	if (from > ci->db_raw.len)
-		return corrupt(ci->t, "row-start record not where the key index says", blk_off);
-	cf_rd_init(&r, ci->db_raw.data + from, ci->db_raw.len - (size_t) from);
-	while (cf_rd_left(&r) > 0)
+	while (lo < hi)
 	{
-		data_rec	d;
-		uint8_t		tag;
+		size_t		mid = lo + (hi - lo) / 2;
 
-		if (ci->n_recs > 0 && r.p[r.pos] == CF_SST_TAG_ROW)
-			break;				/* the next row's */
-		memset(&d, 0, sizeof(d));
-		d.off = from + r.pos;
-		tag = cf_rd_u8(&r);
-		if (tag == CF_SST_TAG_ROW)
-		{
-			d.row = true;
-			d.c.sc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-			d.c.name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-		}
+		if (b->ix[mid].at < at)
+			lo = mid + 1;
 		else
-		{
-			if ((tag & ~CF_SST_TAG_CELL_MASK) ||
-				(tag & (CF_CELL_DELETED | CF_CELL_EXPIRING)) == (CF_CELL_DELETED | CF_CELL_EXPIRING))
-				return corrupt(ci->t, "bad record tag in data block", blk_off);
-			d.c.flags = tag & (CF_CELL_DELETED | CF_CELL_EXPIRING);
-			if (tag & CF_SST_TAG_SAME_SC)
-			{
-				if (ci->n_recs == 0 || ci->recs[ci->n_recs - 1].row)
-					return corrupt(ci->t, "shared super column without a previous cell", blk_off);
-				d.c.sc = ci->recs[ci->n_recs - 1].c.sc;
-			}
-			else
-				d.c.sc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-			d.c.name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-			d.c.value = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-			d.c.timestamp = (int64_t) cf_rd_u64(&r);
-			if (d.c.flags & CF_CELL_EXPIRING)
-			{
-				d.c.ttl = (int32_t) cf_rd_u32(&r);
-				d.c.local_time = (int32_t) cf_rd_u32(&r);
-			}
-			if (d.c.flags & CF_CELL_DELETED)
-				d.c.local_time = (int32_t) cf_rd_u32(&r);
-		}
-		if (!cf_rd_ok(&r))
-			break;
-		if (!grow((void **) &ci->recs, &ci->rec_cap, ci->n_recs + 1, sizeof(data_rec)))
-			return cf_status_make(CF_ERR_NO_MEMORY, "%s: data block", ci->t->path);
-		ci->recs[ci->n_recs++] = d;
+			hi = mid;
 	}
-	if (!cf_rd_ok(&r))
-		return corrupt(ci->t, "malformed data block", blk_off);
-	return NULL;
+	return lo;
+}
+
+/* The first row-start record of b numbered >= i (b->n if none). */
+static size_t
+next_row_rec(const cblk *b, size_t i)
+{
+	size_t		lo = 0,
+				hi = b->n_rows;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (b->rows[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->n_rows ? b->rows[lo] : b->n;
+}
+
+/* Is record i of b a row start? */
+static bool
+rec_is_row(const cblk *b, size_t i)
+{
+	return b->data[b->ix[i].at] == CF_SST_TAG_ROW;
 }
 
 /* Loads data block j of the loaded column-index block and finds the row's cells in it. */
@@ -915,41 +1408,47 @@ static cf_status *
 load_data(cf_sstable_cells *ci, size_t j)
 {
 	const cf_sstable_row *row = ci->row;
-	cf_block_handle h = ci->ci[j].h;
-	uint64_t	from = h.offset == row->start.offset ? row->row_off : 0;
+	cf_block_handle h = ci_entry(ci, j).h;
+	const cblk  *b;
 	cf_status  *s;
-	size_t		lo = 0,
-				hi;
+	size_t		lo = 0;
 
 	ci->ci_i = j;
 	if (ci->db_off != h.offset)
 	{
-		ci->db_off = UINT64_MAX;
-		ci->parse_from = UINT64_MAX;
-		if ((s = read_block(ci->t, h, ci->t->data_end, &ci->dctx, &ci->scratch, &ci->db_raw)) != NULL)
+		cf_cache_handle *dh;
+
+		if ((s = get_block(ci->t, h, BLK_DATA, ci->fill, &dh, &b)) != NULL)
+		{
+			ci->lo = ci->hi = 0;
 			return s;
+		}
+		cf_cache_release(ci->dh);
+		ci->dh = dh;
+		ci->db = b;
 		ci->db_off = h.offset;
 	}
-	if (ci->parse_from != from)
-	{
-		ci->parse_from = UINT64_MAX;
-		if ((s = parse_data(ci, h.offset, from)) != NULL)
-			return s;
-		ci->parse_from = from;
-	}
+	b = ci->db;
 	if (h.offset == row->start.offset)
 	{
-		if (lo == ci->n_recs || ci->recs[lo].off != row->row_off || !ci->recs[lo].row ||
-			!cf_slice_eq(ci->recs[lo].c.sc, row->tok) || !cf_slice_eq(ci->recs[lo].c.name, row->key))
+		const uint8_t *p;
+		cf_slice	tok,
+					key;
+
+		lo = rec_at(b, row->row_off);
+		if (lo == b->n || b->ix[lo].at != row->row_off || !rec_is_row(b, lo))
+			return corrupt(ci->t, "row-start record not where the key index says", h.offset);
+		p = b->data + b->ix[lo].at + 1;
+		tok = dec_bytes(&p);
+		key = dec_bytes(&p);
+		if (!cf_slice_eq(tok, row->tok) || !cf_slice_eq(key, row->key))
 			return corrupt(ci->t, "row-start record not where the key index says", h.offset);
 		lo++;
 	}
-	for (hi = lo; hi < ci->n_recs && !ci->recs[hi].row; hi++)
-		;
-	if (row->n_top > 0 && lo == hi)
-		return corrupt(ci->t, "data block of a wide row holds none of its cells", h.offset);
 	ci->lo = lo;
-	ci->hi = hi;
+	ci->hi = next_row_rec(b, lo);
+	if (row->n_top > 0 && ci->lo == ci->hi)
+		return corrupt(ci->t, "data block of a wide row holds none of its cells", h.offset);
 	return NULL;
 }
 
@@ -989,11 +1488,13 @@ step_block(cf_sstable_cells *ci, int dir, bool *ok)
 	return NULL;
 }
 
-/* Records a move's outcome: an error invalidates the iterator. */
+/* Records a move's outcome: an error invalidates the iterator; a valid one decodes its cell. */
 static cf_status *
 settle(cf_sstable_cells *ci, cf_status *s, bool valid)
 {
 	ci->valid = s == NULL && valid;
+	if (ci->valid)
+		rec_cell(ci->db, ci->pos, &ci->cur);
 	return s;
 }
 
@@ -1007,9 +1508,9 @@ cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: cell iterator", row->t->path);
 	ci->row = row;
 	ci->t = row->t;
+	ci->fill = row->fill;
 	ci->top_i = SIZE_MAX;
 	ci->db_off = UINT64_MAX;
-	ci->parse_from = UINT64_MAX;
 	*out = ci;
 	return NULL;
 }
@@ -1017,7 +1518,10 @@ cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 void
 cf_sstable_cells_reset(cf_sstable_cells *ci, const cf_sstable_row *row)
 {
-	/* the column index is the row's; the decoded data block (db_off, db_raw) the file's */
+	/* the column index is the row's; the data block (db_off, dh) the file's */
+	cf_cache_release(ci->cih);
+	ci->cih = NULL;
+	ci->cb = NULL;
 	ci->row = row;
 	ci->top_i = SIZE_MAX;
 	ci->n_ci = 0;
@@ -1031,12 +1535,8 @@ cf_sstable_cells_free(cf_sstable_cells *ci)
 {
 	if (ci == NULL)
 		return;
-	cf_buf_free(&ci->scratch);
-	cf_block_dctx_free(ci->dctx);
-	cf_buf_free(&ci->ci_raw);
-	cf_buf_free(&ci->db_raw);
-	free(ci->ci);
-	free(ci->recs);
+	cf_cache_release(ci->cih);
+	cf_cache_release(ci->dh);
 	free(ci);
 }
 
@@ -1058,10 +1558,10 @@ cf_sstable_cells_last(cf_sstable_cells *ci)
 	return settle(ci, s, s == NULL && ci->lo < ci->hi);
 }
 
-/* The last entry of e[0..n) whose first path is <= the target; SIZE_MAX if none. */
+/* The last entry of the row's top level whose first path is <= the target; SIZE_MAX if none. */
 static size_t
-find_entry(const cf_col_order *o, const col_entry *e, size_t n, cf_slice sc, cf_slice name,
-		   bool open_end)
+find_top(const cf_col_order *o, const col_entry *e, size_t n, cf_slice sc, cf_slice name,
+		 bool open_end)
 {
 	size_t		lo = 0,
 				hi = n;
@@ -1071,6 +1571,26 @@ find_entry(const cf_col_order *o, const col_entry *e, size_t n, cf_slice sc, cf_
 		size_t		mid = lo + (hi - lo) / 2;
 
 		if (target_cmp(o, e[mid].sc, e[mid].name, sc, name, open_end) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
+/* The same over the entries of a column-index block. */
+static size_t
+find_col(const cf_col_order *o, const cblk *b, cf_slice sc, cf_slice name, bool open_end)
+{
+	size_t		lo = 0,
+				hi = b->n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		col_entry	e = colentry(b, mid);
+
+		if (target_cmp(o, e.sc, e.name, sc, name, open_end) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1090,7 +1610,7 @@ find_block(cf_sstable_cells *ci, cf_slice sc, cf_slice name, bool open_end, bool
 	*before_all = false;
 	if (row->n_top > 0)
 	{
-		i = find_entry(&ci->t->order, row->top, row->n_top, sc, name, open_end);
+		i = find_top(&ci->t->order, row->top, row->n_top, sc, name, open_end);
 		if (i == SIZE_MAX)
 		{
 			*before_all = true;
@@ -1102,7 +1622,7 @@ find_block(cf_sstable_cells *ci, cf_slice sc, cf_slice name, bool open_end, bool
 	j = 0;
 	if (row->n_top > 0)
 	{
-		j = find_entry(&ci->t->order, ci->ci, ci->n_ci, sc, name, open_end);
+		j = find_col(&ci->t->order, ci->cb, sc, name, open_end);
 		if (j == SIZE_MAX)
 		{
 			*before_all = true;
@@ -1129,8 +1649,11 @@ cf_sstable_cells_seek(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
+		cf_slice	msc,
+					mname;
 
-		if (cf_path_cmp(o, ci->recs[mid].c.sc, ci->recs[mid].c.name, sc, name) < 0)
+		rec_path(ci->db, mid, &msc, &mname);
+		if (cf_path_cmp(o, msc, mname, sc, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1163,8 +1686,11 @@ cf_sstable_cells_seek_le(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
+		cf_slice	msc,
+					mname;
 
-		if (target_cmp(o, ci->recs[mid].c.sc, ci->recs[mid].c.name, sc, name, open_end) <= 0)
+		rec_path(ci->db, mid, &msc, &mname);
+		if (target_cmp(o, msc, mname, sc, name, open_end) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1221,5 +1747,5 @@ cf_sstable_cells_valid(const cf_sstable_cells *ci)
 void
 cf_sstable_cells_cell(const cf_sstable_cells *ci, cf_cell *cell)
 {
-	*cell = ci->recs[ci->pos].c;
+	*cell = ci->cur;
 }

@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_c_literalCompressionMode */
 #include <zstd.h>
 
 #include "storage/block.h"
@@ -38,6 +39,8 @@ struct cf_sstable_writer
 	cf_wfile   *file;
 	char	   *path;
 	cf_sstable_options opt;
+	size_t		kidx_size;		/* key-index block target */
+	size_t		colidx_size;	/* column-index block target */
 	ZSTD_CCtx  *cctx;
 	bool		failed;			/* poisoned: every later call fails */
 	uint64_t	off;			/* bytes written to the file */
@@ -215,7 +218,7 @@ emit_entry(cf_sstable_writer *w, cf_block_handle h, const uint8_t *rest, size_t 
 	cf_buf_put(&w->kblock, rest, n);
 	if (!cf_buf_ok(&w->kblock) || !cf_buf_ok(&w->kfirst) || !cf_buf_ok(&w->klast))
 		return fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", w->path));
-	if (w->kblock.len >= w->opt.block_size)
+	if (w->kblock.len >= w->kidx_size)
 		return flush_kblock(w);
 	return NULL;
 }
@@ -314,6 +317,20 @@ cf_sstable_writer_open(cf_env *env, const char *path, const cf_sstable_options *
 		w->opt.block_size = CF_SST_DEFAULT_BLOCK_SIZE;
 	if (w->opt.zstd_level == 0)
 		w->opt.zstd_level = CF_SST_DEFAULT_ZSTD_LEVEL;
+	/* see engine/doc/sstable_format.md, "Blocks", for why these */
+	w->kidx_size = w->opt.block_size / CF_SST_KEY_INDEX_BLOCK_DIVISOR;
+	if (w->kidx_size < CF_SST_MIN_BLOCK_SIZE)
+		w->kidx_size = CF_SST_MIN_BLOCK_SIZE;
+	w->colidx_size = w->opt.block_size * CF_SST_COLUMN_INDEX_BLOCK_FACTOR;
+	if (w->colidx_size > CF_SST_MAX_BLOCK_SIZE)
+		w->colidx_size = CF_SST_MAX_BLOCK_SIZE;
+	/*
+	 * Literals stored as they are, not Huffman-coded: blocks decompress about three
+	 * times faster (what every read that misses the block cache pays) for a few percent
+	 * more bytes. A writer-side choice: any zstd frame reads back the same. An older
+	 * libzstd without the parameter just keeps Huffman.
+	 */
+	(void) ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_literalCompressionMode, ZSTD_lcm_uncompressed);
 	if (w->opt.bloom_bits_per_key == 0)
 		w->opt.bloom_bits_per_key = CF_BLOOM_DEFAULT_BITS_PER_KEY;
 	w->stats.min_timestamp = INT64_MAX;
@@ -495,7 +512,7 @@ write_column_index(cf_sstable_writer *w, cf_buf *top, uint64_t *n_top)
 			first = at;
 		(void) cf_block_handle_get(&r);
 		cf_buf_put(&blk, w->colidx.data + at, r.pos - at);
-		if (blk.len >= w->opt.block_size || cf_rd_left(&r) == 0)
+		if (blk.len >= w->colidx_size || cf_rd_left(&r) == 0)
 		{
 			cf_rd		fr;
 

@@ -543,7 +543,7 @@ dsp_get_indexed_slices(dsp_call *c)
 	cf_slice	sc;
 	cf_predicate pred;
 	cf_index_expr *ex;
-	cf_index_query q = {.n_exprs = ic->n_expressions,.start_key = ic->start_key,
+	cf_index_clause q = {.n_exprs = ic->n_expressions,.start_key = ic->start_key,
 	.count = ic->count};
 	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, &cf, &def, &sc);
 
@@ -560,7 +560,7 @@ dsp_get_indexed_slices(dsp_call *c)
 	for (size_t i = 0; i < ic->n_expressions; i++)
 	{
 		ex[i].column = ic->expressions[i].column_name;
-		ex[i].op = ic->expressions[i].op;
+		ex[i].op = (cf_index_op) ic->expressions[i].op;	/* checked by the db */
 		ex[i].value = ic->expressions[i].value;
 	}
 	q.exprs = ex;

@@ -192,61 +192,15 @@ cf_buf_detach(cf_buf *b, size_t *len_out)
 	return p;
 }
 
-/* True (and steps over them) if n bytes remain; else marks the reader failed. */
-static inline bool
-rd_take(cf_rd *r, size_t n, const uint8_t **out)
-{
-	if (r->failed || n > r->len - r->pos)
-	{
-		r->failed = true;
-		return false;
-	}
-	*out = r->p + r->pos;
-	r->pos += n;
-	return true;
-}
-
-uint8_t
-cf_rd_u8(cf_rd *r)
-{
-	const uint8_t *p;
-
-	return rd_take(r, 1, &p) ? p[0] : 0;
-}
-
-uint16_t
-cf_rd_u16(cf_rd *r)
-{
-	const uint8_t *p;
-
-	return rd_take(r, 2, &p) ? (uint16_t) ((p[0] << 8) | p[1]) : 0;
-}
-
-uint32_t
-cf_rd_u32(cf_rd *r)
-{
-	const uint8_t *p;
-
-	return rd_take(r, 4, &p) ? cf_load_be32(p) : 0;
-}
-
 uint64_t
-cf_rd_u64(cf_rd *r)
-{
-	const uint8_t *p;
-
-	return rd_take(r, 8, &p) ? cf_load_be64(p) : 0;
-}
-
-uint64_t
-cf_rd_varint(cf_rd *r)
+cf_rd_varint_slow(cf_rd *r)
 {
 	uint64_t	v = 0;
 	const uint8_t *p;
 
 	for (unsigned i = 0; i < CF_VARINT64_MAX; i++)
 	{
-		if (!rd_take(r, 1, &p))
+		if (!cf_rd_take(r, 1, &p))
 			return 0;
 		/* The tenth byte may only carry the top bit of a 64-bit value. */
 		if (i == CF_VARINT64_MAX - 1 && *p > 1)
@@ -264,35 +218,12 @@ cf_rd_varint(cf_rd *r)
 	return 0;
 }
 
-const uint8_t *
-cf_rd_bytes(cf_rd *r, size_t n)
-{
-	const uint8_t *p;
-
-	return rd_take(r, n, &p) ? p : NULL;
-}
-
-cf_slice
-cf_rd_slice(cf_rd *r, size_t max)
-{
-	uint64_t	n = cf_rd_varint(r);
-	const uint8_t *p;
-
-	if (n > max)
-	{
-		cf_rd_fail(r);
-		return cf_slice_of(NULL, 0);
-	}
-	p = cf_rd_bytes(r, (size_t) n);
-	return cf_slice_of(p, p ? (size_t) n : 0);
-}
-
 bool
 cf_rd_copy(cf_rd *r, void *dst, size_t n)
 {
 	const uint8_t *p;
 
-	if (!rd_take(r, n, &p))
+	if (!cf_rd_take(r, n, &p))
 		return false;
 	if (n)
 		memcpy(dst, p, n);
@@ -304,7 +235,7 @@ cf_rd_skip(cf_rd *r, size_t n)
 {
 	const uint8_t *p;
 
-	return rd_take(r, n, &p);
+	return cf_rd_take(r, n, &p);
 }
 
 cf_status *

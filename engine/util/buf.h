@@ -124,23 +124,103 @@ cf_rd_fail(cf_rd *r)
 	r->failed = true;
 }
 
-uint8_t		cf_rd_u8(cf_rd *r);
-uint16_t	cf_rd_u16(cf_rd *r);
-uint32_t	cf_rd_u32(cf_rd *r);
-uint64_t	cf_rd_u64(cf_rd *r);
-uint64_t	cf_rd_varint(cf_rd *r);
+/*
+ * The readers below are inline: decoding is the inner loop of every block and record
+ * parse. Each fails the reader (and returns zero / NULL / an empty slice) when the
+ * bytes are not there.
+ */
+
+/* True (and steps over them) if n bytes remain; else marks the reader failed. */
+static inline bool
+cf_rd_take(cf_rd *r, size_t n, const uint8_t **out)
+{
+	if (r->failed || n > r->len - r->pos)
+	{
+		r->failed = true;
+		return false;
+	}
+	*out = r->p + r->pos;
+	r->pos += n;
+	return true;
+}
+
+static inline uint8_t
+cf_rd_u8(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return cf_rd_take(r, 1, &p) ? p[0] : 0;
+}
+
+static inline uint16_t
+cf_rd_u16(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return cf_rd_take(r, 2, &p) ? (uint16_t) ((p[0] << 8) | p[1]) : 0;
+}
+
+static inline uint32_t cf_load_be32(const uint8_t *p);
+static inline uint64_t cf_load_be64(const uint8_t *p);
+
+static inline uint32_t
+cf_rd_u32(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return cf_rd_take(r, 4, &p) ? cf_load_be32(p) : 0;
+}
+
+static inline uint64_t
+cf_rd_u64(cf_rd *r)
+{
+	const uint8_t *p;
+
+	return cf_rd_take(r, 8, &p) ? cf_load_be64(p) : 0;
+}
+
+/* The general case of cf_rd_varint (several bytes, the end, malformed encodings). */
+uint64_t	cf_rd_varint_slow(cf_rd *r);
+
+static inline uint64_t
+cf_rd_varint(cf_rd *r)
+{
+	/* one byte: most lengths and counts */
+	if (!r->failed && r->pos < r->len && r->p[r->pos] < 0x80)
+		return r->p[r->pos++];
+	return cf_rd_varint_slow(r);
+}
 
 /*
  * Returns a pointer to the next n bytes inside the reader's memory (zero-copy) and
  * steps over them, or NULL (reader failed) if fewer than n remain.
  */
-const uint8_t *cf_rd_bytes(cf_rd *r, size_t n);
+static inline const uint8_t *
+cf_rd_bytes(cf_rd *r, size_t n)
+{
+	const uint8_t *p;
+
+	return cf_rd_take(r, n, &p) ? p : NULL;
+}
 
 /*
  * Reads a cf_buf_put_bytes string, zero-copy; a length over max (or past the end) fails
  * the reader and yields an empty slice.
  */
-cf_slice	cf_rd_slice(cf_rd *r, size_t max);
+static inline cf_slice
+cf_rd_slice(cf_rd *r, size_t max)
+{
+	uint64_t	n = cf_rd_varint(r);
+	const uint8_t *p;
+
+	if (n > max)
+	{
+		cf_rd_fail(r);
+		return cf_slice_of(NULL, 0);
+	}
+	p = cf_rd_bytes(r, (size_t) n);
+	return cf_slice_of(p, p ? (size_t) n : 0);
+}
 
 /* Copies the next n bytes into dst; false (reader failed) if fewer remain. */
 bool		cf_rd_copy(cf_rd *r, void *dst, size_t n);

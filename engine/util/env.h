@@ -77,6 +77,15 @@ struct cf_rfile_ops
 	cf_status  *(*read_at) (cf_rfile *f, uint64_t offset, void *dst, size_t n, size_t *got);
 	uint64_t	(*size) (cf_rfile *f);	/* the size when opened */
 	void		(*close) (cf_rfile *f);
+
+	/*
+	 * Optional (NULL: the env cannot): the file's bytes as they were at open, all of
+	 * them, mapped read-only into memory until close, so reading them costs no system
+	 * call and no copy; NULL if mapping fails (the caller then uses read_at) or the file
+	 * is empty. Call it before the handle is shared between threads. Only for files no
+	 * one truncates while they are open (SSTables are immutable).
+	 */
+	const uint8_t *(*map) (cf_rfile *f);
 };
 
 struct cf_rfile
@@ -259,6 +268,13 @@ cf_rfile_read_at(cf_rfile *f, uint64_t offset, void *dst, size_t n, size_t *got)
 
 /* Reads exactly n bytes at offset, or CF_ERR_CORRUPTION naming the file if it is short. */
 cf_status  *cf_rfile_read_exact(cf_rfile *f, uint64_t offset, void *dst, size_t n);
+
+/* See cf_rfile_ops.map; NULL when the env cannot map. */
+static inline const uint8_t *
+cf_rfile_map(cf_rfile *f)
+{
+	return f->ops->map ? f->ops->map(f) : NULL;
+}
 
 static inline uint64_t
 cf_rfile_size(cf_rfile *f)

@@ -22,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +47,8 @@ typedef struct posix_rfile
 	cf_rfile	hdr;
 	int			fd;
 	uint64_t	size;
+	void	   *map;			/* NULL until posix_rfile_map maps it */
+	bool		map_tried;
 } posix_rfile;
 
 typedef struct posix_lock
@@ -329,15 +334,33 @@ posix_rfile_close(cf_rfile *rf)
 {
 	posix_rfile *f = (posix_rfile *) rf;
 
+	if (f->map)
+		munmap(f->map, (size_t) f->size);
 	close(f->fd);
 	free(f->hdr.path);
 	free(f);
+}
+
+static const uint8_t *
+posix_rfile_map(cf_rfile *rf)
+{
+	posix_rfile *f = (posix_rfile *) rf;
+
+	if (!f->map_tried && f->size > 0 && f->size <= SIZE_MAX)
+	{
+		void	   *p = mmap(NULL, (size_t) f->size, PROT_READ, MAP_SHARED, f->fd, 0);
+
+		f->map = p == MAP_FAILED ? NULL : p;
+	}
+	f->map_tried = true;
+	return f->map;
 }
 
 static const struct cf_rfile_ops posix_rfile_ops = {
 	.read_at = posix_rfile_read_at,
 	.size = posix_rfile_size,
 	.close = posix_rfile_close,
+	.map = posix_rfile_map,
 };
 
 static cf_status *
@@ -360,6 +383,8 @@ posix_open_read(cf_env *e, const char *path, cf_rfile **out)
 	f->hdr.path = copy;
 	f->fd = fd;
 	f->size = size;
+	f->map = NULL;
+	f->map_tried = false;
 	*out = &f->hdr;
 	return NULL;
 }

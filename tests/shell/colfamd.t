@@ -1,12 +1,12 @@
 # tests/shell/colfamd.t — the real colfamd on 127.0.0.2 and a free port: configuration,
-# start-up, a framed Thrift call answered (by the placeholder handler) with
-# TApplicationException UNKNOWN_METHOD, pipelining, an unframed client, a busy port,
+# start-up, framed Thrift calls answered by the dispatch (describe_version; an unknown
+# method gets TApplicationException UNKNOWN_METHOD), pipelining, an unframed client, a busy port,
 # SIGTERM and SIGINT, a restart on the same data, bad configurations.
 . "$COLFAM_ROOT/tests/shell/tap.sh"
 . "$COLFAM_ROOT/tests/lib/harness.sh"
 harness_init
 B=$COLFAM_ROOT/build/release/bin
-tap_plan 25
+tap_plan 26
 
 # thrift_client HOST PORT NAME:SEQID...: sends the calls framed in one write and prints one
 # line per reply: "<type> <name> seqid=<n> apptype=<n> message=<text>".
@@ -80,12 +80,17 @@ tap_ok $? "the pid file holds colfamd's pid"
 tap_ok $? "the database is open in the configured directories"
 
 out=$(thrift_client $host "$port" describe_version:7 2>&1)
-[[ "$out" == "EXCEPTION describe_version seqid=7 apptype=1 message=Invalid method name: 'describe_version'" ]]
-tap_ok $? "a framed call gets TApplicationException UNKNOWN_METHOD"
+[[ "$out" == "REPLY describe_version seqid=7 apptype=-1 message=19.4.0" ]]
+tap_ok $? "describe_version answers 19.4.0"
 [[ $? -eq 0 ]] || echo "#   got: $out"
 
-out=$(thrift_client $host "$port" login:1 set_keyspace:2 get:3 2>&1)
-[[ "$(awk '{print $2, $3}' <<<"$out" | tr '\n' ' ')" == "login seqid=1 set_keyspace seqid=2 get seqid=3 " ]]
+out=$(thrift_client $host "$port" no_such_method:8 2>&1)
+[[ "$out" == "EXCEPTION no_such_method seqid=8 apptype=1 message=Invalid method name: 'no_such_method'" ]]
+tap_ok $? "an unknown method gets TApplicationException UNKNOWN_METHOD"
+[[ $? -eq 0 ]] || echo "#   got: $out"
+
+out=$(thrift_client $host "$port" describe_version:1 describe_cluster_name:2 describe_partitioner:3 2>&1)
+[[ "$(awk '{print $2, $3}' <<<"$out" | tr '\n' ' ')" == "describe_version seqid=1 describe_cluster_name seqid=2 describe_partitioner seqid=3 " ]]
 tap_ok $? "pipelined calls are answered in order"
 [[ $? -eq 0 ]] || echo "#   got: $out"
 

@@ -198,6 +198,25 @@ read_from_file_checks_bounds(void **state)
 	FAILS(cf_block_read(r, h, cf_rfile_size(r), NULL, &scratch, &out), CF_ERR_CORRUPTION, "out of bounds");
 	h.offset = 99;				/* misaligned: checksum fails, message names the offset */
 	FAILS(cf_block_read(r, h, cf_rfile_size(r), NULL, &scratch, &out), CF_ERR_CORRUPTION, "offset 99");
+	/* the same through the file mapped in memory (the posix env maps) */
+	{
+		const uint8_t *map = cf_rfile_map(r);
+
+		assert_non_null(map);
+		assert_ptr_equal(cf_rfile_map(r), map);	/* mapped once */
+		h.offset = 100;
+		OK(cf_block_read_mapped(map, path, h, cf_rfile_size(r), NULL, &out));
+		assert_int_equal(out.len, 5000);
+		assert_memory_equal(out.data, c, 5000);
+		FAILS(cf_block_read_mapped(map, path, h, cf_rfile_size(r) - 1, NULL, &out),
+			  CF_ERR_CORRUPTION, path);
+		h.offset = UINT64_MAX - 3;
+		FAILS(cf_block_read_mapped(map, path, h, cf_rfile_size(r), NULL, &out),
+			  CF_ERR_CORRUPTION, "out of bounds");
+		h.offset = 99;
+		FAILS(cf_block_read_mapped(map, path, h, cf_rfile_size(r), NULL, &out),
+			  CF_ERR_CORRUPTION, "offset 99");
+	}
 	cf_rfile_close(r);
 	OK(cf_env_remove(env, path));
 	cf_buf_free(&stored);

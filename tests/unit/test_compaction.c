@@ -1154,7 +1154,7 @@ throughput(void **state)
 				dt;
 
 	(void) state;
-	opt.sstable.block_size = 0;	/* the default 64 KiB */
+	opt.sstable.block_size = 0;	/* the default (4 KiB) */
 	for (int i = 0; i < 4; i++)
 	{
 		char		name[24];

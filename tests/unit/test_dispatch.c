@@ -499,7 +499,7 @@ twitter_end_to_end(void **state)
 		}
 		e.column_name = S("password");
 		fails(t, CF_T_M_GET_INDEXED_SLICES, &a, CF_T_EXC_INVALID_REQUEST,
-			  "No indexed columns");
+			  "needs an EQ expression on an indexed column");
 	}
 
 	/* remove a column, then a row; then truncate */

@@ -242,6 +242,101 @@ oversized_names_are_refused(void **state)
 	cf_buf_free(&b);
 }
 
+/* A batch: several row mutations in one payload; one mutation is a batch of one. */
+static void
+batches(void **state)
+{
+	sample		smp;
+	cf_mutation ms[3];
+	cf_mutation *d;
+	size_t		n;
+	cf_buf		b = CF_BUF_INIT;
+	cf_buf		one = CF_BUF_INIT;
+	cf_cell		c = {.name = S("entry"),.timestamp = 9};
+	cf_cf_update u = {.cf_id = 7,.row_del = cf_deletion_none(),.cells = &c,.n_cells = 1};
+
+	(void) state;
+	sample_encode(&smp);
+	ms[0] = smp.m;
+	ms[1] = (cf_mutation) {.key = S("value-row"),.cfs = &u,.n_cfs = 1};
+	ms[2] = (cf_mutation) {.key = S("other-row"),.cfs = &u,.n_cfs = 1};
+
+	/* a batch of one is the mutation's own encoding */
+	assert_null(cf_mutation_batch_encode(ms, 1, &one));
+	assert_int_equal(one.len, smp.b.len);
+	assert_memory_equal(one.data, smp.b.data, one.len);
+	assert_null(cf_mutation_batch_decode(cf_slice_of(one.data, one.len), &d, &n));
+	assert_int_equal(n, 1);
+	assert_slice(d[0].key, S("jsmith"));
+	cf_mutation_batch_release(d, n);
+
+	assert_null(cf_mutation_batch_encode(ms, 3, &b));
+	assert_int_equal(b.data[0], CF_MUTATION_BATCH_VERSION);
+	assert_null(cf_mutation_batch_decode(cf_slice_of(b.data, b.len), &d, &n));
+	assert_int_equal(n, 3);
+	assert_slice(d[0].key, S("jsmith"));
+	assert_int_equal(d[0].n_cfs, 2);
+	assert_int_equal(d[0].cfs[1].cf_id, UINT32_MAX);
+	assert_slice(d[1].key, S("value-row"));
+	assert_slice(d[2].key, S("other-row"));
+	assert_int_equal(d[2].cfs[0].cf_id, 7);
+	assert_slice(d[2].cfs[0].cells[0].name, S("entry"));
+	cf_mutation_batch_release(d, n);
+	cf_mutation_batch_release(NULL, 0);
+
+	/* every truncation and every byte flip: an error or a decoding, never a crash */
+	for (size_t len = 0; len < b.len; len++)
+	{
+		cf_status  *st = cf_mutation_batch_decode(cf_slice_of(b.data, len), &d, &n);
+
+		assert_non_null(st);
+		assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
+		assert_null(d);
+		assert_int_equal(n, 0);
+		cf_status_free(st);
+	}
+	for (size_t i = 0; i < b.len; i++)
+	{
+		cf_status  *st;
+
+		b.data[i] ^= 0x5a;
+		if ((st = cf_mutation_batch_decode(cf_slice_of(b.data, b.len), &d, &n)) == NULL)
+			cf_mutation_batch_release(d, n);
+		cf_status_free(st);
+		b.data[i] ^= 0x5a;
+	}
+	/* trailing bytes; a batch claiming fewer than two; an unknown version */
+	cf_buf_put_u8(&b, 0);
+	{
+		cf_status  *st = cf_mutation_batch_decode(cf_slice_of(b.data, b.len), &d, &n);
+
+		assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
+		assert_non_null(strstr(cf_status_msg(st), "left over"));
+		cf_status_free(st);
+	}
+	{
+		uint8_t		bad[] = {CF_MUTATION_BATCH_VERSION, 1, 0};
+		uint8_t		v9[] = {9, 0};
+		cf_status  *st = cf_mutation_batch_decode(cf_slice_of(bad, sizeof(bad)), &d, &n);
+
+		assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
+		cf_status_free(st);
+		st = cf_mutation_batch_decode(cf_slice_of(v9, sizeof(v9)), &d, &n);
+		assert_int_equal(cf_status_code(st), CF_ERR_CORRUPTION);
+		assert_non_null(strstr(cf_status_msg(st), "version 9"));
+		cf_status_free(st);
+	}
+	{
+		cf_status  *st = cf_mutation_batch_encode(ms, 0, &one);
+
+		assert_int_equal(cf_status_code(st), CF_ERR_INTERNAL);
+		cf_status_free(st);
+	}
+	cf_buf_free(&b);
+	cf_buf_free(&one);
+	cf_buf_free(&smp.b);
+}
+
 int
 main(void)
 {
@@ -253,6 +348,7 @@ main(void)
 		cmocka_unit_test(forged_counts_do_not_allocate),
 		cmocka_unit_test(unknown_version_and_trailing_bytes),
 		cmocka_unit_test(oversized_names_are_refused),
+		cmocka_unit_test(batches),
 	};
 
 	return cmocka_run_group_tests_name("storage/mutation", tests, NULL, NULL);

@@ -380,6 +380,60 @@ std_get_and_ttl(void **state)
 	assert_string_equal(q(f, "k", "", range("", "", false, 100)), "a=new b=2");
 }
 
+/*
+ * Names are read newest table first and stop once settled: each answer must be what
+ * reading every table gives, whatever the tables' timestamp order — a newer version
+ * in the older file, a tie, a row deletion or range tombstone in the newer file, an
+ * expired cell on top, a name only in the older file.
+ */
+static void
+names_read_newest_first(void **state)
+{
+	fixture    *f = *state;
+	cf_slice	n1[] = {S("a")},
+				n2[] = {S("a"), S("b")},
+				n3[] = {S("c")},
+				n4[] = {S("e")},
+				n5[] = {S("g")},
+				n6[] = {S("z")};
+
+	/* sst[0] (mt[2]) holds the larger timestamps, sst[1] (mt[3]) the smaller ones */
+	put(f, 2, "k", "", "a", "new", 100);
+	put(f, 3, "k", "", "a", "old", 50);
+	put(f, 3, "k", "", "b", "only-old", 40);
+	put(f, 2, "k", "", "c", "tie-x", 60);
+	put(f, 3, "k", "", "c", "tie-y", 60);	/* equal timestamps: the greater value wins */
+	put_ttl(f, 2, "k", "", "e", "expired", 90, NOW - 1);
+	put(f, 3, "k", "", "e", "older", 30);
+	put(f, 3, "k", "", "g", "under-range", 45);
+	put(f, 3, "t", "", "a", "1", 10);
+	kill_row(f, 2, "t", 20);					/* newer file: the row deleted */
+	put(f, 2, "r", "", "a", "kept", 200);
+	kill_range(f, 3, "r", "", "a", "b", 150);	/* older file: a range tombstone older than a */
+	seal(f, 0);
+	assert_string_equal(q(f, "k", "", names(n1, 1)), "a=new");
+	assert_string_equal(q(f, "k", "", names(n2, 2)), "a=new b=only-old");
+	assert_string_equal(q(f, "k", "", names(n3, 1)), "c=tie-y");
+	assert_string_equal(q(f, "k", "", names(n4, 1)), "");	/* the expired one is newest */
+	assert_string_equal(q(f, "k", "", names(n5, 1)), "g=under-range");
+	assert_string_equal(q(f, "k", "", names(n6, 1)), "");
+	assert_string_equal(q(f, "t", "", names(n1, 1)), "");
+	{
+		/* a@200 outranks all of sst[1] (newest 150): sst[1] is not read at all */
+		uint64_t	before = cf_sstable_block_reads(f->sst[1]);
+
+		assert_string_equal(q(f, "r", "", names(n1, 1)), "a=kept");
+		assert_int_equal(cf_sstable_block_reads(f->sst[1]), before);
+		/* k's a@100 does not (sst[1] holds timestamps up to 150): both are read */
+		assert_string_equal(q(f, "k", "", names(n1, 1)), "a=new");
+		assert_true(cf_sstable_block_reads(f->sst[1]) > before);
+	}
+	/* now the older file's deletion is newer than the newer file's cell */
+	kill_range(f, 0, "k", "", "a", "az", 120);	/* in a memtable: always read */
+	assert_string_equal(q(f, "k", "", names(n1, 1)), "");
+	assert_string_equal(q(f, "k", "", names(n2, 2)), "b=only-old");
+}
+
 static void
 invalid_requests(void **state)
 {
@@ -1495,6 +1549,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(std_slices_by_hand, setup_std, teardown),
 		cmocka_unit_test_setup_teardown(std_get_and_ttl, setup_std, teardown),
+		cmocka_unit_test_setup_teardown(names_read_newest_first, setup_std, teardown),
 		cmocka_unit_test_setup_teardown(invalid_requests, setup_std, teardown),
 		cmocka_unit_test_setup_teardown(super_slices_by_hand, setup_super, teardown),
 		cmocka_unit_test_setup_teardown(multiget_in_input_order, setup_std, teardown),

@@ -483,7 +483,12 @@ keyspace_changes_are_copy_on_write(void **state)
 	assert_true(cf_timeuuid_timestamp(cf_slice_of(cf_schema_version(s1), 16)) >
 				cf_timeuuid_timestamp(cf_slice_of(v0, 16)));
 	assert_int_equal(cf_schema_keyspace(s1, "Twitter")->n_cfs, 4);
-	assert_int_equal(cf_schema_next_cf_id(s1), 5);
+	/* four CFs, then the index of Users.email */
+	assert_int_equal(cf_schema_next_cf_id(s1), 6);
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s1, "Twitter", "Users"),
+									 S("email"))->index_id, 5);
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s1, "Twitter", "Users"),
+									 S("age"))->index_id, 0);
 
 	/* update: strategy and rf change, CFs stay, CFs in the update are refused */
 	expect_ok(cf_ksdef_init(&k, "Twitter"));
@@ -509,7 +514,8 @@ keyspace_changes_are_copy_on_write(void **state)
 	assert_null(cf_schema_keyspace(s3, "Twitter"));
 	assert_null(cf_schema_cf_by_id(s3, 1));
 	assert_non_null(cf_schema_cf_by_id(s2, 1));
-	assert_int_equal(cf_schema_next_cf_id(s3), 5);
+	assert_null(cf_schema_index_by_id(s3, 5, NULL));
+	assert_int_equal(cf_schema_next_cf_id(s3), 6);
 	expect_err(cf_schema_drop_keyspace(s3, "Twitter", 0, &bad), CF_ERR_NOT_FOUND,
 			   "'Twitter' does not exist");
 
@@ -544,11 +550,11 @@ cf_changes_assign_ids_never_reused(void **state)
 	uint32_t	new_id;
 
 	(void) state;
-	assert_int_equal(cf_schema_next_cf_id(s), 9);
+	assert_int_equal(cf_schema_next_cf_id(s), 10);
 	make_cf(&d, "Twitter", "Timeline", false, "LongType", NULL);
 	d.id = 77;					/* ignored: the schema assigns */
 	expect_ok(cf_schema_add_cf(s, &d, 0, &s1));
-	assert_int_equal(cf_schema_cf(s1, "Twitter", "Timeline")->id, 9);
+	assert_int_equal(cf_schema_cf(s1, "Twitter", "Timeline")->id, 10);
 	assert_null(cf_schema_cf(s, "Twitter", "Timeline"));
 	expect_err(cf_schema_add_cf(s1, &d, 0, &bad), CF_ERR_INVALID,
 			   "column family 'Timeline' already exists in keyspace 'Twitter'");
@@ -582,9 +588,9 @@ cf_changes_assign_ids_never_reused(void **state)
 	expect_ok(cf_schema_add_cf(s2, &d, 0, &s3));
 	cf_cfdef_clear(&d);
 	new_id = cf_schema_cf(s3, "Twitter", "Statuses")->id;
-	assert_int_equal(new_id, 10);
+	assert_int_equal(new_id, 11);
 	assert_true(new_id > old_id);
-	assert_int_equal(cf_schema_next_cf_id(s3), 11);
+	assert_int_equal(cf_schema_next_cf_id(s3), 12);
 
 	/* an index name already used in the keyspace */
 	make_cf(&d, "Twitter", "Followers", false, "UTF8Type", NULL);
@@ -703,13 +709,29 @@ lookups(void **state)
 	assert_null(cf_schema_cf(s, "Twitter", "Comments"));
 	assert_null(cf_schema_cf(s, "Nope", "Users"));
 	assert_null(cf_schema_cf_by_id(s, 0));
-	assert_null(cf_schema_cf_by_id(s, 9));
+	assert_null(cf_schema_cf_by_id(s, 10));
 
-	/* every id 1..8 resolves to the CF holding it */
-	for (uint32_t id = 1; id <= 8; id++)
+	/* id 5 is the index of Twitter.Users.email, which is no CF */
+	{
+		const cf_cf_def *base = NULL;
+		const cf_column_def *col = cf_schema_index_by_id(s, 5, &base);
+
+		assert_null(cf_schema_cf_by_id(s, 5));
+		assert_non_null(col);
+		assert_ptr_equal(base, cf_schema_cf(s, "Twitter", "Users"));
+		assert_ptr_equal(col, cf_cfdef_column(base, S("email")));
+		assert_null(cf_schema_index_by_id(s, 4, &base));
+		assert_null(base);
+		assert_null(cf_schema_index_by_id(s, 0, NULL));
+	}
+
+	/* every other id 1..9 resolves to the CF holding it */
+	for (uint32_t id = 1; id <= 9; id++)
 	{
 		const cf_cf_def *x = cf_schema_cf_by_id(s, id);
 
+		if (id == 5)
+			continue;
 		assert_non_null(x);
 		assert_int_equal(x->id, id);
 		assert_ptr_equal(cf_schema_cf(s, x->keyspace, x->name), x);
@@ -811,7 +833,8 @@ keyspace_records_rebuild_schema(void **state)
 		}
 	}
 	expect_ok(cf_schema_build(kss, 2, 0, NULL, &r));
-	assert_int_equal(cf_schema_next_cf_id(r), 9);
+	assert_int_equal(cf_schema_next_cf_id(r), 10);
+	assert_non_null(cf_schema_index_by_id(r, 5, NULL));	/* the stored index id */
 	assert_int_equal(cf_schema_cf(r, "Twitter", "Users")->id,
 					 cf_schema_cf(s, "Twitter", "Users")->id);
 	cf_schema_unref(r);
@@ -1210,6 +1233,86 @@ mutation_ttls(void **state)
 	cf_cfdef_clear(&d);
 }
 
+/* Index ids: assigned after CF ids, kept while an index lives, retired when it goes. */
+static void
+index_ids(void **state)
+{
+	cf_schema  *s = seeds_schema();
+	cf_schema  *s1, *s2, *s3, *s4, *r;
+	cf_cf_def	d;
+	const cf_cf_def *base = NULL;
+	const cf_column_def *c;
+	cf_ks_def	k;
+	cf_buf		b = CF_BUF_INIT;
+
+	(void) state;
+	/* index "age": the next id; email keeps its own, whatever a caller set */
+	expect_ok(cf_cfdef_copy(&d, cf_schema_cf(s, "Twitter", "Users")));
+	d.column_metadata[1].indexed = true;
+	d.column_metadata[1].index_id = 3;	/* ignored: the schema assigns */
+	d.column_metadata[0].index_id = 0;
+	expect_ok(cf_schema_update_cf(s, &d, 0, &s1));
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s1, "Twitter", "Users"), S("age"))->index_id,
+					 10);
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s1, "Twitter", "Users"), S("email"))->index_id,
+					 5);
+	assert_int_equal(cf_schema_next_cf_id(s1), 11);
+	c = cf_schema_index_by_id(s1, 10, &base);
+	assert_non_null(c);
+	assert_string_equal(base->name, "Users");
+	assert_true(cf_slice_eq(cf_slice_of(c->name, c->name_len), S("age")));
+
+	/* a new index_name keeps the index; a new validator makes a new one */
+	free(d.column_metadata[0].index_name);
+	d.column_metadata[0].index_name = strdup("email_idx");
+	d.column_metadata[0].validator = CF_TYPE_UTF8;
+	expect_ok(cf_schema_update_cf(s1, &d, 0, &s2));
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s2, "Twitter", "Users"), S("email"))->index_id,
+					 5);
+	d.column_metadata[0].validator = CF_TYPE_ASCII;
+	expect_ok(cf_schema_update_cf(s2, &d, 0, &s3));
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s3, "Twitter", "Users"), S("email"))->index_id,
+					 11);
+	assert_null(cf_schema_index_by_id(s3, 5, NULL));
+
+	/* dropping an index retires its id */
+	d.column_metadata[1].indexed = false;
+	expect_ok(cf_schema_update_cf(s3, &d, 0, &s4));
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(s4, "Twitter", "Users"), S("age"))->index_id,
+					 0);
+	assert_null(cf_schema_index_by_id(s4, 10, NULL));
+	assert_int_equal(cf_schema_next_cf_id(s4), 12);
+	cf_cfdef_clear(&d);
+
+	/* the id is stored with the keyspace and comes back */
+	expect_ok(cf_ksdef_encode(cf_schema_keyspace(s4, "Twitter"), &b));
+	expect_ok(cf_ksdef_decode(cf_slice_of(b.data, b.len), &k));
+	assert_int_equal(cf_cfdef_column(cf_ksdef_cf(&k, "Users"), S("email"))->index_id, 11);
+	expect_ok(cf_schema_build(&k, 1, 12, NULL, &r));
+	assert_non_null(cf_schema_index_by_id(r, 11, NULL));
+	assert_int_equal(cf_schema_next_cf_id(r), 12);
+	cf_schema_unref(r);
+	/* an index id that is also a CF id is refused */
+	((cf_column_def *) cf_cfdef_column(cf_ksdef_cf(&k, "Users"), S("email")))->index_id =
+		cf_ksdef_cf(&k, "Statuses")->id;
+	expect_err(cf_schema_build(&k, 1, 12, NULL, &r), CF_ERR_INVALID, "used twice");
+	/* a record from before indexes had ids: the build assigns one, past next_cf_id */
+	((cf_column_def *) cf_cfdef_column(cf_ksdef_cf(&k, "Users"), S("email")))->index_id = 0;
+	expect_ok(cf_schema_build(&k, 1, 12, NULL, &r));
+	assert_int_equal(cf_cfdef_column(cf_schema_cf(r, "Twitter", "Users"), S("email"))->index_id,
+					 12);
+	assert_int_equal(cf_schema_next_cf_id(r), 13);
+	cf_schema_unref(r);
+	cf_ksdef_clear(&k);
+	cf_buf_free(&b);
+
+	cf_schema_unref(s);
+	cf_schema_unref(s1);
+	cf_schema_unref(s2);
+	cf_schema_unref(s3);
+	cf_schema_unref(s4);
+}
+
 int
 main(void)
 {
@@ -1227,6 +1330,7 @@ main(void)
 		cmocka_unit_test(lookups),
 		cmocka_unit_test(seeds_round_trip),
 		cmocka_unit_test(keyspace_records_rebuild_schema),
+		cmocka_unit_test(index_ids),
 		cmocka_unit_test(every_truncation_is_rejected),
 		cmocka_unit_test(byte_flips_are_rejected_or_safe),
 		cmocka_unit_test(forged_counts_and_versions),

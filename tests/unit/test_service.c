@@ -339,17 +339,17 @@ ranges_by_keys_and_tokens(void **state)
 }
 
 static void
-indexed_slices_scan_with_the_validator(void **state)
+indexed_slices_through_the_index(void **state)
 {
 	cf_service *svc = start(state, 0);
 	cf_read_rows *rows;
 	cf_predicate all = {.range = {.count = 100}};
 	uint8_t		age[8] = {0};
 	cf_index_expr eq_ut[2] = {
-		{.column = S("state"),.op = 0,.value = S("UT")},
-		{.column = S("age"),.op = 2,.value = {age, 8}},	/* age > 30 */
+		{.column = S("state"),.op = CF_INDEX_EQ,.value = S("UT")},
+		{.column = S("age"),.op = CF_INDEX_GT,.value = {age, 8}},	/* age > 30 */
 	};
-	cf_index_query q = {.exprs = eq_ut,.n_exprs = 1,.count = 100};
+	cf_index_clause q = {.exprs = eq_ut,.n_exprs = 1,.count = 100};
 	char		key[16];
 
 	add_ks(svc, "Twitter", "SimpleStrategy", 1, NULL, NULL);
@@ -379,15 +379,15 @@ indexed_slices_scan_with_the_validator(void **state)
 	cf_read_rows_free(rows);
 
 	/* EQ on an indexed column is required; values must fit the validator */
-	q = (cf_index_query) {.exprs = &eq_ut[1],.n_exprs = 1,.count = 10};
+	q = (cf_index_clause) {.exprs = &eq_ut[1],.n_exprs = 1,.count = 10};
 	expect(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows),
-		   CF_ERR_INVALID, "No indexed columns present");
+		   CF_ERR_INVALID, "needs an EQ expression on an indexed column");
 	eq_ut[1].value = S("abc");
 	expect(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows),
 		   CF_ERR_INVALID, "LongType");
-	q = (cf_index_query) {.exprs = eq_ut,.n_exprs = 1,.count = 10};
+	q = (cf_index_clause) {.exprs = eq_ut,.n_exprs = 1,.count = 10};
 	expect(cf_service_indexed_slices(svc, "Twitter", "Timeline", &q, &all, CF_CL_ONE, &rows),
-		   CF_ERR_INVALID, "super");
+		   CF_ERR_INVALID, "Super column family");
 	stop(state);
 }
 
@@ -511,7 +511,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(consistency_levels_follow_0_7, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_and_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(ranges_by_keys_and_tokens, setup, teardown),
-		cmocka_unit_test_setup_teardown(indexed_slices_scan_with_the_validator, setup, teardown),
+		cmocka_unit_test_setup_teardown(indexed_slices_through_the_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(timeouts_are_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_ids_and_describe, setup, teardown),
 		cmocka_unit_test_setup_teardown(splits_follow_the_key_samples, setup, teardown),

@@ -237,6 +237,66 @@ find_or_insert_searches_once(void **state)
 	}
 }
 
+/*
+ * Writes from a hint: groups of keys inserted after a seek to the group's base, as a
+ * memtable inserts a row's cells, match a sorted model, whatever the groups' order,
+ * and a search from the hint costs compares among the group, not among the list.
+ */
+static void
+insert_from_hint(void **state)
+{
+	fixture    *f = *state;
+	enum { GROUPS = 2000, PER = 5 };
+	uint64_t   *model = malloc(GROUPS * PER * sizeof(uint64_t));
+	size_t		n = 0;
+	uint64_t	seed = 99;
+	unsigned long before,
+				hinted = 0;
+
+	assert_non_null(model);
+	for (int g = 0; g < GROUPS; g++)
+	{
+		uint64_t	base = (random_key(&seed) >> 8) << 8;	/* room for the group above it */
+		cf_skiplist_hint hint;
+		const void *ge = cf_skiplist_seek_hint(f->list, &base, &hint);
+		bool		dup = false;
+
+		/* the seek is an iterator seek's answer */
+		cf_skiplist_iter_seek(&f->it, &base);
+		assert_ptr_equal(ge, cf_skiplist_iter_valid(&f->it) ? cf_skiplist_iter_key(&f->it) : NULL);
+		for (size_t i = 0; i < n; i++)
+			dup |= model[i] >> 8 == base >> 8;
+		if (dup)
+			continue;
+		/* out of order within the group: a hint holds for any key >= its own */
+		for (int k = PER; k >= 1; k--)
+		{
+			uint64_t	key = base + 2 * (uint64_t) ((k * 3) % PER + 1);
+			maker		m = {f->arena, key, 0, false};
+			bool		inserted;
+			const void *got;
+
+			before = f->o.compares;
+			got = cf_skiplist_find_or_insert_hint(f->list, &hint, &key, make_key, &m, &inserted);
+			hinted += f->o.compares - before;
+			assert_non_null(got);
+			assert_true(inserted);
+			assert_int_equal(*(const uint64_t *) got, key);
+			model[n++] = key;
+			/* present now: found, not built again */
+			got = cf_skiplist_find_or_insert_hint(f->list, &hint, &key, make_key, &m, &inserted);
+			assert_false(inserted);
+			assert_int_equal(m.calls, 1);
+		}
+	}
+	qsort(model, n, sizeof(uint64_t), qsort_u64);
+	assert_int_equal(cf_skiplist_count(f->list), n);
+	assert_scan_is(f->list, model, n, false);
+	/* about a dozen levels' worth per insert, not a search of ~10,000 keys each */
+	assert_true(hinted / n < 40);
+	free(model);
+}
+
 static void
 empty_list(void **state)
 {
@@ -637,6 +697,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(find_or_insert_searches_once, setup_ascending,
 										teardown),
 		cmocka_unit_test_setup_teardown(single_key, setup_ascending, teardown),
+		cmocka_unit_test_setup_teardown(insert_from_hint, setup_ascending, teardown),
 		cmocka_unit_test_setup_teardown(matches_sorted_model, setup_ascending, teardown),
 		cmocka_unit_test_setup_teardown(context_compare_is_honoured, setup_descending,
 										teardown),

@@ -2,11 +2,14 @@
  * tests/unit/test_sstable.c — storage/sstable: writer and reader round trips from a
  * memtable and from direct calls (Standard and Super, LongType and TimeUUID names),
  * seeks and reverse iteration, deletions, bloom and statistics, block reads per seek
- * in wide rows, corruption of every byte and truncation, env faults during finish.
+ * in wide rows, the block cache (repeats served from it, tables never mixed, readers
+ * that do not fill it, threads under eviction), corruption of every byte and
+ * truncation, env faults during finish.
  */
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -708,7 +711,7 @@ write_wide(cf_env *env, const char *path, bool super, int n, size_t block_size, 
 	OK(cf_sstable_writer_finish(w, &st));
 	*rate = n / (now_sec() - t0);
 	printf("# %s row of %d cells, %zu-byte blocks: %llu bytes on disk, %llu raw, %llu data blocks (%.1f%%)\n",
-		   super ? "super" : "standard", n, block_size ? block_size : 65536,
+		   super ? "super" : "standard", n, block_size ? block_size : 4096,
 		   (unsigned long long) st.file_bytes,
 		   (unsigned long long) st.raw_bytes, (unsigned long long) st.data_blocks,
 		   100.0 * st.file_bytes / st.raw_bytes);
@@ -809,6 +812,338 @@ wide_row_seeks_are_bounded(void **state)
 		printf("# standard row n=300000, 512-byte blocks: at most %d block reads per lookup + seek\n", w);
 		assert_true(w <= 4);
 	}
+	test_tmpdir_free(dir);
+}
+
+static int
+cmp_bytes_str(const void *a, const void *b)
+{
+	const cf_slice *x = a,
+			   *y = b;
+
+	return cf_slice_cmp(*x, *y);
+}
+
+/*
+ * Row lookups by tokens that share a long prefix and differ in length and in zero
+ * bytes past it (the top-level index is searched by the bytes after the prefix all its
+ * tokens share): every row found, every absent one not, every seek lands on the first
+ * row at or after its target.
+ */
+static void
+seek_by_tokens_with_shared_prefix(void **state)
+{
+	enum { N = 600 };
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	const char *p = test_path(dir, "pfx.db");
+	cf_sstable_options opt = opts_of(&long_order, 256);
+	cf_sstable_writer *w;
+	cf_sstable *t;
+	cf_sstable_iter *it;
+	uint8_t		bytes[N][40];
+	cf_slice	tok[N];
+	uint8_t		nb[8];
+	uint32_t	x = 7;
+	size_t		n = 0;
+
+	(void) state;
+	for (int i = 0; i < N; i++)
+	{
+		size_t		len = 14 + (size_t) (i % 17);	/* 14..30 bytes: the prefix is 12 */
+
+		memcpy(bytes[i], "shared-pfx--", 12);
+		for (size_t j = 12; j < len; j++)
+		{
+			x = x * 1103515245u + 12345u;
+			bytes[i][j] = (x >> 16) % 5 == 0 ? 0 : (uint8_t) (x >> 20);
+		}
+		tok[i] = cf_slice_of(bytes[i], len);
+	}
+	qsort(tok, N, sizeof(cf_slice), cmp_bytes_str);
+	for (int i = 0; i < N; i++)
+		if (n == 0 || !cf_slice_eq(tok[n - 1], tok[i]))
+			tok[n++] = tok[i];
+	/* every other token is written; the rest are absent */
+	OK(cf_sstable_writer_open(env, p, &opt, &w));
+	for (size_t i = 0; i < n; i += 2)
+	{
+		cf_cell		c = {.name = long_name(nb, 1), .value = S("v"), .timestamp = 1};
+
+		OK(cf_sstable_writer_begin_row(w, tok[i], S("k"), cf_deletion_none(), NULL, 0));
+		OK(cf_sstable_writer_add_cell(w, &c));
+		OK(cf_sstable_writer_end_row(w));
+	}
+	OK(cf_sstable_writer_finish(w, NULL));
+	OK(cf_sstable_open(env, p, &long_order, &t));
+	assert_true(cf_sstable_sample_count(t) > 10);
+	OK(cf_sstable_iter_new(t, &it));
+	for (size_t i = 0; i < n; i++)
+	{
+		cf_sstable_row *row;
+
+		OK(cf_sstable_get(t, tok[i], S("k"), &row));
+		assert_int_equal(row != NULL, i % 2 == 0);
+		cf_sstable_row_free(row);
+		OK(cf_sstable_iter_seek(it, tok[i], S("k")));
+		if (i % 2 == 0 || i + 1 < n)
+		{
+			size_t		want = i % 2 == 0 ? i : i + 1;
+
+			assert_true(cf_sstable_iter_valid(it));
+			assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[want]));
+		}
+		else
+			assert_false(cf_sstable_iter_valid(it));
+	}
+	/* tokens without the shared prefix: before or after everything */
+	OK(cf_sstable_iter_seek(it, S("a"), S("k")));
+	assert_true(cf_sstable_iter_valid(it));
+	assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[0]));
+	OK(cf_sstable_iter_seek(it, S("shared"), S("k")));
+	assert_true(cf_sstable_iter_valid(it));
+	assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[0]));
+	OK(cf_sstable_iter_seek(it, S("z"), S("k")));
+	assert_false(cf_sstable_iter_valid(it));
+	cf_sstable_iter_free(it);
+	cf_sstable_unref(t);
+	test_tmpdir_free(dir);
+}
+
+/* ---- the block cache ---- */
+
+/* Writes rows "r00000".. of one cell each, valued "<tag>-<row>", at path. */
+static void
+write_tagged(cf_env *env, const char *path, int rows, int tag, size_t block_size)
+{
+	cf_sstable_options opt = opts_of(&long_order, block_size);
+	cf_sstable_writer *w;
+	uint8_t		nb[8];
+
+	OK(cf_sstable_writer_open(env, path, &opt, &w));
+	for (int r = 0; r < rows; r++)
+	{
+		char		k[16],
+					v[32];
+		cf_cell		c = {.name = long_name(nb, 1), .timestamp = 1};
+
+		snprintf(k, sizeof(k), "r%05d", r);
+		snprintf(v, sizeof(v), "%d-%d", tag, r);
+		c.value = S(v);
+		OK(cf_sstable_writer_begin_row(w, S(k), S(k), cf_deletion_none(), NULL, 0));
+		OK(cf_sstable_writer_add_cell(w, &c));
+		OK(cf_sstable_writer_end_row(w));
+	}
+	OK(cf_sstable_writer_finish(w, NULL));
+}
+
+/* Row r of t (written by write_tagged) holds "<tag>-<r>". */
+static void
+expect_tagged(cf_sstable *t, int r, int tag)
+{
+	char		k[16],
+				v[32];
+	cf_sstable_row *row;
+	cf_sstable_cells *ci;
+	cf_cell		c;
+
+	snprintf(k, sizeof(k), "r%05d", r);
+	snprintf(v, sizeof(v), "%d-%d", tag, r);
+	OK(cf_sstable_get(t, S(k), S(k), &row));
+	assert_non_null(row);
+	OK(cf_sstable_cells_new(row, &ci));
+	OK(cf_sstable_cells_first(ci));
+	assert_true(cf_sstable_cells_valid(ci));
+	cf_sstable_cells_cell(ci, &c);
+	assert_true(cf_slice_eq(c.value, S(v)));
+	cf_sstable_cells_free(ci);
+	cf_sstable_row_free(row);
+}
+
+/*
+ * Through a cache, a second read of a row reads no block from the file; two tables
+ * share the cache without mixing their blocks (same offsets, different files); and a
+ * table written where a deleted one was never sees the old one's cached blocks.
+ */
+static void
+cache_serves_repeats_and_never_mixes_tables(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_cache   *cache = cf_cache_new(1 << 20);
+	char		pa[512],
+				pb[512];
+	cf_sstable *a,
+			   *b;
+	cf_cache_stats st;
+	uint64_t	reads;
+
+	(void) state;
+	snprintf(pa, sizeof(pa), "%s", test_path(dir, "a.db"));
+	snprintf(pb, sizeof(pb), "%s", test_path(dir, "b.db"));
+	write_tagged(env, pa, 2000, 1, 512);
+	write_tagged(env, pb, 2000, 2, 512);	/* the same layout: blocks at the same offsets */
+	OK(cf_sstable_open_cached(env, pa, &long_order, cache, &a));
+	OK(cf_sstable_open_cached(env, pb, &long_order, cache, &b));
+	for (int r = 0; r < 2000; r += 7)
+	{
+		expect_tagged(a, r, 1);
+		expect_tagged(b, r, 2);
+	}
+	reads = cf_sstable_block_reads(a) + cf_sstable_block_reads(b);
+	for (int r = 0; r < 2000; r += 7)
+	{
+		expect_tagged(a, r, 1);
+		expect_tagged(b, r, 2);
+	}
+	assert_int_equal(cf_sstable_block_reads(a) + cf_sstable_block_reads(b), reads);
+	cf_cache_get_stats(cache, &st);
+	assert_true(st.hits > 0);
+	assert_true(st.entries > 0);
+
+	/* a is deleted and another table written at its path, while its blocks are cached */
+	{
+		size_t		before = st.entries;
+
+		cf_sstable_unref(a);
+		cf_cache_get_stats(cache, &st);
+		assert_true(st.entries < before);	/* a's entries left with it */
+	}
+	OK(cf_env_remove(env, pa));
+	write_tagged(env, pa, 2000, 3, 512);
+	OK(cf_sstable_open_cached(env, pa, &long_order, cache, &a));
+	for (int r = 0; r < 2000; r += 7)
+	{
+		expect_tagged(a, r, 3);
+		expect_tagged(b, r, 2);
+	}
+	cf_sstable_unref(a);
+	cf_sstable_unref(b);
+	cf_cache_get_stats(cache, &st);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.usage, 0);
+	cf_cache_unref(cache);
+	test_tmpdir_free(dir);
+}
+
+/* An iterator told not to fill the cache adds nothing to it, but uses what is there. */
+static void
+iterator_that_does_not_fill_the_cache(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_cache   *cache = cf_cache_new(1 << 20);
+	const char *p = test_path(dir, "t.db");
+	cf_sstable *t;
+	cf_sstable_iter *it;
+	cf_sstable_cells *ci = NULL;
+	cf_cache_stats st;
+	int			rows = 0;
+
+	(void) state;
+	write_tagged(env, p, 3000, 1, 512);
+	OK(cf_sstable_open_cached(env, p, &long_order, cache, &t));
+	expect_tagged(t, 10, 1);	/* one key-index and one data block cached */
+	cf_cache_get_stats(cache, &st);
+	assert_int_equal(st.inserts, 2);
+	OK(cf_sstable_iter_new(t, &it));
+	cf_sstable_iter_fill_cache(it, false);
+	OK(cf_sstable_iter_first(it));
+	for (; cf_sstable_iter_valid(it); rows++)
+	{
+		cf_sstable_row *row;
+
+		OK(cf_sstable_iter_row(it, &row));
+		if (ci == NULL)
+			OK(cf_sstable_cells_new(row, &ci));
+		else
+			cf_sstable_cells_reset(ci, row);
+		OK(cf_sstable_cells_first(ci));
+		assert_true(cf_sstable_cells_valid(ci));
+		cf_sstable_row_free(row);
+		OK(cf_sstable_iter_next(it));
+	}
+	assert_int_equal(rows, 3000);
+	cf_cache_get_stats(cache, &st);
+	assert_int_equal(st.inserts, 2);
+	assert_true(st.hits >= 2);	/* the two cached blocks served the walk */
+	cf_sstable_cells_free(ci);
+	cf_sstable_iter_free(it);
+	cf_sstable_unref(t);
+	cf_cache_unref(cache);
+	test_tmpdir_free(dir);
+}
+
+typedef struct reader_arg
+{
+	cf_sstable *t;
+	unsigned	seed;
+	int			bad;
+} reader_arg;
+
+static void *
+reader_main(void *arg)
+{
+	reader_arg *ra = arg;
+
+	for (int i = 0; i < 3000; i++)
+	{
+		int			r = rand_r(&ra->seed) % 4000;
+		char		k[16],
+					v[32];
+		cf_sstable_row *row = NULL;
+		cf_sstable_cells *ci = NULL;
+		cf_cell		c;
+
+		snprintf(k, sizeof(k), "r%05d", r);
+		snprintf(v, sizeof(v), "1-%d", r);
+		if (cf_sstable_get(ra->t, S(k), S(k), &row) != NULL || row == NULL ||
+			cf_sstable_cells_new(row, &ci) != NULL || cf_sstable_cells_first(ci) != NULL ||
+			!cf_sstable_cells_valid(ci))
+			ra->bad++;
+		else
+		{
+			cf_sstable_cells_cell(ci, &c);
+			ra->bad += !cf_slice_eq(c.value, S(v));
+		}
+		cf_sstable_cells_free(ci);
+		cf_sstable_row_free(row);
+	}
+	return NULL;
+}
+
+/* Threads reading through a cache too small for the table: evictions under readers. */
+static void
+concurrent_readers_through_a_small_cache(void **state)
+{
+	enum { T = 6 };
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_cache   *cache = cf_cache_new(16 * 2048);
+	const char *p = test_path(dir, "t.db");
+	cf_sstable *t;
+	pthread_t	th[T];
+	reader_arg	ra[T];
+	cf_cache_stats st;
+
+	(void) state;
+	write_tagged(env, p, 4000, 1, 256);
+	OK(cf_sstable_open_cached(env, p, &long_order, cache, &t));
+	for (int i = 0; i < T; i++)
+	{
+		ra[i] = (reader_arg) {.t = t, .seed = (unsigned) i + 1};
+		assert_int_equal(pthread_create(&th[i], NULL, reader_main, &ra[i]), 0);
+	}
+	for (int i = 0; i < T; i++)
+	{
+		pthread_join(th[i], NULL);
+		assert_int_equal(ra[i].bad, 0);
+	}
+	cf_cache_get_stats(cache, &st);
+	assert_true(st.evictions > 0);
+	assert_true(st.usage <= 16 * 2048);
+	cf_sstable_unref(t);
+	cf_cache_unref(cache);
 	test_tmpdir_free(dir);
 }
 
@@ -1101,6 +1436,10 @@ main(void)
 		cmocka_unit_test(reset_cells_reads_each_block_once),
 		cmocka_unit_test(bloom_and_stats),
 		cmocka_unit_test(wide_row_seeks_are_bounded),
+		cmocka_unit_test(seek_by_tokens_with_shared_prefix),
+		cmocka_unit_test(cache_serves_repeats_and_never_mixes_tables),
+		cmocka_unit_test(iterator_that_does_not_fill_the_cache),
+		cmocka_unit_test(concurrent_readers_through_a_small_cache),
 		cmocka_unit_test(every_flip_and_truncation_is_corruption),
 		cmocka_unit_test(out_of_order_is_invalid_and_leaves_no_file),
 		cmocka_unit_test(top_index_limit_fails_early),

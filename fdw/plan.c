@@ -773,12 +773,15 @@ push_value(ColfamScanSpec *spec, List **exprs, Cand *c, ColfamValueRole role,
 	*exprs = lappend(*exprs, c->value);
 }
 
+/* A SliceRange as EXPLAIN shows it; '' is an open bound. */
 static const char *
 slice_bounds_text(PlannerInfo *root, Cand *lo, Cand *hi, bool reversed)
 {
 	const char *l = lo ? describe_value(root, lo->value) : "''";
 	const char *h = hi ? describe_value(root, hi->value) : "''";
 
+	if (lo == NULL && hi == NULL)
+		return reversed ? "reversed" : "forward";
 	return reversed ? psprintf("start %s, finish %s, reversed", h, l)
 		: psprintf("start %s, finish %s", l, h);
 }

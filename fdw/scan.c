@@ -485,27 +485,42 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 	}
 	else if (spec->kind == COLFAM_SCAN_TOKEN_RANGE)
 	{
+		/*
+		 * Tokens are start-exclusive, end-inclusive and wrap. RandomPartitioner's
+		 * tokens run from 0 to 2^127, so "from the first token" is (2^127, ...]: the
+		 * range wraps past the largest token to the smallest, 0 included.
+		 */
 		s->range.has_start_token = true;
 		s->range.has_end_token = true;
 		if (tok_lo == NULL || numeric_sign_of(tok_lo) < 0)
-			tok_lo = "";
+			tok_lo = RP_MAX_TOKEN;
 		if (tok_hi != NULL && numeric_sign_of(tok_hi) < 0)
 			s->empty = true;
 		if (tok_hi == NULL || cmp_decimal(tok_hi, RP_MAX_TOKEN) >= 0)
-			tok_hi = "";
-		if (*tok_lo && cmp_decimal(tok_lo, RP_MAX_TOKEN) >= 0)
+			tok_hi = RP_MAX_TOKEN;
+		if (strcmp(tok_lo, RP_MAX_TOKEN) != 0 &&
+			(cmp_decimal(tok_lo, RP_MAX_TOKEN) >= 0 || cmp_decimal(tok_hi, tok_lo) <= 0))
 			s->empty = true;
-		if (*tok_lo && *tok_hi && cmp_decimal(tok_hi, tok_lo) <= 0)
-			s->empty = true;
-		s->range.start_token = cf_slice_str(tok_lo);
-		s->range.end_token = cf_slice_str(tok_hi);
+		if (strcmp(tok_lo, RP_MAX_TOKEN) == 0 && strcmp(tok_hi, RP_MAX_TOKEN) == 0)
+		{
+			/* the whole ring: as a key range, which needs no token arithmetic */
+			s->range.has_start_token = s->range.has_end_token = false;
+			s->range.has_start_key = s->range.has_end_key = true;
+			s->range.start_key = s->range.end_key = cf_slice_of("", 0);
+		}
+		else
+		{
+			s->range.start_token = cf_slice_str(tok_lo);
+			s->range.end_token = cf_slice_str(tok_hi);
+		}
 	}
 	else if (spec->kind == COLFAM_SCAN_ALL)
 	{
-		s->range.has_start_token = true;
-		s->range.start_token = cf_slice_of("", 0);
-		s->range.has_end_token = true;
-		s->range.end_token = cf_slice_of("", 0);
+		/* every row: the key range from the first key to the last, as 0.7 clients asked */
+		s->range.has_start_key = true;
+		s->range.start_key = cf_slice_of("", 0);
+		s->range.has_end_key = true;
+		s->range.end_key = cf_slice_of("", 0);
 	}
 	else if (spec->kind == COLFAM_SCAN_INDEX)
 	{

@@ -120,6 +120,7 @@ WHERE key = 'i-got-a-new-guitar' ORDER BY super_column, column_name;
 SELECT count(*) FROM (SELECT * FROM comments EXCEPT ALL SELECT * FROM l_comments) d;
 
 -- ---- a join the other way: entries with their tags, by key lookups ----
+ANALYZE l_entries;
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT e.key, t.column_name FROM l_entries e JOIN tagged_posts t ON t.key = e.key;
 

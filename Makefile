@@ -19,7 +19,11 @@ MODULE_big = colfam_fdw
 OBJS = $(patsubst %.c,%.o,$(wildcard fdw/*.c))
 DATA = $(wildcard fdw/colfam_fdw--*.sql)
 REGRESS = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
-PG_CPPFLAGS = -Ifdw
+PG_CPPFLAGS = -Ifdw -idirafter engine
+# engine/ comes after PostgreSQL's headers: its storage/ would shadow theirs.
+# The extension embeds libcolfam (client, Thrift codec, util), built by mk/engine.mk.
+CLIENT_LIB = build/release/libcolfam.a
+SHLIB_LINK = $(CLIENT_LIB) -lmd -pthread
 # -Wextra on PostgreSQL's own headers and idioms: unused callback parameters and
 # {0}-style initialisers are normal there, so only those two are silenced.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
@@ -38,14 +42,18 @@ endif
 
 ENGINE_MAKE = $(MAKE) -f mk/engine.mk
 
+# One engine make at a time: the library comes from `engine` (mk/engine.mk all).
+$(shlib): $(CLIENT_LIB)
+$(CLIENT_LIB): engine
+
 all: engine
 
 .PHONY: engine engine-asan install-engine deps test demo bench unit unit-asan shell regress pgtap
 engine:
-	$(ENGINE_MAKE) all
+	+$(ENGINE_MAKE) all
 
 engine-asan:
-	$(ENGINE_MAKE) SAN=1 all
+	+$(ENGINE_MAKE) SAN=1 all
 
 install: install-engine
 install-engine: engine

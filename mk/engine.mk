@@ -49,14 +49,20 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 SUPPORT_SRCS = $(wildcard tests/unit/support/*.c)
 
 LIB = $(O)/libcolfam_engine.a
+# libcolfam: what a client links (the colfam_fdw extension): the client, the Thrift
+# codec (every engine/thrift file but the server's dispatch) and util.
+CLIENT_SRCS = $(wildcard engine/client/*.c engine/util/*.c) \
+              $(filter-out engine/thrift/dispatch%.c,$(wildcard engine/thrift/*.c))
+CLIENT_LIB = $(O)/libcolfam.a
 LIB_OBJS = $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJS = $(patsubst %.c,$(O)/obj/%.o,$(MAIN_SRCS))
 BINS = $(patsubst %_main.c,$(O)/bin/%,$(notdir $(MAIN_SRCS)))
 SUPPORT_OBJS = $(patsubst %.c,$(O)/obj/%.o,$(SUPPORT_SRCS))
 TESTS = $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib bins unit-tests
-all: lib bins
+.PHONY: all lib bins unit-tests client-lib
+all: lib bins client-lib
+client-lib: $(CLIENT_LIB)
 lib: $(LIB)
 bins: $(BINS)
 unit-tests: $(TESTS)
@@ -70,6 +76,11 @@ $(O)/obj/tests/%.o: tests/%.c
 	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CLIENT_LIB): $(patsubst %.c,$(O)/obj/%.o,$(filter-out $(MAIN_SRCS),$(CLIENT_SRCS)))
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^

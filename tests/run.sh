@@ -168,9 +168,31 @@ ensure_pg() {
   pg_ready=1
 }
 
+# One colfamd on 127.0.0.2 for the FDW's tests, with the seeds' data loaded through
+# `colfam shell`; COLFAM_HOSTS tells the SQL scripts where it listens (\getenv).
+colfamd_ready=0
+ensure_colfamd() {
+  [[ $colfamd_ready -eq 1 ]] && return 0
+  local host=127.0.0.2 port dir=$H_TMP/colfamd seed
+  $MAKE -s engine || return 1
+  port=$(harness_free_port $host) || return 1
+  mkdir -p "$dir"
+  harness_spawn colfamd build/release/bin/colfamd --rpc_address $host --rpc_port "$port" \
+    --listen_address $host --data_file_directories "$dir/data" \
+    --commitlog_directory "$dir/commitlog" || return 1
+  harness_wait_tcp $host "$port" 20 || { cat "$H_TMP/colfamd.log"; return 1; }
+  for seed in tests/data/seeds/*.cli; do
+    build/release/bin/colfam shell -h $host -p "$port" -f "$seed" >"$H_TMP/seed-$(basename "$seed").log" 2>&1 ||
+      { echo "loading $seed failed:"; cat "$H_TMP/seed-$(basename "$seed").log"; return 1; }
+  done
+  export COLFAM_HOSTS="$host:$port"
+  colfamd_ready=1
+}
+
 suite_regress() {
   local rc
   ensure_pg || return 1
+  ensure_colfamd || return 1
   $MAKE -s installcheck
   rc=$?
   if [[ $rc -ne 0 && -f regression.diffs ]]; then

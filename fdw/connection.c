@@ -1,0 +1,494 @@
+/*-------------------------------------------------------------------------
+ * fdw/connection.c — connections to colfamd, the column families' metadata, and the
+ * one place engine errors become SQL errors.
+ *
+ * Connections: one libcolfam connection per (server, user mapping) per backend,
+ * opened on first use and kept for later queries, like postgres_fdw's. libcolfam
+ * reconnects and fails over along the server's hosts by itself. A change to the
+ * server or the user mapping drops the cached connection (syscache callbacks). Query
+ * cancel: libcolfam polls a callback during every wait; it reports the interrupt
+ * pending, the call returns CF_ERR_CANCELLED, and the error path runs
+ * CHECK_FOR_INTERRUPTS so the cancel is reported as Postgres reports it.
+ *
+ * Metadata: describe_keyspace and describe_partitioner per (server, keyspace), cached
+ * for COLFAM_META_TTL_SEC; a column family the cached answer lacks is asked again at
+ * once (it may have just been created).
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include "access/xact.h"
+#include "catalog/pg_user_mapping.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "client/client.h"
+
+#define COLFAM_META_TTL_SEC 10
+
+typedef struct ConnKey
+{
+	Oid			serverid;
+	Oid			umid;			/* the user mapping's oid; InvalidOid for none */
+} ConnKey;
+
+typedef struct ConnEntry
+{
+	ConnKey		key;
+	cfc_conn   *conn;
+	char	   *keyspace;		/* set on the connection; malloc'd */
+	uint32		server_hash;	/* syscache hash values, for invalidation */
+	uint32		mapping_hash;
+	bool		invalid;
+} ConnEntry;
+
+typedef struct MetaKey
+{
+	Oid			serverid;
+	char		keyspace[NAMEDATALEN];
+} MetaKey;
+
+typedef struct MetaEntry
+{
+	MetaKey		key;
+	TimestampTz fetched;
+	MemoryContext cxt;			/* owns everything below */
+	char	   *partitioner;
+	int			ncfs;
+	char	  **cf_names;
+	ColfamCfMeta *cfs;
+} MetaEntry;
+
+static HTAB *conn_hash = NULL;
+static HTAB *meta_hash = NULL;
+
+/* ---- errors ---- */
+
+static int
+sqlstate_of(cf_code code)
+{
+	switch (code)
+	{
+		case CF_ERR_NOT_FOUND:
+			return ERRCODE_FDW_TABLE_NOT_FOUND;
+		case CF_ERR_INVALID:
+			return ERRCODE_FDW_ERROR;
+		case CF_ERR_IO:
+			return ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION;
+		case CF_ERR_TIMEOUT:
+			return ERRCODE_CONNECTION_FAILURE;
+		case CF_ERR_UNAVAILABLE:
+			return ERRCODE_CANNOT_CONNECT_NOW;
+		case CF_ERR_AUTHENTICATION:
+			return ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION;
+		case CF_ERR_AUTHORIZATION:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		case CF_ERR_PROTOCOL:
+		case CF_ERR_CORRUPTION:
+			return ERRCODE_PROTOCOL_VIOLATION;
+		case CF_ERR_TOO_LARGE:
+			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+		case CF_ERR_NO_MEMORY:
+			return ERRCODE_OUT_OF_MEMORY;
+		case CF_ERR_CANCELLED:
+			return ERRCODE_QUERY_CANCELED;
+		case CF_ERR_NOT_SUPPORTED:
+			return ERRCODE_FEATURE_NOT_SUPPORTED;
+		default:
+			return ERRCODE_FDW_ERROR;
+	}
+}
+
+static const char *
+hint_of(cf_code code)
+{
+	switch (code)
+	{
+		case CF_ERR_IO:
+			return "Check that colfamd runs and that the server's hosts option names it (ALTER SERVER ... OPTIONS (SET hosts 'host:9160')).";
+		case CF_ERR_TIMEOUT:
+			return "colfamd did not answer in time; retry, or look at its log.";
+		case CF_ERR_UNAVAILABLE:
+			return "Too few replicas are up for the consistency level; lower read_consistency or bring nodes back.";
+		case CF_ERR_AUTHENTICATION:
+			return "Check username and password of the user mapping.";
+		case CF_ERR_AUTHORIZATION:
+			return "Ask the colfamd administrator for access to this keyspace.";
+		case CF_ERR_NOT_FOUND:
+			return "Check the table's keyspace and column_family options (IMPORT FOREIGN SCHEMA lists what exists).";
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * Reports an engine error as a Postgres ERROR and frees it: the one translation of
+ * engine codes to SQLSTATEs. `what` says what was being done ("reading
+ * BloggyAppy.TaggedPosts"); key (may be NULL) the row concerned.
+ */
+void
+colfam_report(cf_status *st, const char *what, const char *key, size_t key_len)
+{
+	cf_code		code = cf_status_code(st);
+	char	   *msg = pstrdup(cf_status_msg(st));
+	const char *hint = hint_of(code);
+
+	cf_status_free(st);
+	if (code == CF_ERR_CANCELLED)
+		CHECK_FOR_INTERRUPTS();
+	ereport(ERROR,
+			(errcode(sqlstate_of(code)),
+			 errmsg("colfamd: %s", msg),
+			 key ? errdetail("While %s, row key \"%s\".", what,
+							 colfam_printable_key(key, key_len))
+			 : errdetail("While %s.", what),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* A key for messages: as text when it is printable UTF-8, else 0x-hex. */
+char *
+colfam_printable_key(const char *key, size_t len)
+{
+	bool		printable = len < 200;
+	StringInfoData buf;
+
+	for (size_t i = 0; printable && i < len; i++)
+		printable = (unsigned char) key[i] >= 0x20 && key[i] != 0x7f;
+	if (printable && pg_verifymbstr(key, (int) len, true))
+		return pnstrdup(key, len);
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "0x");
+	for (size_t i = 0; i < len && i < 64; i++)
+		appendStringInfo(&buf, "%02x", (unsigned char) key[i]);
+	if (len > 64)
+		appendStringInfoString(&buf, "...");
+	return buf.data;
+}
+
+/* ---- connections ---- */
+
+static bool
+cancel_pending(void *arg)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+static void
+inval_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	HASH_SEQ_STATUS scan;
+	ConnEntry  *e;
+
+	if (conn_hash == NULL)
+		return;
+	hash_seq_init(&scan, conn_hash);
+	while ((e = hash_seq_search(&scan)) != NULL)
+	{
+		if (hashvalue == 0 ||
+			(cacheid == FOREIGNSERVEROID && e->server_hash == hashvalue) ||
+			(cacheid == USERMAPPINGOID && e->mapping_hash == hashvalue))
+			e->invalid = true;
+	}
+	if (cacheid == FOREIGNSERVEROID && meta_hash != NULL)
+	{
+		HASH_SEQ_STATUS ms;
+		MetaEntry  *m;
+
+		hash_seq_init(&ms, meta_hash);
+		while ((m = hash_seq_search(&ms)) != NULL)
+			m->fetched = 0;
+	}
+}
+
+static void
+drop_entry(ConnEntry *e)
+{
+	cfc_free(e->conn);
+	e->conn = NULL;
+	free(e->keyspace);
+	e->keyspace = NULL;
+	e->invalid = false;
+}
+
+static char *
+opt(List *options, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *d = lfirst_node(DefElem, lc);
+
+		if (strcmp(d->defname, name) == 0)
+			return defGetString(d);
+	}
+	return NULL;
+}
+
+/* Is there a user mapping for userid (or PUBLIC) on the server? */
+static bool
+has_user_mapping(Oid userid, Oid serverid)
+{
+	Oid			users[2] = {userid, InvalidOid};
+
+	for (int i = 0; i < 2; i++)
+	{
+		HeapTuple	tp = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(users[i]),
+										 ObjectIdGetDatum(serverid));
+
+		if (HeapTupleIsValid(tp))
+		{
+			ReleaseSysCache(tp);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The connection for a server as the current user (its user mapping, if any), with
+ * keyspace set. Valid until the end of the transaction at least.
+ */
+cfc_conn *
+colfam_connect(Oid serverid, const char *keyspace)
+{
+	ConnKey		k;
+	ConnEntry  *e;
+	bool		found;
+	UserMapping *um = NULL;
+	Oid			umid = InvalidOid;
+	cf_status  *st;
+
+	if (conn_hash == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(ConnKey);
+		ctl.entrysize = sizeof(ConnEntry);
+		conn_hash = hash_create("colfam_fdw connections", 8, &ctl, HASH_ELEM | HASH_BLOBS);
+		CacheRegisterSyscacheCallback(FOREIGNSERVEROID, inval_callback, (Datum) 0);
+		CacheRegisterSyscacheCallback(USERMAPPINGOID, inval_callback, (Datum) 0);
+	}
+
+	/* a user mapping is optional: colfamd runs without authentication by default */
+	if (has_user_mapping(GetUserId(), serverid))
+	{
+		um = GetUserMapping(GetUserId(), serverid);
+		umid = um->umid;
+	}
+
+	memset(&k, 0, sizeof(k));
+	k.serverid = serverid;
+	k.umid = umid;
+	e = hash_search(conn_hash, &k, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->conn = NULL;
+		e->keyspace = NULL;
+		e->invalid = false;
+	}
+	if (e->invalid)
+		drop_entry(e);
+
+	if (e->conn == NULL)
+	{
+		ForeignServer *server = GetForeignServer(serverid);
+		cfc_options o;
+		char	   *s;
+
+		memset(&o, 0, sizeof(o));
+		o.hosts = opt(server->options, "hosts");
+		if (o.hosts == NULL)
+			o.hosts = "127.0.0.1:9160";
+		s = opt(server->options, "connect_timeout");
+		o.connect_timeout_ms = s ? atoi(s) : COLFAM_DEFAULT_CONNECT_TIMEOUT_MS;
+		if (um != NULL)
+		{
+			o.username = opt(um->options, "username");
+			o.password = opt(um->options, "password");
+		}
+		o.cancel = cancel_pending;
+		st = cfc_new(&o, &e->conn);
+		if (st != NULL)
+		{
+			e->conn = NULL;
+			colfam_report(st, psprintf("connecting to server \"%s\"", server->servername),
+						  NULL, 0);
+		}
+		e->server_hash = GetSysCacheHashValue1(FOREIGNSERVEROID, ObjectIdGetDatum(serverid));
+		e->mapping_hash = OidIsValid(umid)
+			? GetSysCacheHashValue1(USERMAPPINGOID, ObjectIdGetDatum(umid)) : 0;
+	}
+
+	if (keyspace != NULL && (e->keyspace == NULL || strcmp(e->keyspace, keyspace) != 0))
+	{
+		free(e->keyspace);
+		e->keyspace = NULL;
+		st = cfc_set_keyspace(e->conn, keyspace);
+		if (st != NULL)
+			colfam_report(st, psprintf("choosing keyspace \"%s\"", keyspace), NULL, 0);
+		e->keyspace = strdup(keyspace);
+		if (e->keyspace == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	}
+	return e->conn;
+}
+
+/* ---- metadata ---- */
+
+static char *
+short_class(MemoryContext cxt, cf_slice s)
+{
+	const char *p = (const char *) s.p;
+	size_t		n = s.len;
+
+	for (size_t i = 0; i < s.len; i++)
+		if (s.p[i] == '.')
+		{
+			p = (const char *) s.p + i + 1;
+			n = s.len - i - 1;
+		}
+	return MemoryContextStrdup(cxt, pnstrdup(p, n));
+}
+
+static void
+fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
+{
+	cf_arena   *arena = cf_arena_new(0);
+	cf_t_ks_def ks;
+	cf_slice	part;
+	cf_status  *st;
+	MemoryContext old;
+
+	if (arena == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	st = cfc_describe_keyspace(conn, keyspace, arena, &ks);
+	if (st == NULL)
+		st = cfc_describe_partitioner(conn, arena, &part);
+	if (st != NULL)
+	{
+		cf_arena_free(arena);
+		colfam_report(st, psprintf("describing keyspace \"%s\"", keyspace), NULL, 0);
+	}
+	if (m->cxt != NULL)
+		MemoryContextDelete(m->cxt);
+	m->cxt = AllocSetContextCreate(CacheMemoryContext, "colfam_fdw metadata",
+								   ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(m->cxt);
+	m->partitioner = short_class(m->cxt, part);
+	m->ncfs = (int) ks.n_cf_defs;
+	m->cf_names = palloc0(sizeof(char *) * Max(m->ncfs, 1));
+	m->cfs = palloc0(sizeof(ColfamCfMeta) * Max(m->ncfs, 1));
+	for (int i = 0; i < m->ncfs; i++)
+	{
+		const cf_t_cf_def *d = &ks.cf_defs[i];
+		ColfamCfMeta *c = &m->cfs[i];
+
+		m->cf_names[i] = pnstrdup((const char *) d->name.p, d->name.len);
+		c->super = d->has_column_type && d->column_type.len == 5 &&
+			memcmp(d->column_type.p, "Super", 5) == 0;
+		c->comparator = d->has_comparator_type ? short_class(m->cxt, d->comparator_type)
+			: pstrdup("BytesType");
+		c->subcomparator = d->has_subcomparator_type
+			? short_class(m->cxt, d->subcomparator_type)
+			: (c->super ? pstrdup("BytesType") : NULL);
+		c->default_validation_class = d->has_default_validation_class
+			? short_class(m->cxt, d->default_validation_class) : pstrdup("BytesType");
+		c->partitioner = m->partitioner;
+		c->ncolumns = (int) d->n_column_metadata;
+		c->columns = palloc0(sizeof(ColfamColumnMeta) * Max(c->ncolumns, 1));
+		for (int j = 0; j < c->ncolumns; j++)
+		{
+			const cf_t_column_def *cd = &d->column_metadata[j];
+
+			c->columns[j].name = pnstrdup((const char *) cd->name.p, cd->name.len);
+			c->columns[j].name_len = (int) cd->name.len;
+			c->columns[j].validation_class = short_class(m->cxt, cd->validation_class);
+			c->columns[j].indexed = cd->has_index_type && cd->index_type == CF_T_INDEX_KEYS;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	cf_arena_free(arena);
+	m->fetched = GetCurrentTimestamp();
+}
+
+static ColfamCfMeta *
+find_cf(MetaEntry *m, const char *cf)
+{
+	for (int i = 0; i < m->ncfs; i++)
+		if (strcmp(m->cf_names[i], cf) == 0)
+			return &m->cfs[i];
+	return NULL;
+}
+
+/* The keyspace's description (every CF), fresh within COLFAM_META_TTL_SEC. */
+static MetaEntry *
+keyspace_meta(Oid serverid, const char *keyspace, bool refresh)
+{
+	MetaKey		k;
+	MetaEntry  *m;
+	bool		found;
+
+	if (meta_hash == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(MetaKey);
+		ctl.entrysize = sizeof(MetaEntry);
+		meta_hash = hash_create("colfam_fdw metadata", 8, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	memset(&k, 0, sizeof(k));
+	k.serverid = serverid;
+	strlcpy(k.keyspace, keyspace, sizeof(k.keyspace));
+	m = hash_search(meta_hash, &k, HASH_ENTER, &found);
+	if (!found)
+	{
+		m->cxt = NULL;
+		m->fetched = 0;
+	}
+	if (refresh || m->cxt == NULL ||
+		TimestampDifferenceExceeds(m->fetched, GetCurrentTimestamp(), COLFAM_META_TTL_SEC * 1000))
+		fill_meta(m, colfam_connect(serverid, keyspace), keyspace);
+	return m;
+}
+
+ColfamCfMeta *
+colfam_get_cf_meta(ColfamTable *t)
+{
+	MetaEntry  *m = keyspace_meta(t->serverid, t->keyspace, false);
+	ColfamCfMeta *c = find_cf(m, t->column_family);
+
+	if (c == NULL)
+	{
+		m = keyspace_meta(t->serverid, t->keyspace, true);
+		c = find_cf(m, t->column_family);
+	}
+	if (c == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_TABLE_NOT_FOUND),
+				 errmsg("column family \"%s\" does not exist in keyspace \"%s\"",
+						t->column_family, t->keyspace),
+				 errdetail("Foreign table \"%s\" maps it on server \"%s\".",
+						   t->relname, t->servername),
+				 errhint("Set the table's column_family option to an existing column family, or create it in colfamd.")));
+	return c;
+}
+
+/* Every column family of a keyspace, for IMPORT FOREIGN SCHEMA. */
+int
+colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names, ColfamCfMeta **cfs)
+{
+	MetaEntry  *m = keyspace_meta(serverid, keyspace, true);
+
+	*names = m->cf_names;
+	*cfs = m->cfs;
+	return m->ncfs;
+}

@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ * fdw/import.c — IMPORT FOREIGN SCHEMA: one foreign table per column family of a
+ * keyspace, with the mapping and types its metadata implies.
+ *
+ *  - A CF with column_metadata (static, object-like rows) gets the 'rows' mapping:
+ *    key, [super_column,] one SQL column per declared column (its validator's type),
+ *    and `extra jsonb` for the columns nothing declares.
+ *  - Any other CF gets the 'columns' mapping: key, [super_column,] column_name (the
+ *    comparator's type, or the sub-comparator's in a Super CF), value (the default
+ *    validator's type).
+ *  - Types: BytesType → bytea (text with OPTIONS (bytes_as 'text')), UTF8Type and
+ *    AsciiType → text COLLATE "C" (so orderings push down), LongType → bigint,
+ *    IntegerType → numeric, TimeUUIDType → timeuuid, LexicalUUIDType → uuid. Keys are
+ *    text COLLATE "C" (0.7 has no key validator; OPTIONS (key_type 'bytea') for binary
+ *    keys).
+ * LIMIT TO and EXCEPT name column families. Table names are the CF names.
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include "catalog/pg_collation_d.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "lib/stringinfo.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+
+typedef struct ImportOptions
+{
+	bool		bytes_as_text;
+	bool		key_bytea;
+	bool		extra;
+} ImportOptions;
+
+static bool
+word_option(DefElem *d, const char *a, const char *b)
+{
+	char	   *v = defGetString(d);
+
+	if (strcmp(v, a) == 0)
+		return true;
+	if (strcmp(v, b) == 0)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+			 errmsg("invalid value for IMPORT FOREIGN SCHEMA option \"%s\": \"%s\"", d->defname, v),
+			 errhint("Valid values are '%s' and '%s'.", a, b)));
+	return false;
+}
+
+static ImportOptions
+import_options(List *options)
+{
+	ImportOptions o = {false, false, true};
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *d = lfirst_node(DefElem, lc);
+
+		if (strcmp(d->defname, "bytes_as") == 0)
+			o.bytes_as_text = word_option(d, "text", "bytea");
+		else if (strcmp(d->defname, "key_type") == 0)
+			o.key_bytea = word_option(d, "bytea", "text");
+		else if (strcmp(d->defname, "extra") == 0)
+			o.extra = word_option(d, "true", "false");
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid IMPORT FOREIGN SCHEMA option \"%s\"", d->defname),
+					 errhint("Valid options are bytes_as ('bytea' or 'text'), key_type ('text' or 'bytea') and extra ('true' or 'false').")));
+	}
+	return o;
+}
+
+/* The SQL type of a comparator or validator, as it goes into CREATE FOREIGN TABLE. */
+static char *
+sql_type(const char *marshal, const ImportOptions *o, const char *cf, const char *what)
+{
+	Oid			typid;
+	Oid			collid;
+
+	if (strcmp(marshal, "BytesType") == 0 && o->bytes_as_text)
+		return "text";
+	if (!colfam_marshal_type(marshal, &typid, &collid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+				 errmsg("column family \"%s\": %s %s has no SQL type", cf, what, marshal),
+				 errhint("Use IMPORT FOREIGN SCHEMA ... EXCEPT (\"%s\") and define the table by hand.", cf)));
+	if (collid == C_COLLATION_OID)
+		return psprintf("%s COLLATE \"C\"", format_type_be(typid));
+	return format_type_be(typid);
+}
+
+static bool
+wanted(ImportForeignSchemaStmt *stmt, const char *cf)
+{
+	ListCell   *lc;
+	bool		listed = false;
+
+	if (stmt->list_type == FDW_IMPORT_SCHEMA_ALL)
+		return true;
+	foreach(lc, stmt->table_list)
+		if (strcmp(((RangeVar *) lfirst(lc))->relname, cf) == 0)
+			listed = true;
+	return stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO ? listed : !listed;
+}
+
+List *
+colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
+{
+	ForeignServer *server = GetForeignServer(serverOid);
+	ImportOptions o = import_options(stmt->options);
+	char	  **names;
+	ColfamCfMeta *cfs;
+	int			n = colfam_keyspace_cfs(serverOid, stmt->remote_schema, &names, &cfs);
+	List	   *out = NIL;
+
+	for (int i = 0; i < n; i++)
+	{
+		ColfamCfMeta *m = &cfs[i];
+		StringInfoData sql;
+		bool		rows = m->ncolumns > 0;
+
+		if (!wanted(stmt, names[i]))
+			continue;
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "CREATE FOREIGN TABLE %s.%s (\n  key %s",
+						 quote_identifier(stmt->local_schema), quote_identifier(names[i]),
+						 o.key_bytea ? "bytea" : "text COLLATE \"C\"");
+		if (m->super)
+			appendStringInfo(&sql, ",\n  super_column %s",
+							 sql_type(m->comparator, &o, names[i], "comparator"));
+		if (rows)
+		{
+			for (int j = 0; j < m->ncolumns; j++)
+			{
+				ColfamColumnMeta *c = &m->columns[j];
+				const char *colname = c->name;
+
+				if (strlen(colname) != (size_t) c->name_len || strcmp(colname, "key") == 0 ||
+					strcmp(colname, "super_column") == 0 || strcmp(colname, "extra") == 0)
+				{
+					/* a binary name, or one that collides with a role: name it by option */
+					appendStringInfo(&sql, ",\n  %s %s OPTIONS (name %s)",
+									 quote_identifier(psprintf("col%d", j + 1)),
+									 sql_type(c->validation_class, &o, names[i], "validator"),
+									 quote_literal_cstr(colname));
+					continue;
+				}
+				appendStringInfo(&sql, ",\n  %s %s", quote_identifier(colname),
+								 sql_type(c->validation_class, &o, names[i], "validator"));
+			}
+			if (o.extra)
+				appendStringInfoString(&sql, ",\n  extra jsonb OPTIONS (role 'extra')");
+		}
+		else
+		{
+			appendStringInfo(&sql, ",\n  column_name %s,\n  value %s",
+							 sql_type(m->super ? m->subcomparator : m->comparator, &o,
+									  names[i], m->super ? "subcomparator" : "comparator"),
+							 sql_type(m->default_validation_class, &o, names[i],
+									  "default validator"));
+		}
+		appendStringInfo(&sql, "\n) SERVER %s OPTIONS (keyspace %s, column_family %s%s)",
+						 quote_identifier(server->servername),
+						 quote_literal_cstr(stmt->remote_schema),
+						 quote_literal_cstr(names[i]),
+						 rows ? ", mapping 'rows'" : "");
+		out = lappend(out, sql.data);
+	}
+	return out;
+}

@@ -1,0 +1,520 @@
+/*-------------------------------------------------------------------------
+ * fdw/modify.c — INSERT, UPDATE and DELETE on foreign tables: SQL rows become row
+ * mutations sent with batch_mutate at the table's write_consistency.
+ *
+ *  'columns' mapping: a SQL row is one column. INSERT writes it (key, [super_column,]
+ *    column_name, value; ttl if set; writetime if set, else now). DELETE removes it.
+ *    UPDATE writes the new column, and removes the old one when key, super_column or
+ *    column_name changed.
+ *  'rows' mapping: a SQL row is one row (one super column of a Super CF). INSERT
+ *    writes every non-NULL named column and each member of the extra jsonb (strings
+ *    as their text, other JSON values as their JSON text). UPDATE writes the non-NULL
+ *    columns and removes the ones set to NULL. DELETE removes the row (the super
+ *    column).
+ * Timestamps are microseconds since 1970, strictly increasing within a backend, so
+ * two writes of one transaction never tie. Rows to update or delete are identified
+ * by their key (and super column and column name) fetched by the scan as junk
+ * columns colfam_key, colfam_super, colfam_name.
+ *
+ * A write is acknowledged per row (batched inserts: per batch); a failure is an ERROR
+ * and, as in Cassandra, what was acknowledged before it stays written: a foreign
+ * table is not transactional.
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include "access/sysattr.h"
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/appendinfo.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "client/client.h"
+
+#define COLFAM_INSERT_BATCH 100
+
+typedef struct ColfamModifyState
+{
+	ColfamTable *table;
+	cfc_conn   *conn;
+	int			cl;
+	bool		super;
+	MemoryContext cxt;			/* one batch; reset after it is sent */
+	AttrNumber	junk_key;
+	AttrNumber	junk_super;
+	AttrNumber	junk_name;
+	cf_arena   *arena;
+} ColfamModifyState;
+
+static int64 last_timestamp = 0;
+
+/* Now in µs since 1970, strictly increasing within the backend. */
+static int64
+write_timestamp(void)
+{
+	int64		now = GetCurrentTimestamp() +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+	if (now <= last_timestamp)
+		now = last_timestamp + 1;
+	last_timestamp = now;
+	return now;
+}
+
+static int
+write_consistency(const char *name)
+{
+	static const char *const names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
+	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
+
+	for (int i = 1; i < (int) lengthof(names); i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return CF_T_CL_ONE;
+}
+
+/* ---- planning ---- */
+
+static void
+add_junk(PlannerInfo *root, Index rtindex, Relation rel, AttrNumber att, const char *name)
+{
+	Form_pg_attribute a = TupleDescAttr(RelationGetDescr(rel), att - 1);
+	Var		   *var = makeVar(rtindex, att, a->atttypid, a->atttypmod, a->attcollation, 0);
+
+	add_row_identity_var(root, var, rtindex, name);
+}
+
+void
+colfam_add_update_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *target_rte,
+						  Relation target_relation)
+{
+	ColfamTable *t = colfam_get_table(RelationGetRelid(target_relation));
+
+	add_junk(root, rtindex, target_relation, t->key_att, "colfam_key");
+	if (t->super_att != InvalidAttrNumber)
+		add_junk(root, rtindex, target_relation, t->super_att, "colfam_super");
+	if (!t->rows_mapping)
+		add_junk(root, rtindex, target_relation, t->name_att, "colfam_name");
+}
+
+/* ---- execution ---- */
+
+void
+colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_private,
+					int subplan_index, int eflags)
+{
+	ColfamModifyState *m;
+	Relation	rel = rinfo->ri_RelationDesc;
+	CmdType		op = mtstate->operation;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	m = palloc0(sizeof(ColfamModifyState));
+	m->table = colfam_get_table(RelationGetRelid(rel));
+	m->super = colfam_get_cf_meta(m->table)->super;
+	m->cl = write_consistency(m->table->write_consistency);
+	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
+	m->cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt, "colfam_fdw modify",
+								   ALLOCSET_DEFAULT_SIZES);
+	if (op == CMD_UPDATE || op == CMD_DELETE)
+	{
+		Plan	   *subplan = outerPlanState(mtstate)->plan;
+
+		m->junk_key = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_key");
+		m->junk_super = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_super");
+		m->junk_name = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_name");
+		if (!AttributeNumberIsValid(m->junk_key))
+			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
+	}
+	rinfo->ri_FdwState = m;
+}
+
+/* Encodes attribute att of slot; ERROR (naming the column) if NULL and required. */
+static bool
+encode_att(ColfamModifyState *m, TupleTableSlot *slot, AttrNumber att, bool required,
+		   cf_slice *out)
+{
+	ColfamColumn *c = &m->table->cols[att - 1];
+	bool		isnull;
+	Datum		d = slot_getattr(slot, att, &isnull);
+	StringInfoData buf;
+
+	if (isnull)
+	{
+		if (required)
+			ereport(ERROR,
+					(errcode(ERRCODE_NOT_NULL_VIOLATION),
+					 errmsg("column \"%s\" of foreign table \"%s\" cannot be NULL",
+							c->attname, m->table->relname),
+					 errdetail("It holds the %s, which a column family cannot leave empty.",
+							   colfam_role_name(c->role))));
+		return false;
+	}
+	initStringInfo(&buf);
+	colfam_datum_to_bytes(c->typid, d, &buf, NULL);
+	*out = cf_slice_of(buf.data, buf.len);
+	return true;
+}
+
+static cf_slice
+junk_bytes(ColfamModifyState *m, TupleTableSlot *planSlot, AttrNumber junk, AttrNumber att)
+{
+	bool		isnull;
+	Datum		d = ExecGetJunkAttribute(planSlot, junk, &isnull);
+	StringInfoData buf;
+
+	if (isnull)
+		elog(ERROR, "colfam_fdw: the identity of the row to modify is NULL");
+	initStringInfo(&buf);
+	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, NULL);
+	return cf_slice_of(buf.data, buf.len);
+}
+
+/* A growing list of mutations for one key and this CF. */
+typedef struct RowMut
+{
+	cf_slice	key;
+	cf_t_mutation *muts;
+	int			n;
+	int			cap;
+} RowMut;
+
+static cf_t_mutation *
+add_mut(RowMut *r)
+{
+	if (r->n == r->cap)
+	{
+		r->cap = r->cap ? r->cap * 2 : 8;
+		r->muts = r->muts ? repalloc(r->muts, sizeof(cf_t_mutation) * r->cap)
+			: palloc(sizeof(cf_t_mutation) * r->cap);
+	}
+	memset(&r->muts[r->n], 0, sizeof(cf_t_mutation));
+	return &r->muts[r->n++];
+}
+
+/* A column insertion, under super (may be NULL). */
+static void
+add_column(RowMut *r, const cf_slice *super, cf_slice name, cf_slice value, int64 ts,
+		   bool has_ttl, int32 ttl)
+{
+	cf_t_mutation *mu = add_mut(r);
+
+	mu->has_cosc = true;
+	if (super != NULL)
+	{
+		cf_t_column *c = palloc0(sizeof(cf_t_column));
+
+		c->name = name;
+		c->value = value;
+		c->timestamp = ts;
+		c->has_ttl = has_ttl;
+		c->ttl = ttl;
+		mu->cosc.has_super_column = true;
+		mu->cosc.super_column.name = *super;
+		mu->cosc.super_column.columns = c;
+		mu->cosc.super_column.n_columns = 1;
+	}
+	else
+	{
+		mu->cosc.has_column = true;
+		mu->cosc.column.name = name;
+		mu->cosc.column.value = value;
+		mu->cosc.column.timestamp = ts;
+		mu->cosc.column.has_ttl = has_ttl;
+		mu->cosc.column.ttl = ttl;
+	}
+}
+
+/* A deletion of one column (name set), a super column, or the whole row. */
+static void
+add_deletion(RowMut *r, const cf_slice *super, const cf_slice *name, int64 ts)
+{
+	cf_t_mutation *mu = add_mut(r);
+
+	mu->has_deletion = true;
+	mu->deletion.timestamp = ts;
+	if (super != NULL)
+	{
+		mu->deletion.has_super_column = true;
+		mu->deletion.super_column = *super;
+	}
+	if (name != NULL)
+	{
+		mu->deletion.has_predicate = true;
+		mu->deletion.predicate.has_column_names = true;
+		mu->deletion.predicate.column_names = palloc(sizeof(cf_slice));
+		mu->deletion.predicate.column_names[0] = *name;
+		mu->deletion.predicate.n_column_names = 1;
+	}
+}
+
+/* The columns a SQL row writes, appended to r. */
+static void
+row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts,
+				 bool delete_nulls)
+{
+	ColfamTable *t = m->table;
+	cf_slice	super,
+				name,
+				value;
+	cf_slice   *sp = NULL;
+
+	if (t->super_att != InvalidAttrNumber)
+	{
+		encode_att(m, slot, t->super_att, true, &super);
+		sp = &super;
+	}
+	else if (m->super)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_ERROR),
+				 errmsg("foreign table \"%s\" cannot write Super column family \"%s\" without a super_column column",
+						t->relname, t->column_family)));
+
+	if (!t->rows_mapping)
+	{
+		bool		isnull;
+		bool		has_ttl = false;
+		int64		col_ts = ts;
+		int32		ttl = 0;
+
+		encode_att(m, slot, t->name_att, true, &name);
+		if (t->value_att != InvalidAttrNumber)
+			encode_att(m, slot, t->value_att, true, &value);
+		else
+			value = cf_slice_of("", 0);
+		if (t->ttl_att != InvalidAttrNumber)
+		{
+			Datum		d = slot_getattr(slot, t->ttl_att, &isnull);
+
+			if (!isnull)
+			{
+				int64		v = t->cols[t->ttl_att - 1].typid == INT8OID ? DatumGetInt64(d)
+					: DatumGetInt32(d);
+
+				if (v <= 0 || v > PG_INT32_MAX)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("ttl %lld is out of range", (long long) v),
+							 errhint("A ttl is a positive number of seconds.")));
+				has_ttl = true;
+				ttl = (int32) v;
+			}
+		}
+		if (t->writetime_att != InvalidAttrNumber)
+		{
+			Datum		d = slot_getattr(slot, t->writetime_att, &isnull);
+
+			if (!isnull)
+				col_ts = t->cols[t->writetime_att - 1].typid == TIMESTAMPTZOID
+					? DatumGetTimestampTz(d) + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY
+					: DatumGetInt64(d);
+		}
+		add_column(r, sp, name, value, col_ts, has_ttl, ttl);
+		return;
+	}
+
+	for (int a = 1; a <= t->natts; a++)
+	{
+		ColfamColumn *c = &t->cols[a - 1];
+
+		if (c->role == COLFAM_ROLE_FIELD)
+		{
+			name = cf_slice_str(c->name);
+			if (encode_att(m, slot, a, false, &value))
+				add_column(r, sp, name, value, ts, false, 0);
+			else if (delete_nulls)
+				add_deletion(r, sp, &name, ts);
+		}
+		else if (c->role == COLFAM_ROLE_EXTRA)
+		{
+			bool		isnull;
+			Datum		d = slot_getattr(slot, a, &isnull);
+			Jsonb	   *jb;
+			JsonbIterator *it;
+			JsonbValue	v;
+			JsonbIteratorToken tok;
+			char	   *key = NULL;
+
+			if (isnull)
+				continue;
+			jb = DatumGetJsonbP(d);
+			if (!JB_ROOT_IS_OBJECT(jb))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("column \"%s\" of foreign table \"%s\" must be a JSON object",
+								c->attname, t->relname),
+						 errhint("Each member is one Cassandra column: {\"name\": \"value\"}.")));
+			it = JsonbIteratorInit(&jb->root);
+			while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+			{
+				if (tok == WJB_KEY)
+					key = pnstrdup(v.val.string.val, v.val.string.len);
+				else if (tok == WJB_VALUE && key != NULL)
+				{
+					char	   *text = v.type == jbvString
+						? pnstrdup(v.val.string.val, v.val.string.len)
+						: (v.type == jbvNull ? NULL
+						   : JsonbToCString(NULL, &JsonbValueToJsonb(&v)->root, 0));
+
+					if (text != NULL)
+						add_column(r, sp, cf_slice_str(key), cf_slice_str(text), ts, false, 0);
+					key = NULL;
+				}
+			}
+		}
+	}
+}
+
+static void
+send_batch(ColfamModifyState *m, RowMut *rows, int n)
+{
+	cf_t_key_mutations *map = palloc0(sizeof(cf_t_key_mutations) * Max(n, 1));
+	cf_t_cf_mutations *cfs = palloc0(sizeof(cf_t_cf_mutations) * Max(n, 1));
+	cf_status  *st;
+
+	for (int i = 0; i < n; i++)
+	{
+		cfs[i].column_family = cf_slice_str(m->table->column_family);
+		cfs[i].mutations = rows[i].muts;
+		cfs[i].n_mutations = rows[i].n;
+		map[i].key = rows[i].key;
+		map[i].cfs = &cfs[i];
+		map[i].n_cfs = 1;
+	}
+	st = cfc_batch_mutate(m->conn, map, n, m->cl);
+	if (st != NULL)
+		colfam_report(st, psprintf("writing %s.%s", m->table->keyspace, m->table->column_family),
+					  n == 1 ? (const char *) rows[0].key.p : NULL, n == 1 ? rows[0].key.len : 0);
+}
+
+TupleTableSlot **
+colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **slots,
+						 TupleTableSlot **planSlots, int *numSlots)
+{
+	ColfamModifyState *m = rinfo->ri_FdwState;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	RowMut	   *rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
+	int64		ts = write_timestamp();
+
+	for (int i = 0; i < *numSlots; i++)
+	{
+		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
+		row_to_mutations(m, slots[i], &rows[i], ts, false);
+	}
+	send_batch(m, rows, *numSlots);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+	return slots;
+}
+
+TupleTableSlot *
+colfam_exec_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+				   TupleTableSlot *planSlot)
+{
+	int			one = 1;
+
+	return *colfam_exec_batch_insert(estate, rinfo, &slot, &planSlot, &one);
+}
+
+int
+colfam_batch_size(ResultRelInfo *rinfo)
+{
+	/* RETURNING and row triggers need each row back at once */
+	if (rinfo->ri_projectReturning != NULL ||
+		(rinfo->ri_TrigDesc && rinfo->ri_TrigDesc->trig_insert_after_row))
+		return 1;
+	return COLFAM_INSERT_BATCH;
+}
+
+/* The identity (key, super column, column name) of the row a plan slot names. */
+static void
+old_identity(ColfamModifyState *m, TupleTableSlot *planSlot, RowMut *r, cf_slice *super,
+			 bool *has_super, cf_slice *name)
+{
+	ColfamTable *t = m->table;
+
+	r->key = junk_bytes(m, planSlot, m->junk_key, t->key_att);
+	*has_super = AttributeNumberIsValid(m->junk_super);
+	if (*has_super)
+		*super = junk_bytes(m, planSlot, m->junk_super, t->super_att);
+	if (!t->rows_mapping)
+		*name = junk_bytes(m, planSlot, m->junk_name, t->name_att);
+}
+
+TupleTableSlot *
+colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+				   TupleTableSlot *planSlot)
+{
+	ColfamModifyState *m = rinfo->ri_FdwState;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	RowMut		r = {0};
+	cf_slice	super,
+				name;
+	bool		has_super;
+
+	old_identity(m, planSlot, &r, &super, &has_super, &name);
+	add_deletion(&r, has_super ? &super : NULL, m->table->rows_mapping ? NULL : &name,
+				 write_timestamp());
+	send_batch(m, &r, 1);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+	return slot;
+}
+
+TupleTableSlot *
+colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
+				   TupleTableSlot *planSlot)
+{
+	ColfamModifyState *m = rinfo->ri_FdwState;
+	ColfamTable *t = m->table;
+	MemoryContext old = MemoryContextSwitchTo(m->cxt);
+	RowMut		oldrow = {0};
+	RowMut		newrow = {0};
+	cf_slice	super,
+				name,
+				nsuper = {0},
+				nname = {0};
+	bool		has_super;
+	bool		moved;
+	int64		ts = write_timestamp();
+
+	old_identity(m, planSlot, &oldrow, &super, &has_super, &name);
+	encode_att(m, slot, t->key_att, true, &newrow.key);
+	if (has_super)
+		encode_att(m, slot, t->super_att, true, &nsuper);
+	if (!t->rows_mapping)
+		encode_att(m, slot, t->name_att, true, &nname);
+	moved = !cf_slice_eq(oldrow.key, newrow.key) ||
+		(has_super && !cf_slice_eq(super, nsuper)) ||
+		(!t->rows_mapping && !cf_slice_eq(name, nname));
+	if (moved && t->rows_mapping)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change the key or super column of a row of foreign table \"%s\"",
+						t->relname),
+				 errhint("INSERT the row under its new key and DELETE the old one.")));
+	row_to_mutations(m, slot, &newrow, ts, true);
+	if (moved)
+	{
+		/* the old column goes first, with an older timestamp than the new one */
+		add_deletion(&oldrow, has_super ? &super : NULL, &name, ts - 1);
+		send_batch(m, &oldrow, 1);
+	}
+	send_batch(m, &newrow, 1);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(m->cxt);
+	return slot;
+}
+
+void
+colfam_end_modify(EState *estate, ResultRelInfo *rinfo)
+{
+}

@@ -1,0 +1,1030 @@
+/*-------------------------------------------------------------------------
+ * fdw/plan.c — the planner side of colfam_fdw: which conditions go to colfamd, the
+ * paths (plain, ordered, parameterized on the key), the plan and its EXPLAIN.
+ *
+ * What is pushed (see colfam_table.h for the request it becomes):
+ *  - rows: key = v and key = ANY(array) become get_slice/multiget_slice; key ranges
+ *    become a KeyRange by keys under the order-preserving partitioners (whose token
+ *    order is the keys' byte order, i.e. text COLLATE "C" or bytea); token(key)
+ *    ranges become a KeyRange by tokens under RandomPartitioner; in the 'rows'
+ *    mapping, field = v on a KEYS-indexed column becomes get_indexed_slices; else
+ *    the whole ring is walked.
+ *  - columns: column_name (or super_column) =, = ANY, <, <=, >, >= become the slice
+ *    predicate (names, or a range between the bounds); ORDER BY column_name [DESC]
+ *    over one row becomes the slice's direction, so Postgres does not sort; a LIMIT
+ *    sizes the first page.
+ *  - a join on the key (e.key = t.value) becomes a path parameterized by the outer
+ *    side: each outer row is one key lookup.
+ * A comparison is pushed only if the operator is the btree operator of the column's
+ * type and the value holds no variable of this table and nothing volatile; ranges
+ * and orderings only if the type's order under the column's collation is the
+ * comparator's (colfam_order_matches). Every pushed comparison whose pushed form is
+ * not exactly its SQL meaning (strict bounds become inclusive, types whose encoding
+ * is not one-to-one) is also kept as a local filter.
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include <math.h>
+
+#include "access/stratnum.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "catalog/dependency.h"
+#include "commands/defrem.h"
+#include "commands/explain.h"
+#include "commands/extension.h"
+#include "foreign/fdwapi.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parse_coerce.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+/* Costs of a request to colfamd on top of Postgres's own per-tuple costs. */
+#define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
+#define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
+#define COLFAM_DEFAULT_TUPLES 10000.0	/* a table never ANALYZEd */
+
+/* What the planner keeps in RelOptInfo.fdw_private. */
+typedef struct ColfamRelInfo
+{
+	ColfamTable *table;
+	ColfamCfMeta *meta;
+	bool		order_preserving;	/* key ranges can be pushed */
+	bool		random_partitioner; /* token(key) ranges can be pushed */
+} ColfamRelInfo;
+
+/* A comparison the pushdown may use: column op value. */
+typedef struct Cand
+{
+	RestrictInfo *rinfo;
+	ColfamRole	role;			/* KEY, SUPER, NAME, FIELD, or TOKEN (role KEY + token) */
+	bool		token;			/* token(key) op value */
+	AttrNumber	attnum;
+	int			strategy;		/* BTEqualStrategyNumber ... */
+	bool		is_array;		/* = ANY(array) */
+	Expr	   *value;			/* coerced to the column's type (array of it) */
+	bool		exact_eq;		/* equality whose pushed form is exactly SQL's */
+	bool		orderable;		/* the type's order is the comparator's */
+} Cand;
+
+/* ---- small helpers ---- */
+
+static Node *
+strip_relabel(Node *n)
+{
+	while (n && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	return n;
+}
+
+static AttrNumber
+our_var(Node *n, Index relid)
+{
+	n = strip_relabel(n);
+	if (n && IsA(n, Var))
+	{
+		Var		   *v = (Var *) n;
+
+		if ((Index) v->varno == relid && v->varlevelsup == 0 && v->varattno > 0)
+			return v->varattno;
+	}
+	return InvalidAttrNumber;
+}
+
+/* Is n the extension's token() applied to this table's key? */
+static bool
+is_token_of_key(Node *n, Index relid, const ColfamTable *t)
+{
+	FuncExpr   *f;
+	Oid			ext;
+
+	n = strip_relabel(n);
+	if (n == NULL || !IsA(n, FuncExpr))
+		return false;
+	f = (FuncExpr *) n;
+	if (list_length(f->args) != 1 || our_var(linitial(f->args), relid) != t->key_att)
+		return false;
+	if (strcmp(get_func_name(f->funcid), "token") != 0)
+		return false;
+	ext = get_extension_oid("colfam_fdw", true);
+	return OidIsValid(ext) && getExtensionOfObject(ProcedureRelationId, f->funcid) == ext;
+}
+
+/*
+ * A value colfamd can be sent: nothing of this table, nothing volatile, no subplan.
+ * Variables of other tables are allowed in the clauses of a parameterized path
+ * (they become parameters).
+ */
+static bool
+pushable_value(PlannerInfo *root, Node *value, Index relid)
+{
+	Relids		varnos = pull_varnos(root, value);
+
+	return !bms_is_member(relid, varnos) &&
+		!contain_volatile_functions(value) &&
+		!contain_subplans(value) &&
+		!contain_agg_clause(value) &&
+		!contain_window_function(value);
+}
+
+/* The btree strategy of opno in the default btree opfamily of typid; 0 if none. */
+static int
+btree_strategy(Oid opno, Oid typid, Oid *opfamily)
+{
+	Oid			opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
+	Oid			fam;
+
+	if (!OidIsValid(opclass))
+		return 0;
+	fam = get_opclass_family(opclass);
+	if (opfamily)
+		*opfamily = fam;
+	return get_op_opfamily_strategy(opno, fam);
+}
+
+/*
+ * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
+ * (which matches keys by bytes and names by comparator equality) finds exactly the
+ * rows SQL's = finds. text needs a deterministic collation.
+ */
+static bool
+equality_is_bytewise(Oid typid, Oid collid)
+{
+	switch (typid)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+			return !OidIsValid(collid) || get_collation_isdeterministic(collid);
+		case BYTEAOID:
+		case INT8OID:
+		case INT4OID:
+		case INT2OID:
+		case UUIDOID:
+			return true;
+		default:
+			return typid == colfam_timeuuid_typid();
+	}
+}
+
+/* The comparator names and sub-column names of this CF are ordered by. */
+static const char *
+comparator_of(const ColfamRelInfo *ri, ColfamRole role, bool super_pinned)
+{
+	if (!ri->meta->super)
+		return ri->meta->comparator;
+	if (role == COLFAM_ROLE_SUPER)
+		return ri->meta->comparator;
+	return super_pinned || role == COLFAM_ROLE_NAME ? ri->meta->subcomparator : ri->meta->comparator;
+}
+
+/* Is the Cassandra column `name` of a 'rows' table KEYS-indexed? */
+static bool
+field_indexed(const ColfamCfMeta *meta, const char *name)
+{
+	for (int i = 0; i < meta->ncolumns; i++)
+		if (meta->columns[i].indexed &&
+			meta->columns[i].name_len == (int) strlen(name) &&
+			memcmp(meta->columns[i].name, name, meta->columns[i].name_len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Turns one restriction into a candidate, or returns false. Forms: var op value,
+ * value op var, var = ANY(array), token(key) op value.
+ */
+static bool
+make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
+		  RestrictInfo *rinfo, Cand *c)
+{
+	Expr	   *clause = rinfo->clause;
+	const ColfamTable *t = ri->table;
+	Node	   *left,
+			   *right;
+	Oid			opno;
+	Oid			inputcollid;
+	AttrNumber	att;
+	const ColfamColumn *col;
+	Oid			coltype;
+	Node	   *value;
+	Oid			valtype;
+	Oid			want;
+
+	memset(c, 0, sizeof(*c));
+	c->rinfo = rinfo;
+	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+
+		left = linitial(op->args);
+		right = lsecond(op->args);
+		opno = op->opno;
+		inputcollid = op->inputcollid;
+		if (is_token_of_key(left, baserel->relid, t) || our_var(left, baserel->relid))
+			 /* var op value */ ;
+		else if (is_token_of_key(right, baserel->relid, t) || our_var(right, baserel->relid))
+		{
+			Node	   *tmp = left;
+
+			left = right;
+			right = tmp;
+			opno = get_commutator(opno);
+			if (!OidIsValid(opno))
+				return false;
+		}
+		else
+			return false;
+	}
+	else if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+
+		if (!sa->useOr || list_length(sa->args) != 2)
+			return false;
+		left = linitial(sa->args);
+		right = lsecond(sa->args);
+		opno = sa->opno;
+		inputcollid = sa->inputcollid;
+		c->is_array = true;
+	}
+	else
+		return false;
+
+	if (!pushable_value(root, right, baserel->relid))
+		return false;
+
+	if (is_token_of_key(left, baserel->relid, t))
+	{
+		if (c->is_array || !ri->random_partitioner)
+			return false;
+		c->token = true;
+		c->role = COLFAM_ROLE_KEY;
+		c->attnum = t->key_att;
+		coltype = NUMERICOID;
+		c->strategy = btree_strategy(opno, NUMERICOID, NULL);
+		if (c->strategy == 0 || c->strategy == BTEqualStrategyNumber)
+			return false;		/* token = v: rare; left to Postgres */
+		valtype = exprType(right);
+		value = coerce_to_target_type(NULL, right, valtype, NUMERICOID, -1,
+									  COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+		if (value == NULL)
+			return false;
+		c->value = (Expr *) value;
+		return true;
+	}
+
+	att = our_var(left, baserel->relid);
+	if (att == InvalidAttrNumber)
+		return false;
+	col = &t->cols[att - 1];
+	coltype = col->typid;
+	if (col->role != COLFAM_ROLE_KEY && col->role != COLFAM_ROLE_SUPER &&
+		col->role != COLFAM_ROLE_NAME && col->role != COLFAM_ROLE_FIELD)
+		return false;
+	c->role = col->role;
+	c->attnum = att;
+	c->strategy = btree_strategy(opno, coltype, NULL);
+	if (c->strategy == 0)
+		return false;
+	if (c->is_array && c->strategy != BTEqualStrategyNumber)
+		return false;
+
+	/* the value in the column's type, so convert.c encodes it as the column is */
+	valtype = exprType(right);
+	want = c->is_array ? get_array_type(coltype) : coltype;
+	if (!OidIsValid(want))
+		return false;
+	value = valtype == want ? right :
+		coerce_to_target_type(NULL, right, valtype, want, -1,
+							  COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+	if (value == NULL)
+		return false;
+	c->value = (Expr *) value;
+
+	/* an operator under another collation than the column's orders differently */
+	if (c->strategy == BTEqualStrategyNumber)
+		c->exact_eq = equality_is_bytewise(coltype, inputcollid);
+	else
+	{
+		if (col->role == COLFAM_ROLE_FIELD)
+			return false;		/* only EQ reaches an index */
+		if (OidIsValid(inputcollid) && inputcollid != col->collid)
+			return false;
+	}
+	if (col->role == COLFAM_ROLE_FIELD)
+		return c->exact_eq && field_indexed(ri->meta, col->name);
+	if (col->role == COLFAM_ROLE_KEY)
+	{
+		if (c->strategy == BTEqualStrategyNumber)
+			return c->exact_eq;
+		c->orderable = ri->order_preserving &&
+			(coltype == BYTEAOID ||
+			 ((coltype == TEXTOID || coltype == VARCHAROID) &&
+			  colfam_order_matches(coltype, col->collid, "BytesType")));
+		return c->orderable;
+	}
+	c->orderable = colfam_order_matches(coltype, col->collid,
+										comparator_of(ri, col->role, false));
+	if (c->strategy == BTEqualStrategyNumber)
+		return c->exact_eq;
+	return c->orderable;
+}
+
+/* ---- the scan spec ---- */
+
+static List *
+value_to_list(const ColfamValue *v)
+{
+	return list_make5(makeInteger(v->role), makeBoolean(v->is_array),
+					  makeInteger((int) v->typid), makeInteger(v->attnum),
+					  makeString(v->index_column ? pstrdup(v->index_column) : pstrdup("")));
+}
+
+static ColfamValue *
+value_from_list(List *l)
+{
+	ColfamValue *v = palloc0(sizeof(ColfamValue));
+	char	   *s;
+
+	v->role = (ColfamValueRole) intVal(linitial(l));
+	v->is_array = boolVal(lsecond(l));
+	v->typid = (Oid) intVal(lthird(l));
+	v->attnum = (AttrNumber) intVal(lfourth(l));
+	s = strVal(list_nth(l, 4));
+	v->index_column = *s ? s : NULL;
+	return v;
+}
+
+/* The spec as a List of nodes copyObject can copy (ForeignScan.fdw_private). */
+List *
+colfam_spec_to_list(const ColfamScanSpec *spec)
+{
+	List	   *values = NIL;
+	List	   *names = NIL;
+	List	   *explain = NIL;
+	ListCell   *lc;
+
+	foreach(lc, spec->values)
+		values = lappend(values, value_to_list(lfirst(lc)));
+	foreach(lc, spec->fetch_names)
+		names = lappend(names, makeString(pstrdup(strVal(lfirst(lc)))));
+	foreach(lc, spec->explain)
+		explain = lappend(explain, makeString(pstrdup(strVal(lfirst(lc)))));
+	return list_make4(list_make4(makeString(pstrdup(spec->keyspace)),
+								 makeString(pstrdup(spec->column_family)),
+								 makeString(pstrdup(spec->consistency)),
+								 list_make5(makeBoolean(spec->rows_mapping),
+											makeBoolean(spec->super),
+											makeBoolean(spec->slice_supers),
+											makeBoolean(spec->reversed),
+											makeBoolean(spec->fetch_all))),
+					  list_make3(makeInteger(spec->kind), makeInteger(spec->first_count),
+								 makeInteger(spec->fetch_size)),
+					  values,
+					  list_make2(names, explain));
+}
+
+ColfamScanSpec *
+colfam_spec_from_list(List *list)
+{
+	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
+	List	   *strs = linitial(list);
+	List	   *flags = lfourth(strs);
+	List	   *ints = lsecond(list);
+	List	   *tail = lfourth(list);
+	ListCell   *lc;
+
+	spec->keyspace = strVal(linitial(strs));
+	spec->column_family = strVal(lsecond(strs));
+	spec->consistency = strVal(lthird(strs));
+	spec->rows_mapping = boolVal(linitial(flags));
+	spec->super = boolVal(lsecond(flags));
+	spec->slice_supers = boolVal(lthird(flags));
+	spec->reversed = boolVal(lfourth(flags));
+	spec->fetch_all = boolVal(list_nth(flags, 4));
+	spec->kind = (ColfamScanKind) intVal(linitial(ints));
+	spec->first_count = intVal(lsecond(ints));
+	spec->fetch_size = intVal(lthird(ints));
+	foreach(lc, (List *) lthird(list))
+		spec->values = lappend(spec->values, value_from_list(lfirst(lc)));
+	spec->fetch_names = linitial(tail);
+	spec->explain = lsecond(tail);
+	return spec;
+}
+
+/* ---- relation size ---- */
+
+static ColfamRelInfo *
+rel_info(Oid relid)
+{
+	ColfamRelInfo *ri = palloc0(sizeof(ColfamRelInfo));
+	const ColfamTable *t;
+	const char *p;
+
+	ri->table = colfam_get_table(relid);
+	ri->meta = colfam_get_cf_meta(ri->table);
+	t = ri->table;
+	if (ri->meta->super && !t->rows_mapping && t->super_att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("foreign table \"%s\" maps Super column family \"%s\" without a super_column column",
+						t->relname, t->column_family),
+				 errhint("Add a column named super_column (or with OPTIONS (role 'super_column')).")));
+	if (!ri->meta->super && t->super_att != InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("foreign table \"%s\" has a super_column column but column family \"%s\" is Standard",
+						t->relname, t->column_family),
+				 errhint("Drop column \"%s\" or map a Super column family.",
+						 t->cols[t->super_att - 1].attname)));
+	p = ri->meta->partitioner;
+	ri->order_preserving = strcmp(p, "OrderPreservingPartitioner") == 0 ||
+		strcmp(p, "ByteOrderedPartitioner") == 0;
+	ri->random_partitioner = strcmp(p, "RandomPartitioner") == 0;
+	return ri;
+}
+
+void
+colfam_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	ColfamRelInfo *ri = rel_info(foreigntableid);
+
+	baserel->fdw_private = ri;
+	if (baserel->tuples < 0)
+	{
+		/* never analyzed: a modest table, so key lookups still win over full scans */
+		baserel->tuples = COLFAM_DEFAULT_TUPLES;
+		baserel->pages = 10;
+	}
+	set_baserel_size_estimates(root, baserel);
+}
+
+/* ---- paths ---- */
+
+/* The candidate restrictions of a clause list. */
+static List *
+candidates(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri, List *clauses)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		Cand		c;
+
+		if (rinfo->pseudoconstant)
+			continue;
+		if (make_cand(root, baserel, ri, rinfo, &c))
+		{
+			Cand	   *p = palloc(sizeof(Cand));
+
+			*p = c;
+			out = lappend(out, p);
+		}
+	}
+	return out;
+}
+
+static Cand *
+find_cand(List *cands, ColfamRole role, bool token, bool eq, bool scalar_only)
+{
+	ListCell   *lc;
+
+	foreach(lc, cands)
+	{
+		Cand	   *c = lfirst(lc);
+
+		if (c->role != role || c->token != token)
+			continue;
+		if (eq != (c->strategy == BTEqualStrategyNumber))
+			continue;
+		if (scalar_only && c->is_array)
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
+/* Does the scan read one row only (key = a single value)? */
+static bool
+single_key(List *cands)
+{
+	return find_cand(cands, COLFAM_ROLE_KEY, false, true, true) != NULL;
+}
+
+/* The default btree opfamily of a type, or InvalidOid. */
+static Oid
+btree_family(Oid typid)
+{
+	Oid			opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
+
+	return OidIsValid(opclass) ? get_opclass_family(opclass) : InvalidOid;
+}
+
+/* The attribute a pathkey sorts by, if it is a plain column of this rel; else 0. */
+static AttrNumber
+pathkey_att(PathKey *pk, RelOptInfo *baserel)
+{
+	ListCell   *lc;
+
+	if (pk->pk_eclass->ec_has_volatile)
+		return InvalidAttrNumber;
+	foreach(lc, pk->pk_eclass->ec_members)
+	{
+		EquivalenceMember *em = lfirst(lc);
+
+		if (bms_equal(em->em_relids, baserel->relids))
+		{
+			AttrNumber	a = our_var((Node *) em->em_expr, baserel->relid);
+
+			if (a != InvalidAttrNumber)
+				return a;
+		}
+	}
+	return InvalidAttrNumber;
+}
+
+/* Does a pathkey on att match the comparator's order in direction *dir? */
+static bool
+pathkey_ok(ColfamRelInfo *ri, PathKey *pk, AttrNumber att, const char *comparator)
+{
+	const ColfamColumn *col = &ri->table->cols[att - 1];
+
+	if (pk->pk_opfamily != btree_family(col->typid))
+		return false;
+	if (pk->pk_eclass->ec_collation != col->collid)
+		return false;
+	/* names are never NULL, so NULLS FIRST/LAST does not matter */
+	return colfam_order_matches(col->typid, col->collid, comparator);
+}
+
+/*
+ * Can a one-row scan produce `pathkeys`? The order a slice comes back in: by name
+ * (Standard CF, or the sub-columns of one super column), by super column then by
+ * name ascending (a Super CF: reversing walks the super columns down only).
+ * *reversed says which way to walk.
+ */
+static bool
+ordering_matches(ColfamRelInfo *ri, RelOptInfo *baserel, List *cands, List *pathkeys,
+				 bool *reversed)
+{
+	const ColfamTable *t = ri->table;
+	bool		pinned = find_cand(cands, COLFAM_ROLE_SUPER, false, true, true) != NULL;
+	PathKey    *first,
+			   *second = NULL;
+	AttrNumber	a1,
+				a2 = InvalidAttrNumber;
+
+	if (t->rows_mapping || pathkeys == NIL || list_length(pathkeys) > 2)
+		return false;
+	first = linitial(pathkeys);
+	a1 = pathkey_att(first, baserel);
+	if (list_length(pathkeys) == 2)
+	{
+		second = lsecond(pathkeys);
+		a2 = pathkey_att(second, baserel);
+	}
+	*reversed = first->pk_strategy == BTGreaterStrategyNumber;
+
+	if (!ri->meta->super || pinned)
+		return second == NULL && a1 == t->name_att &&
+			pathkey_ok(ri, first, a1, ri->meta->super ? ri->meta->subcomparator
+					   : ri->meta->comparator);
+	if (a1 != t->super_att || !pathkey_ok(ri, first, a1, ri->meta->comparator))
+		return false;
+	if (second == NULL)
+		return true;
+	return a2 == t->name_att && second->pk_strategy == BTLessStrategyNumber &&
+		pathkey_ok(ri, second, a2, ri->meta->subcomparator);
+}
+
+static double
+fetch_cost(ColfamRelInfo *ri, double rows)
+{
+	double		pages = ceil(Max(rows, 1.0) / Max(ri->table->fetch_size, 1));
+
+	return pages * COLFAM_ROUNDTRIP_COST + rows * (COLFAM_TUPLE_COST + cpu_tuple_cost);
+}
+
+static bool
+key_clause_usable(ColfamRelInfo *ri, RestrictInfo *rinfo, Index relid)
+{
+	Expr	   *clause = rinfo->clause;
+	OpExpr	   *op;
+	AttrNumber	att;
+	Oid			typid = ri->table->cols[ri->table->key_att - 1].typid;
+
+	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+		return false;
+	op = (OpExpr *) clause;
+	att = our_var(linitial(op->args), relid);
+	if (att == InvalidAttrNumber)
+		att = our_var(lsecond(op->args), relid);
+	return att == ri->table->key_att &&
+		btree_strategy(op->opno, typid, NULL) == BTEqualStrategyNumber &&
+		equality_is_bytewise(typid, op->inputcollid);
+}
+
+static bool
+key_ec_member(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+			  EquivalenceMember *em, void *arg)
+{
+	ColfamRelInfo *ri = arg;
+
+	return our_var((Node *) em->em_expr, rel->relid) == ri->table->key_att;
+}
+
+static void
+add_param_path(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
+			   RestrictInfo *rinfo, List **seen)
+{
+	Relids		outer = bms_difference(rinfo->clause_relids, baserel->relids);
+	ParamPathInfo *ppi;
+	double		rows;
+	Cost		run;
+	ListCell   *lc;
+
+	outer = bms_union(outer, baserel->lateral_relids);
+	if (bms_is_empty(outer) || !key_clause_usable(ri, rinfo, baserel->relid))
+		return;
+	foreach(lc, *seen)
+		if (bms_equal(lfirst(lc), outer))
+			return;
+	*seen = lappend(*seen, outer);
+	ppi = get_baserel_parampathinfo(root, baserel, outer);
+	rows = ppi->ppi_rows;
+	run = fetch_cost(ri, rows) + baserel->baserestrictcost.per_tuple * rows;
+	add_path(baserel, (Path *)
+			 create_foreignscan_path(root, baserel, NULL, rows,
+									 COLFAM_ROUNDTRIP_COST, COLFAM_ROUNDTRIP_COST + run,
+									 NIL, outer, NULL, list_make1(makeBoolean(false))));
+}
+
+void
+colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	ColfamRelInfo *ri = baserel->fdw_private;
+	List	   *cands = candidates(root, baserel, ri, baserel->baserestrictinfo);
+	double		fetched = baserel->rows;
+	Cost		startup = COLFAM_ROUNDTRIP_COST + baserel->baserestrictcost.startup;
+	Cost		run;
+	bool		reversed;
+	List	   *seen = NIL;
+	ListCell   *lc;
+
+	/* what colfamd returns is at least what survives the local filters */
+	if (!single_key(cands) && find_cand(cands, COLFAM_ROLE_KEY, false, true, false) == NULL)
+		fetched = Max(fetched, baserel->tuples * 0.1);
+	run = fetch_cost(ri, fetched) + baserel->baserestrictcost.per_tuple * fetched;
+
+	add_path(baserel, (Path *)
+			 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup,
+									 startup + run, NIL, NULL, NULL,
+									 list_make1(makeBoolean(false))));
+
+	/* one row's slice comes back sorted: offer the query's order when it is the slice's */
+	if (single_key(cands) &&
+		ordering_matches(ri, baserel, cands, root->query_pathkeys, &reversed))
+		add_path(baserel, (Path *)
+				 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup,
+										 startup + run, root->query_pathkeys, NULL, NULL,
+										 list_make1(makeBoolean(reversed))));
+
+	/* joins on the key: one lookup per outer row */
+	if (ri->table->key_att != InvalidAttrNumber)
+	{
+		List	   *eqs = generate_implied_equalities_for_column(root, baserel, key_ec_member,
+																 ri, baserel->lateral_referencers);
+
+		foreach(lc, eqs)
+			add_param_path(root, baserel, ri, lfirst_node(RestrictInfo, lc), &seen);
+		foreach(lc, baserel->joininfo)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+			if (join_clause_is_movable_to(rinfo, baserel))
+				add_param_path(root, baserel, ri, rinfo, &seen);
+		}
+	}
+}
+
+/* ---- the plan ---- */
+
+/* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
+static char *
+describe_value(PlannerInfo *root, Expr *e)
+{
+	Node	   *n = strip_relabel((Node *) e);
+
+	if (IsA(n, Const))
+	{
+		Const	   *k = (Const *) n;
+		Oid			out;
+		bool		varlena;
+
+		if (k->constisnull)
+			return "NULL";
+		getTypeOutputInfo(k->consttype, &out, &varlena);
+		return quote_literal_cstr(OidOutputFunctionCall(out, k->constvalue));
+	}
+	if (IsA(n, Param))
+		return psprintf("$%d", ((Param *) n)->paramid);
+	if (IsA(n, Var))
+	{
+		Var		   *v = (Var *) n;
+		RangeTblEntry *rte = planner_rt_fetch(v->varno, root);
+
+		return psprintf("%s.%s", rte->eref->aliasname,
+						get_rte_attribute_name(rte, v->varattno));
+	}
+	if (IsA(n, FuncExpr) && ((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST)
+		return describe_value(root, linitial(((FuncExpr *) n)->args));
+	return "(expression)";
+}
+
+static void
+push_value(ColfamScanSpec *spec, List **exprs, Cand *c, ColfamValueRole role,
+		   const char *index_column)
+{
+	ColfamValue *v = palloc0(sizeof(ColfamValue));
+	Oid			t = exprType((Node *) c->value);
+
+	v->role = role;
+	v->is_array = c->is_array;
+	v->typid = c->is_array ? get_element_type(t) : t;
+	v->attnum = c->attnum;
+	v->index_column = index_column ? pstrdup(index_column) : NULL;
+	spec->values = lappend(spec->values, v);
+	*exprs = lappend(*exprs, c->value);
+}
+
+/* A SliceRange as EXPLAIN shows it; '' is an open bound. */
+static const char *
+slice_bounds_text(PlannerInfo *root, Cand *lo, Cand *hi, bool reversed)
+{
+	const char *l = lo ? describe_value(root, lo->value) : "''";
+	const char *h = hi ? describe_value(root, hi->value) : "''";
+
+	if (lo == NULL && hi == NULL)
+		return reversed ? "reversed" : "forward";
+	return reversed ? psprintf("start %s, finish %s, reversed", h, l)
+		: psprintf("start %s, finish %s", l, h);
+}
+
+ForeignScan *
+colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
+				ForeignPath *best_path, List *tlist, List *scan_clauses,
+				Plan *outer_plan)
+{
+	ColfamRelInfo *ri = baserel->fdw_private;
+	const ColfamTable *t = ri->table;
+	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
+	List	   *cands = candidates(root, baserel, ri, scan_clauses);
+	List	   *exact = NIL;	/* RestrictInfos fully done by colfamd */
+	List	   *exprs = NIL;
+	List	   *local = NIL;
+	Cand	   *c,
+			   *lo,
+			   *hi;
+	Cand	   *pinned = NULL;
+	const char *rows_text;
+	const char *slice_text;
+	ListCell   *lc;
+
+	spec->keyspace = t->keyspace;
+	spec->column_family = t->column_family;
+	spec->rows_mapping = t->rows_mapping;
+	spec->super = ri->meta->super;
+	spec->consistency = t->read_consistency;
+	spec->fetch_size = t->fetch_size;
+	spec->reversed = boolVal(linitial(best_path->fdw_private));
+
+	/* ---- which rows ---- */
+	if ((c = find_cand(cands, COLFAM_ROLE_KEY, false, true, true)) != NULL ||
+		(c = find_cand(cands, COLFAM_ROLE_KEY, false, true, false)) != NULL)
+	{
+		spec->kind = COLFAM_SCAN_KEYS;
+		push_value(spec, &exprs, c, COLFAM_V_KEY, NULL);
+		exact = lappend(exact, c->rinfo);
+		rows_text = psprintf("%s %s", c->is_array ? "keys in" : "key",
+							 describe_value(root, c->value));
+	}
+	else if (find_cand(cands, COLFAM_ROLE_KEY, false, false, true) != NULL)
+	{
+		/* a key range: the first lower and the first upper bound; the rest filter */
+		lo = hi = NULL;
+		foreach(lc, cands)
+		{
+			c = lfirst(lc);
+			if (c->role != COLFAM_ROLE_KEY || c->token || c->strategy == BTEqualStrategyNumber)
+				continue;
+			if (c->strategy >= BTGreaterEqualStrategyNumber && lo == NULL)
+				lo = c;
+			else if (c->strategy <= BTLessEqualStrategyNumber && hi == NULL)
+				hi = c;
+		}
+		spec->kind = COLFAM_SCAN_KEY_RANGE;
+		if (lo)
+			push_value(spec, &exprs, lo, COLFAM_V_KEY_LO, NULL);
+		if (hi)
+			push_value(spec, &exprs, hi, COLFAM_V_KEY_HI, NULL);
+		rows_text = psprintf("keys from %s to %s",
+							 lo ? describe_value(root, lo->value) : "the first",
+							 hi ? describe_value(root, hi->value) : "the last");
+	}
+	else if ((c = find_cand(cands, COLFAM_ROLE_KEY, true, false, true)) != NULL)
+	{
+		Cand	   *tlo = NULL,
+				   *thi = NULL;
+
+		foreach(lc, cands)
+		{
+			c = lfirst(lc);
+			if (!c->token)
+				continue;
+			if (c->strategy >= BTGreaterEqualStrategyNumber && tlo == NULL)
+				tlo = c;
+			else if (c->strategy <= BTLessEqualStrategyNumber && thi == NULL)
+				thi = c;
+		}
+		spec->kind = COLFAM_SCAN_TOKEN_RANGE;
+		if (tlo)
+			push_value(spec, &exprs, tlo,
+					   tlo->strategy == BTGreaterStrategyNumber ? COLFAM_V_TOKEN_LO_EXCL
+					   : COLFAM_V_TOKEN_LO, NULL);
+		if (thi)
+			push_value(spec, &exprs, thi, COLFAM_V_TOKEN_HI, NULL);
+		rows_text = psprintf("tokens %s %s to %s",
+							 tlo && tlo->strategy == BTGreaterStrategyNumber ? "after" : "from",
+							 tlo ? describe_value(root, tlo->value) : "the start",
+							 thi ? describe_value(root, thi->value) : "the end of the ring");
+	}
+	else if ((c = find_cand(cands, COLFAM_ROLE_FIELD, false, true, true)) != NULL)
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		spec->kind = COLFAM_SCAN_INDEX;
+		foreach(lc, cands)
+		{
+			c = lfirst(lc);
+			if (c->role != COLFAM_ROLE_FIELD || c->is_array)
+				continue;
+			push_value(spec, &exprs, c, COLFAM_V_INDEX_EQ, t->cols[c->attnum - 1].name);
+			appendStringInfo(&buf, "%s%s = %s", buf.len ? " and " : "",
+							 t->cols[c->attnum - 1].name, describe_value(root, c->value));
+		}
+		rows_text = psprintf("index lookup %s", buf.data);
+		/* the index is re-checked against each row by colfamd, but we filter too */
+	}
+	else
+	{
+		spec->kind = COLFAM_SCAN_ALL;
+		rows_text = "all keys";
+	}
+
+	/* ---- which columns ---- */
+	if (spec->super && (pinned = find_cand(cands, COLFAM_ROLE_SUPER, false, true, true)) != NULL)
+	{
+		push_value(spec, &exprs, pinned, COLFAM_V_SUPER, NULL);
+		exact = lappend(exact, pinned->rinfo);
+	}
+	spec->slice_supers = spec->super && pinned == NULL;
+	slice_text = NULL;
+	if (!t->rows_mapping || spec->slice_supers)
+	{
+		ColfamRole	r = spec->slice_supers ? COLFAM_ROLE_SUPER : COLFAM_ROLE_NAME;
+
+		if ((c = find_cand(cands, r, false, true, false)) != NULL)
+		{
+			push_value(spec, &exprs, c, COLFAM_V_SLICE_EQ, NULL);
+			if (c->exact_eq)
+				exact = lappend(exact, c->rinfo);
+			slice_text = psprintf("%s %s", c->is_array ? "names in" : "name",
+								  describe_value(root, c->value));
+		}
+		else
+		{
+			lo = hi = NULL;
+			foreach(lc, cands)
+			{
+				c = lfirst(lc);
+				if (c->role != r || c->strategy == BTEqualStrategyNumber || !c->orderable)
+					continue;
+				if (c->strategy >= BTGreaterEqualStrategyNumber ? lo == NULL : hi == NULL)
+				{
+					if (c->strategy >= BTGreaterEqualStrategyNumber)
+						lo = c;
+					else
+						hi = c;
+					push_value(spec, &exprs, c,
+							   c->strategy >= BTGreaterEqualStrategyNumber
+							   ? COLFAM_V_SLICE_LO : COLFAM_V_SLICE_HI, NULL);
+					if (c->strategy == BTGreaterEqualStrategyNumber ||
+						c->strategy == BTLessEqualStrategyNumber)
+						exact = lappend(exact, c->rinfo);
+				}
+			}
+			if (lo || hi || spec->reversed)
+				slice_text = slice_bounds_text(root, lo, hi, spec->reversed);
+		}
+	}
+
+	/* 'rows' mapping: fetch only the columns the query reads */
+	spec->fetch_all = true;
+	if (t->rows_mapping)
+	{
+		Bitmapset  *attrs = NULL;
+		int			a = -1;
+
+		pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs);
+		foreach(lc, scan_clauses)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+			if (!list_member_ptr(exact, rinfo))
+				pull_varattnos((Node *) rinfo->clause, baserel->relid, &attrs);
+		}
+		if (!bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs) &&
+			(t->extra_att == InvalidAttrNumber ||
+			 !bms_is_member(t->extra_att - FirstLowInvalidHeapAttributeNumber, attrs)) &&
+			!(spec->slice_supers))
+		{
+			spec->fetch_all = false;
+			while ((a = bms_next_member(attrs, a)) >= 0)
+			{
+				AttrNumber	att = a + FirstLowInvalidHeapAttributeNumber;
+
+				if (att > 0 && t->cols[att - 1].role == COLFAM_ROLE_FIELD)
+					spec->fetch_names = lappend(spec->fetch_names,
+												makeString(t->cols[att - 1].name));
+			}
+			slice_text = spec->fetch_names == NIL ? "existence only"
+				: psprintf("%d named column%s", list_length(spec->fetch_names),
+						   list_length(spec->fetch_names) == 1 ? "" : "s");
+		}
+	}
+
+	/* a LIMIT over this scan's order sizes the first page; later pages are fetch_size */
+	spec->first_count = spec->fetch_size;
+	if (root->limit_tuples > 0 &&
+		((best_path->path.pathkeys != NIL &&
+		  pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) ||
+		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, baserel->relids))))
+		spec->first_count = (int) Min((double) spec->fetch_size, ceil(root->limit_tuples));
+
+	/* what colfamd does not do exactly, Postgres filters */
+	foreach(lc, scan_clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant || !list_member_ptr(exact, rinfo))
+			local = lappend(local, rinfo->clause);
+	}
+
+	spec->explain = list_make2(makeString(psprintf("%s.%s: %s", t->keyspace, t->column_family,
+												   rows_text)),
+							   makeString(psprintf("%s%s%scount %d%s",
+												   pinned ? psprintf("super column %s, ",
+																	 describe_value(root, pinned->value)) : "",
+												   slice_text ? slice_text : "",
+												   slice_text ? ", " : "",
+												   spec->first_count,
+												   spec->first_count < spec->fetch_size
+												   ? psprintf(" (first page; then %d)", spec->fetch_size)
+												   : "")));
+
+	return make_foreignscan(tlist, local, baserel->relid, exprs,
+							colfam_spec_to_list(spec), NIL, NIL, outer_plan);
+}
+
+/* EXPLAIN: what is sent to colfamd, and with VERBOSE how. */
+void
+colfam_explain_scan(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	ColfamScanSpec *spec = colfam_spec_from_list(plan->fdw_private);
+
+	ExplainPropertyText("Colfam Rows", strVal(linitial(spec->explain)), es);
+	ExplainPropertyText("Colfam Slice", strVal(lsecond(spec->explain)), es);
+	if (es->verbose)
+	{
+		ExplainPropertyText("Colfam Consistency", spec->consistency, es);
+		ExplainPropertyInteger("Colfam Fetch Size", NULL, spec->fetch_size, es);
+	}
+}

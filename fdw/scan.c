@@ -1,0 +1,1062 @@
+/*-------------------------------------------------------------------------
+ * fdw/scan.c — the executor side of colfam_fdw: sends the request plan.c built and
+ * turns what colfamd returns into SQL rows, a page at a time.
+ *
+ * At each (re)scan the plan's values are evaluated and encoded (convert.c) into the
+ * request: keys, names, bounds, the super column, index expressions. A value that is
+ * NULL or cannot be encoded for its column cannot equal anything colfamd stores: an
+ * equality then matches nothing (the key or name is dropped; when none is left the
+ * scan is empty), a bound is dropped (the local filter still applies).
+ *
+ * Rows come from libcolfam's pagers: a column pager per key (KEYS), a range pager
+ * (KEY_RANGE, TOKEN_RANGE, ALL), pages of get_indexed_slices (INDEX). In a range,
+ * each row's slice asks for COLFAM_ROW_COLUMNS columns; a row that fills it goes on
+ * with a column pager from its last name. Nothing holds more than a page, except that
+ * the 'rows' mapping assembles one Cassandra row (one SQL row) at a time.
+ *
+ * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
+ * freed by a reset callback of the executor's memory context, so an ERROR (including
+ * query cancel) leaks nothing.
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include "access/nbtree.h"
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/typcache.h"
+
+#include "client/client.h"
+
+/* Columns asked per row in a range; a row with more goes on with a column pager. */
+#define COLFAM_ROW_COLUMNS 100
+
+typedef struct ColfamScanState
+{
+	ColfamScanSpec *spec;
+	ColfamTable *table;
+	cfc_conn   *conn;
+	int			cl;
+	List	   *value_states;	/* ExprState per spec->values */
+	MemoryContext batch_cxt;	/* one SQL row's decoding; reset per row */
+	MemoryContext req_cxt;		/* the request of one (re)scan */
+
+	/* the request */
+	bool		empty;			/* nothing can match */
+	bool		started;
+	cf_slice   *keys;
+	int			n_keys;
+	int			key_i;
+	cf_t_column_parent parent;
+	cf_t_slice_predicate pred;
+	cf_t_key_range range;
+	cf_t_index_clause iclause;
+	cf_slice	super_value;	/* pinned super column (parent.super_column) */
+
+	/* where the scan is */
+	cfc_column_pager *cpager;	/* columns of keys[key_i - 1], or of a wide range row */
+	cfc_range_pager *rpager;
+	cf_arena   *index_arena;	/* a page of get_indexed_slices */
+	bool		index_done;
+	cf_slice	cur_key;		/* the row the items belong to */
+	const cf_t_cosc *items;		/* a page of one row's columns */
+	size_t		n_items;
+	size_t		item_i;
+	size_t		sub_i;			/* within items[item_i]'s super column */
+	const cf_t_key_slice *rows; /* a page of rows */
+	size_t		n_rows;
+	size_t		row_i;
+	bool		row_continues;	/* the current range row may have more columns */
+	cf_buf		last_name;		/* the last name of the current range row */
+	cf_buf		key_copy;		/* cur_key's bytes when the row's page is gone */
+
+	/* 'rows' mapping: the Cassandra row being assembled */
+	List	   *row_items;		/* cf_t_cosc copies in req_cxt-backed batch */
+} ColfamScanState;
+
+/* ---- cleanup ---- */
+
+static void
+close_pagers(ColfamScanState *s)
+{
+	cfc_column_pager_free(s->cpager);
+	s->cpager = NULL;
+	cfc_range_pager_free(s->rpager);
+	s->rpager = NULL;
+	cf_arena_free(s->index_arena);
+	s->index_arena = NULL;
+	s->items = NULL;
+	s->n_items = s->item_i = s->sub_i = 0;
+	s->rows = NULL;
+	s->n_rows = s->row_i = 0;
+}
+
+static void
+release_callback(void *arg)
+{
+	ColfamScanState *s = arg;
+
+	close_pagers(s);
+	cf_buf_free(&s->last_name);
+	cf_buf_free(&s->key_copy);
+}
+
+/* ---- values ---- */
+
+static int
+consistency_of(const char *name)
+{
+	static const char *const names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
+	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
+
+	for (int i = 1; i < (int) lengthof(names); i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return CF_T_CL_ONE;
+}
+
+/*
+ * Encodes d of type typid, or returns false if it cannot be encoded. convert.c
+ * reports a value that does not fit with ERROR; the error is a pure validation (no
+ * resource is held), so catching it here and flushing it is safe.
+ */
+static bool
+try_encode(Oid typid, Datum d, cf_slice *out)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	StringInfoData buf;
+	volatile bool ok = true;
+
+	initStringInfo(&buf);
+	PG_TRY();
+	{
+		colfam_datum_to_bytes(typid, d, &buf, NULL);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		ok = false;
+	}
+	PG_END_TRY();
+	*out = cf_slice_of(buf.data, buf.len);
+	return ok;
+}
+
+/* The encoded non-NULL values of a value expression (each element of an array). */
+static List *
+encode_values(ColfamScanState *s, ExprContext *econtext, ColfamValue *v, ExprState *es,
+			  bool *any_null_or_bad)
+{
+	bool		isnull;
+	Datum		d = ExecEvalExpr(es, econtext, &isnull);
+	List	   *out = NIL;
+	cf_slice   *p;
+
+	*any_null_or_bad = false;
+	if (isnull)
+	{
+		*any_null_or_bad = true;
+		return NIL;
+	}
+	if (v->is_array)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(d);
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		get_typlenbyvalalign(v->typid, &typlen, &typbyval, &typalign);
+		deconstruct_array(arr, v->typid, typlen, typbyval, typalign, &elems, &nulls, &n);
+		for (int i = 0; i < n; i++)
+		{
+			cf_slice	e;
+
+			if (nulls[i] || !try_encode(v->typid, elems[i], &e))
+				continue;
+			p = palloc(sizeof(cf_slice));
+			*p = e;
+			out = lappend(out, p);
+		}
+		return out;
+	}
+	p = palloc(sizeof(cf_slice));
+	if (!try_encode(v->typid, d, p))
+	{
+		*any_null_or_bad = true;
+		return NIL;
+	}
+	return list_make1(p);
+}
+
+/* Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked. */
+static char *
+token_text(Datum num, bool ceiling, int minus)
+{
+	Datum		r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
+
+	if (minus)
+		r = DirectFunctionCall2(numeric_sub, r, NumericGetDatum(int64_to_numeric(minus)));
+	return DatumGetCString(DirectFunctionCall1(numeric_out, r));
+}
+
+static int
+numeric_sign_of(const char *text)
+{
+	return text[0] == '-' ? -1 : (strcmp(text, "0") == 0 ? 0 : 1);
+}
+
+/* 2^127: RandomPartitioner's largest token. */
+#define RP_MAX_TOKEN "170141183460469231731687303715884105728"
+
+static int
+cmp_decimal(const char *a, const char *b)
+{
+	size_t		la = strlen(a),
+				lb = strlen(b);
+
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static bool
+slice_less(cf_slice a, cf_slice b)
+{
+	return cf_slice_cmp(a, b) < 0;
+}
+
+/* SQL order of two values of typid under collid: lo > hi means an empty range. */
+static int
+sql_compare(Oid typid, Oid collid, Datum a, Datum b)
+{
+	TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_CMP_PROC_FINFO);
+
+	if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
+		return 0;
+	return DatumGetInt32(FunctionCall2Coll(&tc->cmp_proc_finfo, collid, a, b));
+}
+
+/* Builds the request of a (re)scan from the plan's values. */
+static void
+build_request(ForeignScanState *node, ColfamScanState *s)
+{
+	ColfamScanSpec *spec = s->spec;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	MemoryContext old;
+	ListCell   *lv,
+			   *le;
+	List	   *keys = NIL;
+	List	   *names = NIL;
+	bool		have_names = false;
+	cf_slice	lo = {0},
+				hi = {0};
+	bool		have_lo = false,
+				have_hi = false;
+	Datum		lo_d = 0,
+				hi_d = 0;
+	Oid			bound_type = InvalidOid,
+				bound_coll = InvalidOid;
+	char	   *tok_lo = NULL,
+			   *tok_hi = NULL;
+	List	   *iexprs = NIL;
+
+	MemoryContextReset(s->req_cxt);
+	old = MemoryContextSwitchTo(s->req_cxt);
+	s->empty = false;
+	memset(&s->parent, 0, sizeof(s->parent));
+	memset(&s->pred, 0, sizeof(s->pred));
+	memset(&s->range, 0, sizeof(s->range));
+	memset(&s->iclause, 0, sizeof(s->iclause));
+	s->parent.column_family = cf_slice_str(pstrdup(spec->column_family));
+
+	forboth(lv, spec->values, le, s->value_states)
+	{
+		ColfamValue *v = lfirst(lv);
+		ExprState  *es = lfirst(le);
+		bool		bad;
+		List	   *enc;
+		bool		isnull;
+		Datum		d;
+
+		switch (v->role)
+		{
+			case COLFAM_V_KEY:
+				enc = encode_values(s, econtext, v, es, &bad);
+				keys = list_concat(keys, enc);
+				if (enc == NIL)
+					s->empty = true;
+				break;
+			case COLFAM_V_SLICE_EQ:
+				enc = encode_values(s, econtext, v, es, &bad);
+				names = list_concat(names, enc);
+				have_names = true;
+				if (enc == NIL)
+					s->empty = true;
+				break;
+			case COLFAM_V_SUPER:
+				enc = encode_values(s, econtext, v, es, &bad);
+				if (enc == NIL)
+					s->empty = true;
+				else
+				{
+					s->super_value = *(cf_slice *) linitial(enc);
+					s->parent.has_super_column = true;
+					s->parent.super_column = s->super_value;
+				}
+				break;
+			case COLFAM_V_INDEX_EQ:
+				enc = encode_values(s, econtext, v, es, &bad);
+				if (enc == NIL)
+					s->empty = true;
+				else
+				{
+					cf_t_index_expression *ie = palloc0(sizeof(*ie));
+
+					ie->column_name = cf_slice_str(v->index_column);
+					ie->op = CF_T_OP_EQ;
+					ie->value = *(cf_slice *) linitial(enc);
+					iexprs = lappend(iexprs, ie);
+				}
+				break;
+			case COLFAM_V_KEY_LO:
+			case COLFAM_V_KEY_HI:
+			case COLFAM_V_SLICE_LO:
+			case COLFAM_V_SLICE_HI:
+				{
+					bool		is_lo = v->role == COLFAM_V_KEY_LO || v->role == COLFAM_V_SLICE_LO;
+					ColfamColumn *col = &s->table->cols[v->attnum - 1];
+
+					d = ExecEvalExpr(es, econtext, &isnull);
+					if (isnull)
+					{
+						s->empty = true;	/* x < NULL is never true */
+						break;
+					}
+					enc = encode_values(s, econtext, v, es, &bad);
+					if (enc == NIL)
+						break;	/* dropped bound: the local filter applies */
+					bound_type = v->typid;
+					bound_coll = col->collid;
+					if (is_lo)
+					{
+						lo = *(cf_slice *) linitial(enc);
+						lo_d = d;
+						have_lo = true;
+					}
+					else
+					{
+						hi = *(cf_slice *) linitial(enc);
+						hi_d = d;
+						have_hi = true;
+					}
+					break;
+				}
+			case COLFAM_V_TOKEN_LO:
+			case COLFAM_V_TOKEN_LO_EXCL:
+			case COLFAM_V_TOKEN_HI:
+				d = ExecEvalExpr(es, econtext, &isnull);
+				if (isnull)
+				{
+					s->empty = true;
+					break;
+				}
+				if (v->role == COLFAM_V_TOKEN_LO)
+					tok_lo = token_text(d, true, 1);
+				else if (v->role == COLFAM_V_TOKEN_LO_EXCL)
+					tok_lo = token_text(d, false, 0);
+				else
+					tok_hi = token_text(d, false, 0);
+				break;
+		}
+	}
+
+	/* keys: distinct, as SQL's key = ANY returns a row once */
+	if (spec->kind == COLFAM_SCAN_KEYS && !s->empty)
+	{
+		ListCell   *lc;
+
+		s->keys = palloc(sizeof(cf_slice) * Max(list_length(keys), 1));
+		s->n_keys = 0;
+		foreach(lc, keys)
+		{
+			cf_slice	k = *(cf_slice *) lfirst(lc);
+			bool		dup = false;
+
+			for (int i = 0; i < s->n_keys && !dup; i++)
+				dup = cf_slice_eq(s->keys[i], k);
+			if (!dup)
+				s->keys[s->n_keys++] = k;
+		}
+		if (s->n_keys == 0)
+			s->empty = true;
+	}
+	s->key_i = 0;
+
+	/* the slice predicate */
+	if (have_names)
+	{
+		ListCell   *lc;
+		int			i = 0;
+
+		s->pred.has_column_names = true;
+		s->pred.n_column_names = list_length(names);
+		s->pred.column_names = palloc(sizeof(cf_slice) * Max(list_length(names), 1));
+		foreach(lc, names)
+			s->pred.column_names[i++] = *(cf_slice *) lfirst(lc);
+	}
+	else if (spec->rows_mapping && !spec->fetch_all && spec->fetch_names != NIL)
+	{
+		ListCell   *lc;
+		int			i = 0;
+
+		s->pred.has_column_names = true;
+		s->pred.n_column_names = list_length(spec->fetch_names);
+		s->pred.column_names = palloc(sizeof(cf_slice) * s->pred.n_column_names);
+		foreach(lc, spec->fetch_names)
+			s->pred.column_names[i++] = cf_slice_str(strVal(lfirst(lc)));
+	}
+	else
+	{
+		s->pred.has_slice_range = true;
+		s->pred.slice_range.reversed = spec->reversed;
+		s->pred.slice_range.count = INT32_MAX;
+		if (have_lo && have_hi && sql_compare(bound_type, bound_coll, lo_d, hi_d) > 0)
+			s->empty = true;
+		if (spec->reversed)
+		{
+			s->pred.slice_range.start = have_hi ? hi : cf_slice_of("", 0);
+			s->pred.slice_range.finish = have_lo ? lo : cf_slice_of("", 0);
+		}
+		else
+		{
+			s->pred.slice_range.start = have_lo ? lo : cf_slice_of("", 0);
+			s->pred.slice_range.finish = have_hi ? hi : cf_slice_of("", 0);
+		}
+		/* 'rows' mapping, existence only: one column tells that the row is there */
+		if (spec->rows_mapping && !spec->fetch_all)
+			s->pred.slice_range.count = 1;
+	}
+
+	/* the rows */
+	s->range.count = INT32_MAX;
+	if (spec->kind == COLFAM_SCAN_KEY_RANGE)
+	{
+		/* key bounds were put in lo/hi only for slices; keys use their own values */
+		ListCell   *lc2;
+
+		s->range.has_start_key = true;
+		s->range.start_key = cf_slice_of("", 0);
+		s->range.has_end_key = true;
+		s->range.end_key = cf_slice_of("", 0);
+		forboth(lv, spec->values, lc2, s->value_states)
+		{
+			ColfamValue *v = lfirst(lv);
+			bool		bad;
+			List	   *enc;
+
+			if (v->role != COLFAM_V_KEY_LO && v->role != COLFAM_V_KEY_HI)
+				continue;
+			enc = encode_values(s, econtext, v, lfirst(lc2), &bad);
+			if (enc == NIL)
+				continue;
+			if (v->role == COLFAM_V_KEY_LO)
+				s->range.start_key = *(cf_slice *) linitial(enc);
+			else
+				s->range.end_key = *(cf_slice *) linitial(enc);
+		}
+		if (s->range.end_key.len > 0 && slice_less(s->range.end_key, s->range.start_key))
+			s->empty = true;
+	}
+	else if (spec->kind == COLFAM_SCAN_TOKEN_RANGE)
+	{
+		/*
+		 * Tokens are start-exclusive, end-inclusive and wrap. RandomPartitioner's
+		 * tokens run from 0 to 2^127, so "from the first token" is (2^127, ...]: the
+		 * range wraps past the largest token to the smallest, 0 included.
+		 */
+		s->range.has_start_token = true;
+		s->range.has_end_token = true;
+		if (tok_lo == NULL || numeric_sign_of(tok_lo) < 0)
+			tok_lo = RP_MAX_TOKEN;
+		if (tok_hi != NULL && numeric_sign_of(tok_hi) < 0)
+			s->empty = true;
+		if (tok_hi == NULL || cmp_decimal(tok_hi, RP_MAX_TOKEN) >= 0)
+			tok_hi = RP_MAX_TOKEN;
+		if (strcmp(tok_lo, RP_MAX_TOKEN) != 0 &&
+			(cmp_decimal(tok_lo, RP_MAX_TOKEN) >= 0 || cmp_decimal(tok_hi, tok_lo) <= 0))
+			s->empty = true;
+		if (strcmp(tok_lo, RP_MAX_TOKEN) == 0 && strcmp(tok_hi, RP_MAX_TOKEN) == 0)
+		{
+			/* the whole ring: as a key range, which needs no token arithmetic */
+			s->range.has_start_token = s->range.has_end_token = false;
+			s->range.has_start_key = s->range.has_end_key = true;
+			s->range.start_key = s->range.end_key = cf_slice_of("", 0);
+		}
+		else
+		{
+			s->range.start_token = cf_slice_str(tok_lo);
+			s->range.end_token = cf_slice_str(tok_hi);
+		}
+	}
+	else if (spec->kind == COLFAM_SCAN_ALL)
+	{
+		/* every row: the key range from the first key to the last, as 0.7 clients asked */
+		s->range.has_start_key = true;
+		s->range.start_key = cf_slice_of("", 0);
+		s->range.has_end_key = true;
+		s->range.end_key = cf_slice_of("", 0);
+	}
+	else if (spec->kind == COLFAM_SCAN_INDEX)
+	{
+		ListCell   *lc;
+		int			i = 0;
+
+		s->iclause.n_expressions = list_length(iexprs);
+		s->iclause.expressions = palloc(sizeof(cf_t_index_expression) * Max(i + list_length(iexprs), 1));
+		foreach(lc, iexprs)
+			s->iclause.expressions[i++] = *(cf_t_index_expression *) lfirst(lc);
+		s->iclause.start_key = cf_slice_of("", 0);
+		s->iclause.count = spec->first_count;
+		s->index_done = false;
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* ---- fetching ---- */
+
+static void
+check(ColfamScanState *s, cf_status *st, const char *what)
+{
+	if (st != NULL)
+		colfam_report(st, psprintf("%s %s.%s", what, s->spec->keyspace, s->spec->column_family),
+					  s->cur_key.len ? (const char *) s->cur_key.p : NULL, s->cur_key.len);
+}
+
+/* Opens a column pager over key with the scan's predicate, from `after` if set. */
+static void
+open_column_pager(ColfamScanState *s, cf_slice key, const cf_slice *after, int page)
+{
+	cf_t_slice_predicate pred = s->pred;
+
+	if (after != NULL)
+	{
+		/* a SliceRange from the last name: the pager returns it first, we skip it */
+		pred.slice_range.start = *after;
+	}
+	cfc_column_pager_free(s->cpager);
+	s->cpager = NULL;
+	check(s, cfc_column_pager_new(s->conn, key, &s->parent, &pred, page, s->cl, &s->cpager),
+		  "reading");
+}
+
+/*
+ * Makes s->items hold the next page of the current row's columns. false at the end of
+ * the scan. For KEYS each key is a row; for ranges each page of rows is walked, a row
+ * that filled its slice going on with a column pager.
+ */
+static bool
+next_items(ColfamScanState *s)
+{
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (s->cpager != NULL)
+		{
+			const cf_t_cosc *items;
+			size_t		n;
+
+			check(s, cfc_column_pager_next(s->cpager, &items, &n), "reading");
+			/* a continued range row: its first item is the last name already seen */
+			if (n > 0 && s->row_continues && s->last_name.len > 0)
+			{
+				const cf_t_cosc *c0 = &items[0];
+				cf_slice	nm = c0->has_column ? c0->column.name : c0->super_column.name;
+
+				if (cf_slice_eq(nm, cf_slice_of(s->last_name.data, s->last_name.len)))
+				{
+					items++;
+					n--;
+				}
+				s->last_name.len = 0;
+				if (n == 0)
+					continue;
+			}
+			if (n > 0)
+			{
+				s->items = items;
+				s->n_items = n;
+				s->item_i = s->sub_i = 0;
+				s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+				return true;
+			}
+			cfc_column_pager_free(s->cpager);
+			s->cpager = NULL;
+			s->row_continues = false;
+			if (s->spec->rows_mapping)
+				return false;	/* the row is complete: let the caller emit it */
+		}
+		if (s->spec->kind == COLFAM_SCAN_KEYS)
+		{
+			if (s->key_i >= s->n_keys)
+				return false;
+			cf_buf_reset(&s->key_copy);
+			cf_buf_put(&s->key_copy, s->keys[s->key_i].p, s->keys[s->key_i].len);
+			open_column_pager(s, s->keys[s->key_i], NULL,
+							  s->key_i == 0 ? s->spec->first_count : s->spec->fetch_size);
+			s->key_i++;
+			continue;
+		}
+
+		/* a range or index scan: the next row of the page, or the next page */
+		if (s->row_i < s->n_rows)
+		{
+			const cf_t_key_slice *r = &s->rows[s->row_i++];
+
+			cf_buf_reset(&s->key_copy);
+			cf_buf_put(&s->key_copy, r->key.p, r->key.len);
+			s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+			s->items = r->columns;
+			s->n_items = r->n_columns;
+			s->item_i = s->sub_i = 0;
+			s->row_continues = s->pred.has_slice_range &&
+				s->pred.slice_range.count == COLFAM_ROW_COLUMNS &&
+				r->n_columns == COLFAM_ROW_COLUMNS;
+			if (s->row_continues)
+			{
+				const cf_t_cosc *last = &r->columns[r->n_columns - 1];
+				cf_slice	nm = last->has_column ? last->column.name : last->super_column.name;
+
+				cf_buf_reset(&s->last_name);
+				cf_buf_put(&s->last_name, nm.p, nm.len);
+			}
+			if (s->n_items == 0 && !s->spec->rows_mapping)
+				continue;
+			return true;
+		}
+		if (s->spec->kind == COLFAM_SCAN_INDEX)
+		{
+			cf_t_key_slice *rows;
+			size_t		n;
+			cf_slice	last = {0};
+
+			if (s->index_done)
+				return false;
+			if (s->n_rows > 0)
+			{
+				/* start_key is inclusive: the next page begins with the last key */
+				last = s->rows[s->n_rows - 1].key;
+				cf_buf_reset(&s->key_copy);
+				cf_buf_put(&s->key_copy, last.p, last.len);
+				s->iclause.start_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+				s->iclause.count = s->spec->fetch_size + 1;
+			}
+			cf_arena_free(s->index_arena);
+			s->index_arena = cf_arena_new(0);
+			if (s->index_arena == NULL)
+				ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+			check(s, cfc_get_indexed_slices(s->conn, &s->parent, &s->iclause, &s->pred,
+											s->cl, s->index_arena, &rows, &n),
+				  "reading index of");
+			s->index_done = n < (size_t) s->iclause.count;
+			s->rows = rows;
+			s->n_rows = n;
+			s->row_i = 0;
+			if (last.len > 0 && n > 0 && cf_slice_eq(rows[0].key, s->iclause.start_key))
+				s->row_i = 1;
+			if (s->row_i >= n)
+				return false;
+			continue;
+		}
+		if (s->rpager == NULL)
+		{
+			cf_t_slice_predicate pred = s->pred;
+
+			if (pred.has_slice_range)
+				pred.slice_range.count = Min(pred.slice_range.count, COLFAM_ROW_COLUMNS);
+			s->pred.slice_range.count = pred.slice_range.count;
+			check(s, cfc_range_pager_new(s->conn, &s->parent, &pred, &s->range,
+										 s->spec->first_count, s->cl, &s->rpager),
+				  "scanning");
+		}
+		else if (s->row_continues)
+		{
+			/* the row just emitted filled its slice: read the rest of it */
+			cf_slice	after = cf_slice_of(s->last_name.data, s->last_name.len);
+			cf_t_slice_predicate keep = s->pred;
+
+			s->pred.slice_range.count = INT32_MAX;
+			open_column_pager(s, cf_slice_of(s->key_copy.data, s->key_copy.len), &after,
+							  s->spec->fetch_size);
+			s->pred = keep;
+			continue;
+		}
+		{
+			const cf_t_key_slice *rows;
+			size_t		n;
+
+			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
+			if (n == 0)
+				return false;
+			s->rows = rows;
+			s->n_rows = n;
+			s->row_i = 0;
+		}
+	}
+}
+
+/* ---- making SQL rows ---- */
+
+static Datum
+decode(ColfamScanState *s, AttrNumber att, cf_slice b)
+{
+	ColfamColumn *c = &s->table->cols[att - 1];
+	ColfamValueContext ctx;
+
+	ctx.row_key = (const char *) s->cur_key.p;
+	ctx.row_key_len = s->cur_key.len;
+	ctx.column = c->attname;
+	return colfam_bytes_to_datum(c->typid, c->typmod, (const char *) b.p, b.len, &ctx);
+}
+
+static Datum
+writetime_datum(ColfamScanState *s, int64 us)
+{
+	if (s->table->cols[s->table->writetime_att - 1].typid == TIMESTAMPTZOID)
+		return TimestampTzGetDatum(us - ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+										 USECS_PER_DAY));
+	return Int64GetDatum(us);
+}
+
+static void
+put(ColfamScanState *s, Datum *values, bool *nulls, AttrNumber att, Datum d)
+{
+	if (att != InvalidAttrNumber)
+	{
+		values[att - 1] = d;
+		nulls[att - 1] = false;
+	}
+}
+
+/* 'columns' mapping: one SQL row for one column (of a super column when super != NULL). */
+static void
+column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super,
+		   const cf_t_column *col)
+{
+	ColfamTable *t = s->table;
+
+	put(s, values, nulls, t->key_att, decode(s, t->key_att, s->cur_key));
+	if (super != NULL && t->super_att != InvalidAttrNumber)
+		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
+	put(s, values, nulls, t->name_att, decode(s, t->name_att, col->name));
+	if (t->value_att != InvalidAttrNumber)
+		put(s, values, nulls, t->value_att, decode(s, t->value_att, col->value));
+	if (t->writetime_att != InvalidAttrNumber)
+		put(s, values, nulls, t->writetime_att, writetime_datum(s, col->timestamp));
+	if (t->ttl_att != InvalidAttrNumber && col->has_ttl)
+		put(s, values, nulls, t->ttl_att,
+			t->cols[t->ttl_att - 1].typid == INT8OID ? Int64GetDatum(col->ttl)
+			: Int32GetDatum(col->ttl));
+}
+
+/* A name or value for the extra jsonb: text when it is clean UTF-8, else 0x-hex. */
+static void
+json_bytes(StringInfo buf, cf_slice b)
+{
+	bool		clean = memchr(b.p, 0, b.len) == NULL &&
+		pg_verify_mbstr(PG_UTF8, (const char *) b.p, (int) b.len, true);
+
+	if (clean)
+	{
+		char	   *str = pnstrdup((const char *) b.p, b.len);
+		char	   *conv = (char *) pg_do_encoding_conversion((unsigned char *) str, (int) b.len,
+															  PG_UTF8, GetDatabaseEncoding());
+
+		escape_json(buf, conv);
+		return;
+	}
+	appendStringInfoString(buf, "\"0x");
+	for (size_t i = 0; i < b.len; i++)
+		appendStringInfo(buf, "%02x", b.p[i]);
+	appendStringInfoChar(buf, '"');
+}
+
+/* 'rows' mapping: one SQL row from the columns of one Cassandra row (or super column). */
+static void
+fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super,
+		   const cf_t_column *cols, size_t n)
+{
+	ColfamTable *t = s->table;
+	StringInfoData extra;
+	bool		any_extra = false;
+
+	put(s, values, nulls, t->key_att, decode(s, t->key_att, s->cur_key));
+	if (super != NULL && t->super_att != InvalidAttrNumber)
+		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
+	if (t->extra_att != InvalidAttrNumber)
+	{
+		initStringInfo(&extra);
+		appendStringInfoChar(&extra, '{');
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		bool		named = false;
+
+		for (int a = 0; a < t->natts; a++)
+		{
+			ColfamColumn *c = &t->cols[a];
+
+			if (c->role == COLFAM_ROLE_FIELD && strlen(c->name) == cols[i].name.len &&
+				memcmp(c->name, cols[i].name.p, cols[i].name.len) == 0)
+			{
+				named = true;
+				put(s, values, nulls, a + 1, decode(s, a + 1, cols[i].value));
+			}
+		}
+		if (!named && t->extra_att != InvalidAttrNumber)
+		{
+			if (any_extra)
+				appendStringInfoString(&extra, ", ");
+			json_bytes(&extra, cols[i].name);
+			appendStringInfoString(&extra, ": ");
+			json_bytes(&extra, cols[i].value);
+			any_extra = true;
+		}
+	}
+	if (t->extra_att != InvalidAttrNumber)
+	{
+		appendStringInfoChar(&extra, '}');
+		put(s, values, nulls, t->extra_att,
+			DirectFunctionCall1(jsonb_in, CStringGetDatum(extra.data)));
+	}
+}
+
+/* Does key (KEYS, 'rows' mapping with named columns) exist? An empty names slice does not tell. */
+static bool
+row_exists(ColfamScanState *s, cf_slice key)
+{
+	cf_t_slice_predicate pred;
+	int32_t		n = 0;
+
+	memset(&pred, 0, sizeof(pred));
+	pred.has_slice_range = true;
+	pred.slice_range.count = 1;
+	check(s, cfc_get_count(s->conn, key, &s->parent, &pred, s->cl, &n), "reading");
+	return n > 0;
+}
+
+/* The next SQL row into slot; false at the end. */
+static bool
+next_row(ColfamScanState *s, TupleTableSlot *slot)
+{
+	ColfamTable *t = s->table;
+	Datum	   *values = slot->tts_values;
+	bool	   *nulls = slot->tts_isnull;
+
+	for (int i = 0; i < t->natts; i++)
+		nulls[i] = true;
+
+	if (!t->rows_mapping)
+	{
+		for (;;)
+		{
+			const cf_t_cosc *c;
+
+			if (s->item_i >= s->n_items && !next_items(s))
+				return false;
+			if (s->item_i >= s->n_items)
+				continue;
+			c = &s->items[s->item_i];
+			if (c->has_column)
+			{
+				column_row(s, values, nulls, s->parent.has_super_column ? &s->super_value : NULL,
+						   &c->column);
+				s->item_i++;
+				return true;
+			}
+			if (s->sub_i < c->super_column.n_columns)
+			{
+				column_row(s, values, nulls, &c->super_column.name,
+						   &c->super_column.columns[s->sub_i++]);
+				return true;
+			}
+			s->item_i++;
+			s->sub_i = 0;
+		}
+	}
+
+	/* 'rows' mapping, Super CF, super column not pinned: a SQL row per super column */
+	if (s->spec->slice_supers)
+	{
+		for (;;)
+		{
+			const cf_t_cosc *c;
+
+			if (s->item_i >= s->n_items && !next_items(s))
+				return false;
+			if (s->item_i >= s->n_items)
+				continue;
+			c = &s->items[s->item_i++];
+			if (!c->has_super_column)
+				continue;
+			fields_row(s, values, nulls, &c->super_column.name, c->super_column.columns,
+					   c->super_column.n_columns);
+			return true;
+		}
+	}
+
+	/* 'rows' mapping: gather the whole Cassandra row, then one SQL row */
+	for (;;)
+	{
+		cf_t_column *cols = NULL;
+		size_t		n = 0,
+					cap = 0;
+		cf_slice	key;
+		bool		got = false;
+
+		MemoryContextReset(s->batch_cxt);
+		if (s->item_i >= s->n_items && !next_items(s))
+		{
+			if (s->spec->kind != COLFAM_SCAN_KEYS || s->key_i >= s->n_keys)
+				return false;
+			/* a KEYS row with no column at all: see whether it exists */
+		}
+		key = s->cur_key;
+		for (;;)
+		{
+			MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+
+			for (; s->item_i < s->n_items; s->item_i++)
+			{
+				const cf_t_cosc *c = &s->items[s->item_i];
+
+				if (!c->has_column)
+					continue;
+				if (n == cap)
+				{
+					cap = cap ? cap * 2 : 16;
+					cols = cols ? repalloc(cols, cap * sizeof(*cols)) : palloc(cap * sizeof(*cols));
+				}
+				cols[n] = c->column;
+				cols[n].name = cf_slice_of(pnstrdup((const char *) c->column.name.p, c->column.name.len),
+										   c->column.name.len);
+				cols[n].value = cf_slice_of(pnstrdup((const char *) c->column.value.p, c->column.value.len),
+											c->column.value.len);
+				n++;
+				got = true;
+			}
+			key = cf_slice_of(pnstrdup((const char *) s->cur_key.p, s->cur_key.len), s->cur_key.len);
+			MemoryContextSwitchTo(old);
+			/* more pages of the same row come from its column pager */
+			if (s->cpager != NULL || s->row_continues)
+			{
+				if (!next_items(s))
+					break;
+				if (!cf_slice_eq(s->cur_key, key))
+					break;		/* cannot happen: pagers keep to one row */
+				continue;
+			}
+			break;
+		}
+		s->cur_key = key;
+		if (!got)
+		{
+			if (s->spec->kind == COLFAM_SCAN_KEYS && !s->spec->fetch_all &&
+				row_exists(s, key))
+				got = true;
+			else if (s->spec->kind != COLFAM_SCAN_KEYS && !s->spec->fetch_all)
+				got = true;		/* a range lists live rows only */
+		}
+		if (!got)
+			continue;
+		fields_row(s, values, nulls, s->parent.has_super_column ? &s->super_value : NULL,
+				   cols, n);
+		return true;
+	}
+}
+
+/* ---- the executor callbacks ---- */
+
+void
+colfam_begin_scan(ForeignScanState *node, int eflags)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	EState	   *estate = node->ss.ps.state;
+	ColfamScanState *s;
+	MemoryContextCallback *cb;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	s = palloc0(sizeof(ColfamScanState));
+	node->fdw_state = s;
+	s->spec = colfam_spec_from_list(plan->fdw_private);
+	s->table = colfam_get_table(RelationGetRelid(node->ss.ss_currentRelation));
+	s->cl = consistency_of(s->spec->consistency);
+	s->value_states = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
+	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row",
+										 ALLOCSET_DEFAULT_SIZES);
+	s->req_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw request",
+									   ALLOCSET_SMALL_SIZES);
+	cf_buf_init(&s->last_name, 0);
+	cf_buf_init(&s->key_copy, 0);
+	cb = palloc0(sizeof(MemoryContextCallback));
+	cb->func = release_callback;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, cb);
+	s->conn = colfam_connect(s->table->serverid, s->spec->keyspace);
+}
+
+TupleTableSlot *
+colfam_iterate_scan(ForeignScanState *node)
+{
+	ColfamScanState *s = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(slot);
+	if (!s->started)
+	{
+		build_request(node, s);
+		s->started = true;
+	}
+	if (s->empty)
+		return slot;
+	if (!next_row(s, slot))
+		return slot;
+	ExecStoreVirtualTuple(slot);
+	return slot;
+}
+
+void
+colfam_rescan(ForeignScanState *node)
+{
+	ColfamScanState *s = node->fdw_state;
+
+	close_pagers(s);
+	s->started = false;
+	s->row_continues = false;
+	s->key_i = 0;
+}
+
+void
+colfam_end_scan(ForeignScanState *node)
+{
+	ColfamScanState *s = node->fdw_state;
+
+	if (s != NULL)
+		close_pagers(s);
+}

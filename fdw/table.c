@@ -1,0 +1,285 @@
+/*-------------------------------------------------------------------------
+ * fdw/table.c — a foreign table's mapping, read from the catalogs.
+ *
+ * The options were checked one by one when they were set (option.c); here they are
+ * checked together: the roles a mapping allows, at most one column per role, a
+ * type the role can hold. A table that breaks a rule fails when it is used, with
+ * the column and the fix named.
+ *
+ * Role defaults: a column without a `role` option takes the role its name spells
+ * (key, super_column, column_name, value, writetime, ttl) when the mapping has that
+ * role; in the 'rows' mapping every other column is the Cassandra column of its
+ * name (or of its `name` option).
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+static const char *const role_names[] = {
+	[COLFAM_ROLE_NONE] = "none",
+	[COLFAM_ROLE_KEY] = "key",
+	[COLFAM_ROLE_SUPER] = "super_column",
+	[COLFAM_ROLE_NAME] = "column_name",
+	[COLFAM_ROLE_VALUE] = "value",
+	[COLFAM_ROLE_WRITETIME] = "writetime",
+	[COLFAM_ROLE_TTL] = "ttl",
+	[COLFAM_ROLE_EXTRA] = "extra",
+	[COLFAM_ROLE_FIELD] = "field",
+};
+
+const char *
+colfam_role_name(ColfamRole role)
+{
+	return role_names[role];
+}
+
+static ColfamRole
+role_of_word(const char *w)
+{
+	for (int r = COLFAM_ROLE_KEY; r <= COLFAM_ROLE_EXTRA; r++)
+		if (strcmp(w, role_names[r]) == 0)
+			return (ColfamRole) r;
+	return COLFAM_ROLE_NONE;
+}
+
+static bool
+role_allowed(ColfamRole role, bool rows_mapping)
+{
+	switch (role)
+	{
+		case COLFAM_ROLE_KEY:
+		case COLFAM_ROLE_SUPER:
+			return true;
+		case COLFAM_ROLE_NAME:
+		case COLFAM_ROLE_VALUE:
+		case COLFAM_ROLE_WRITETIME:
+		case COLFAM_ROLE_TTL:
+			return !rows_mapping;
+		case COLFAM_ROLE_EXTRA:
+		case COLFAM_ROLE_FIELD:
+			return rows_mapping;
+		case COLFAM_ROLE_NONE:
+			break;
+	}
+	return false;
+}
+
+/* The SQL types a role can hold, beyond the value types convert.c decodes. */
+static void
+check_role_type(ColfamTable *t, ColfamColumn *c)
+{
+	bool		ok = true;
+	const char *want = NULL;
+
+	switch (c->role)
+	{
+		case COLFAM_ROLE_WRITETIME:
+			ok = c->typid == INT8OID || c->typid == TIMESTAMPTZOID;
+			want = "bigint (microseconds since the epoch) or timestamptz";
+			break;
+		case COLFAM_ROLE_TTL:
+			ok = c->typid == INT4OID || c->typid == INT8OID;
+			want = "integer or bigint (seconds)";
+			break;
+		case COLFAM_ROLE_EXTRA:
+			ok = c->typid == JSONBOID;
+			want = "jsonb";
+			break;
+		default:
+			ok = colfam_type_supported(c->typid);
+			want = "one of text, varchar, bytea, bigint, integer, smallint, numeric, uuid, "
+				"timeuuid, boolean, double precision, timestamptz, jsonb";
+			break;
+	}
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+				 errmsg("column \"%s\" of foreign table \"%s\" has type %s, which role \"%s\" cannot hold",
+						c->attname, t->relname, format_type_be(c->typid),
+						colfam_role_name(c->role)),
+				 errhint("Declare it as %s.", want)));
+}
+
+static AttrNumber *
+role_slot(ColfamTable *t, ColfamRole role)
+{
+	switch (role)
+	{
+		case COLFAM_ROLE_KEY:
+			return &t->key_att;
+		case COLFAM_ROLE_SUPER:
+			return &t->super_att;
+		case COLFAM_ROLE_NAME:
+			return &t->name_att;
+		case COLFAM_ROLE_VALUE:
+			return &t->value_att;
+		case COLFAM_ROLE_WRITETIME:
+			return &t->writetime_att;
+		case COLFAM_ROLE_TTL:
+			return &t->ttl_att;
+		case COLFAM_ROLE_EXTRA:
+			return &t->extra_att;
+		default:
+			return NULL;
+	}
+}
+
+static char *
+def_string(List *options, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = lfirst_node(DefElem, lc);
+
+		if (strcmp(def->defname, name) == 0)
+			return defGetString(def);
+	}
+	return NULL;
+}
+
+/*
+ * The mapping of foreign table relid, allocated in the current memory context.
+ * ERROR when the table's options and columns do not make a valid mapping.
+ */
+ColfamTable *
+colfam_get_table(Oid relid)
+{
+	ForeignTable *ft = GetForeignTable(relid);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	ColfamTable *t = palloc0(sizeof(ColfamTable));
+	Relation	rel;
+	TupleDesc	desc;
+	char	   *s;
+
+	t->relid = relid;
+	t->relname = get_rel_name(relid);
+	t->serverid = server->serverid;
+	t->servername = pstrdup(server->servername);
+
+	t->keyspace = def_string(ft->options, "keyspace");
+	if (t->keyspace == NULL)
+		t->keyspace = def_string(server->options, "keyspace");
+	if (t->keyspace == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
+				 errmsg("foreign table \"%s\" names no keyspace", t->relname),
+				 errhint("Set OPTIONS (keyspace '...') on the table or on server \"%s\".",
+						 t->servername)));
+	t->column_family = def_string(ft->options, "column_family");
+	if (t->column_family == NULL)
+		t->column_family = t->relname;
+	s = def_string(ft->options, "mapping");
+	t->rows_mapping = s != NULL && strcmp(s, "rows") == 0;
+
+	t->read_consistency = def_string(ft->options, "read_consistency");
+	if (t->read_consistency == NULL)
+		t->read_consistency = def_string(server->options, "read_consistency");
+	if (t->read_consistency == NULL)
+		t->read_consistency = "ONE";
+	t->write_consistency = def_string(ft->options, "write_consistency");
+	if (t->write_consistency == NULL)
+		t->write_consistency = def_string(server->options, "write_consistency");
+	if (t->write_consistency == NULL)
+		t->write_consistency = "ONE";
+	s = def_string(ft->options, "fetch_size");
+	if (s == NULL)
+		s = def_string(server->options, "fetch_size");
+	t->fetch_size = s != NULL ? atoi(s) : COLFAM_DEFAULT_FETCH_SIZE;
+
+	rel = table_open(relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	t->natts = desc->natts;
+	t->cols = palloc0(sizeof(ColfamColumn) * Max(desc->natts, 1));
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		ColfamColumn *c = &t->cols[i];
+		List	   *opts;
+		char	   *role;
+		AttrNumber *slot;
+
+		if (att->attisdropped)
+			continue;
+		c->attname = pstrdup(NameStr(att->attname));
+		c->typid = att->atttypid;
+		c->typmod = att->atttypmod;
+		c->collid = att->attcollation;
+		opts = GetForeignColumnOptions(relid, att->attnum);
+		role = def_string(opts, "role");
+		c->name = def_string(opts, "name");
+		if (role != NULL)
+		{
+			c->role = role_of_word(role);
+			if (!role_allowed(c->role, t->rows_mapping))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("column \"%s\" of foreign table \"%s\" has role \"%s\", which the '%s' mapping does not have",
+								c->attname, t->relname, role,
+								t->rows_mapping ? "rows" : "columns"),
+						 errhint(t->rows_mapping
+								 ? "The 'rows' mapping has the roles key, super_column and extra; other columns are Cassandra columns by name."
+								 : "The 'columns' mapping has the roles key, super_column, column_name, value, writetime and ttl.")));
+		}
+		else
+		{
+			c->role = role_of_word(c->attname);
+			if (c->role == COLFAM_ROLE_NONE || !role_allowed(c->role, t->rows_mapping) ||
+				c->role == COLFAM_ROLE_EXTRA)
+			{
+				if (!t->rows_mapping)
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+							 errmsg("column \"%s\" of foreign table \"%s\" has no role",
+									c->attname, t->relname),
+							 errhint("In the 'columns' mapping name a column key, super_column, column_name, value, writetime or ttl, or set OPTIONS (role '...').")));
+				c->role = COLFAM_ROLE_FIELD;
+			}
+		}
+		if (c->name != NULL && c->role != COLFAM_ROLE_FIELD)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("column \"%s\" of foreign table \"%s\" has option \"name\" but role \"%s\"",
+							c->attname, t->relname, colfam_role_name(c->role)),
+					 errhint("Option \"name\" names a Cassandra column in the 'rows' mapping; drop it here.")));
+		if (c->role == COLFAM_ROLE_FIELD && c->name == NULL)
+			c->name = c->attname;
+		slot = role_slot(t, c->role);
+		if (slot != NULL)
+		{
+			if (*slot != InvalidAttrNumber)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("foreign table \"%s\" has two columns with role \"%s\": \"%s\" and \"%s\"",
+								t->relname, colfam_role_name(c->role),
+								t->cols[*slot - 1].attname, c->attname),
+						 errhint("Give one of them another role.")));
+			*slot = att->attnum;
+		}
+		check_role_type(t, c);
+	}
+	table_close(rel, AccessShareLock);
+
+	if (!t->rows_mapping && (t->name_att == InvalidAttrNumber || t->key_att == InvalidAttrNumber))
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("foreign table \"%s\" needs a column with role \"key\" and one with role \"column_name\"",
+						t->relname),
+				 errhint("The 'columns' mapping is one SQL row per Cassandra column: (key, [super_column,] column_name, value).")));
+	if (t->rows_mapping && t->key_att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("foreign table \"%s\" needs a column with role \"key\"", t->relname),
+				 errhint("The 'rows' mapping is one SQL row per Cassandra row: add a column named key or set OPTIONS (role 'key').")));
+	return t;
+}

@@ -8,7 +8,7 @@
  *  - Any other CF gets the 'columns' mapping: key, [super_column,] column_name (the
  *    comparator's type, or the sub-comparator's in a Super CF), value (the default
  *    validator's type).
- *  - Types: BytesType → bytea (text with OPTIONS (bytes_as 'text')), UTF8Type and
+ *  - Types: BytesType → bytea (text COLLATE "C" with OPTIONS (bytes_as 'text')), UTF8Type and
  *    AsciiType → text COLLATE "C" (so orderings push down), LongType → bigint,
  *    IntegerType → numeric, TimeUUIDType → timeuuid, LexicalUUIDType → uuid. Keys are
  *    text COLLATE "C" (0.7 has no key validator; OPTIONS (key_type 'bytea') for binary
@@ -81,8 +81,9 @@ sql_type(const char *marshal, const ImportOptions *o, const char *cf, const char
 	Oid			typid;
 	Oid			collid;
 
+	/* "C" orders text by its UTF-8 bytes: BytesType's order, so slices push down */
 	if (strcmp(marshal, "BytesType") == 0 && o->bytes_as_text)
-		return "text";
+		return "text COLLATE \"C\"";
 	if (!colfam_marshal_type(marshal, &typid, &collid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),

@@ -56,7 +56,7 @@
 /* Costs of a request to colfamd on top of Postgres's own per-tuple costs. */
 #define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
 #define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
-#define COLFAM_DEFAULT_TUPLES 10000.0	/* a table never ANALYZEd */
+#define COLFAM_DEFAULT_TUPLES 1000000.0	/* a table never ANALYZEd: column families are big */
 
 /* What the planner keeps in RelOptInfo.fdw_private. */
 typedef struct ColfamRelInfo

@@ -7,7 +7,10 @@
 #   make demo       the main job: a private PostgreSQL with colfam_fdw created
 #   make unit | unit-asan | shell | regress | pgtap   one suite alone
 #   make bench      colfam against LevelDB in one process; report in build/bench/storage.md
-#                   (BENCH_N=entries, BENCH_WIDE_MAX=most columns of a wide row)
+#                   (BENCH_N=entries, BENCH_WIDE_MAX=most columns of a wide row); then
+#                   colfamd under `colfam stress` against redis-server under redis-benchmark
+#                   over loopback; report in build/bench/server.md (BENCH_CLIENTS,
+#                   BENCH_SECONDS, ...: see scripts/bench_server.sh)
 #
 # The extension's sources, install scripts and regression tests are found by wildcard.
 
@@ -83,3 +86,4 @@ bench:
 	build/release/bench/bench_storage -n $(BENCH_N) -w $(BENCH_WIDE_MAX) > build/bench/storage.md.tmp
 	@mv build/bench/storage.md.tmp build/bench/storage.md
 	@cat build/bench/storage.md
+	+BENCH_OUT=build/bench/server.md scripts/bench_server.sh

@@ -9,7 +9,8 @@
 #   build  compiler, PostgreSQL server headers, engine libraries (libyaml: colfamd's
 #          config; the colfam tool's libxml2, json-c, yajl, readline)
 #   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer)
-#   bench  test + what benchmarks compare against
+#   bench  test + what benchmarks compare against (LevelDB; redis-server and
+#          redis-benchmark, from redis-tools)
 set -euo pipefail
 
 want=${1:-test}
@@ -48,7 +49,7 @@ if [[ "$want" != build ]]; then
          clang libclang-rt-dev)   # libFuzzer targets (tests/run.sh fuzz); the runtime is only Recommended by clang
 fi
 if [[ "$want" == bench ]]; then
-  pkgs+=(libleveldb-dev)
+  pkgs+=(libleveldb-dev redis-server redis-tools)
 fi
 
 missing=()

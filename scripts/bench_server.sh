@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# scripts/bench_server.sh — colfamd under `colfam stress` over loopback, side by side
+# with redis-benchmark against a Debian redis-server in the same run, same machine, same
+# number of connections. Writes a markdown report (default build/bench/server.md) and
+# prints it. Measures; never passes or fails on its figures.
+#
+# Workloads (each for BENCH_SECONDS, colfam stress's --duration):
+#   insert  one column per insert call (--columns 1)        vs redis SET
+#   get     get_slice of one of those rows (1 column)        vs redis GET
+#   batch   batch_mutate of BENCH_WIDE columns per row (columns/s)
+#   slice   reversed slice, count 10, of those BENCH_WIDE-column rows
+# Redis runs `redis-benchmark -t set,get` with the same connections, value size and key
+# space; its request count is BENCH_REDIS_N (default: 50,000 per BENCH_SECONDS, a few
+# seconds per test here). colfamd's and redis-server's RSS (VmRSS) and CPU time
+# (utime+stime) are sampled from /proc during each workload.
+#
+# Environment:
+#   BENCH_CLIENTS     connections/threads, both tools [50]
+#   BENCH_SECONDS     seconds per colfam workload [10]
+#   BENCH_KEYS        key space of insert/get and of SET/GET (-r) [100000]
+#   BENCH_VALUE_SIZE  bytes per value, both tools [34, colfam stress's default]
+#   BENCH_WIDE        columns per row of batch and slice [100]
+#   BENCH_WIDE_KEYS   rows of batch and slice [10000]
+#   BENCH_REDIS_N     requests per redis-benchmark test [50000 * BENCH_SECONDS]
+#   BENCH_OUT         report path [build/bench/server.md]
+# Servers listen on 127.0.0.2 (colfamd) and 127.0.0.3 (redis-server), on free ports,
+# with their files in one temp dir; both are stopped on exit, error, Ctrl-C or SIGTERM.
+set -euo pipefail
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=../tests/lib/harness.sh
+. tests/lib/harness.sh
+
+CLIENTS=${BENCH_CLIENTS:-50}
+SECS=${BENCH_SECONDS:-10}
+KEYS=${BENCH_KEYS:-100000}
+VSIZE=${BENCH_VALUE_SIZE:-34}
+WIDE=${BENCH_WIDE:-100}
+WIDE_KEYS=${BENCH_WIDE_KEYS:-10000}
+REDIS_N=${BENCH_REDIS_N:-$((50000 * SECS))}
+OUT=${BENCH_OUT:-build/bench/server.md}
+SLICE=10
+
+log() { printf '[bench-server] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+for v in CLIENTS SECS KEYS VSIZE WIDE WIDE_KEYS REDIS_N; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
+done
+for p in redis-server redis-benchmark; do
+  command -v "$p" >/dev/null 2>&1 ||
+    die "$p not found; run scripts/deps.sh bench (Debian: redis-server, redis-tools)"
+done
+
+BIN=build/release/bin
+log "building release binaries (make -f mk/engine.mk)"
+${MAKE:-make} -s -f mk/engine.mk -j"$(nproc)" all >/dev/null || die "build failed"
+COLFAMD=$ROOT/$BIN/colfamd
+COLFAM=$ROOT/$BIN/colfam
+
+harness_init
+
+# --- servers -------------------------------------------------------------------------
+C_HOST=127.0.0.2
+R_HOST=127.0.0.3
+C_PORT=$(harness_free_port "$C_HOST")
+mkdir -p "$H_TMP/colfamd" "$H_TMP/redis"
+COLFAMD_CMD=("$COLFAMD" --rpc_address "$C_HOST" --rpc_port "$C_PORT"
+             --listen_address "$C_HOST" --seeds "$C_HOST"
+             --data_file_directories "$H_TMP/colfamd/data"
+             --commitlog_directory "$H_TMP/colfamd/commitlog")
+harness_spawn colfamd "${COLFAMD_CMD[@]}"
+C_PID=$H_PID
+harness_wait_tcp "$C_HOST" "$C_PORT" 30 || { tail -n 20 "$H_TMP/colfamd.log" >&2; die "colfamd did not start"; }
+log "colfamd (pid $C_PID) on $C_HOST:$C_PORT, data in $H_TMP/colfamd"
+
+R_PORT=$(harness_free_port "$R_HOST")
+REDIS_CMD=(redis-server --bind "$R_HOST" --port "$R_PORT" --save '' --appendonly no
+           --daemonize no --dir "$H_TMP/redis" --logfile '')
+harness_spawn redis-server "${REDIS_CMD[@]}"
+R_PID=$H_PID
+harness_wait_tcp "$R_HOST" "$R_PORT" 30 || { tail -n 20 "$H_TMP/redis-server.log" >&2; die "redis-server did not start"; }
+log "redis-server (pid $R_PID) on $R_HOST:$R_PORT, persistence off"
+
+# --- /proc sampling --------------------------------------------------------------------
+TICK=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# Samples PID's VmRSS every 0.1 s into FILE (the maximum so far) until killed.
+SAMPLER=
+sampler_start() {   # PID FILE
+  (
+    max=0
+    while kill -0 "$1" 2>/dev/null; do
+      r=$(rss_kb "$1")
+      ((r > max)) && { max=$r; echo "$max" >"$2"; }
+      sleep 0.1
+    done
+  ) &
+  SAMPLER=$!
+  harness_on_exit "kill $SAMPLER 2>/dev/null"
+}
+sampler_stop() { kill "$SAMPLER" 2>/dev/null || true; wait "$SAMPLER" 2>/dev/null || true; }
+
+# CPU seconds (user+sys) of this shell's waited-for children so far, into variable $1
+# (`times` must run in this shell, not in a $(...) subshell).
+children_cpu() {
+  times >"$H_TMP/times"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }; print n }' "$H_TMP/times")"
+}
+
+json_num() {        # KEY FILE → the first "KEY":number in FILE
+  grep -o "\"$1\":[-0-9.eE+]*" "$2" | head -n 1 | cut -d: -f2
+}
+
+declare -A R        # results: R[name.field]
+CMDS=()
+
+# Runs one colfam stress workload NAME with ARGS, sampling colfamd meanwhile.
+stress() {          # NAME ARGS...
+  local name=$1 out=$H_TMP/stress-$1.json cpu0 cpu1 cmd cl0 cl1
+  shift
+  cmd=("$COLFAM" stress -h "$C_HOST" -p "$C_PORT" -t "$CLIENTS" -S "$VSIZE"
+       --output json --interval 2 "$@")
+  CMDS+=("${cmd[*]/#$ROOT\//}")
+  log "colfamd $name: ${SECS}s, $CLIENTS threads"
+  echo 0 >"$H_TMP/rss-$name"
+  cpu0=$(cpu_ticks "$C_PID")
+  children_cpu cl0
+  sampler_start "$C_PID" "$H_TMP/rss-$name"
+  "${cmd[@]}" >"$out" 2> >(sed 's/^/    /' >&2) ||
+    { sampler_stop; cat "$out" >&2; die "colfam stress $name failed (colfamd log: $H_TMP/colfamd.log)"; }
+  sampler_stop
+  cpu1=$(cpu_ticks "$C_PID")
+  children_cpu cl1
+  kill -0 "$C_PID" 2>/dev/null || die "colfamd exited during $name"
+  R[$name.ops]=$(json_num ops_per_sec "$out")
+  R[$name.cols]=$(json_num columns_per_sec "$out")
+  R[$name.total]=$(json_num total_ops "$out")
+  R[$name.p50]=$(printf '%.3f' "$(json_num p50 "$out")")
+  R[$name.p99]=$(printf '%.3f' "$(json_num p99 "$out")")
+  R[$name.misses]=$(json_num misses "$out")
+  R[$name.errors]=$(json_num errors "$out")
+  R[$name.rss]=$(cat "$H_TMP/rss-$name")
+  R[$name.cpu_us]=$(awk -v d=$((cpu1 - cpu0)) -v t="$TICK" -v n="${R[$name.total]}" \
+                    'BEGIN { printf "%.1f", (n > 0 ? d / t * 1e6 / n : 0) }')
+  R[$name.client_us]=$(awk -v a="$cl0" -v b="$cl1" -v n="${R[$name.total]}" \
+                       'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1e6 / n : 0) }')
+  log "  $name: $(printf '%.0f' "${R[$name.ops]}") ops/s, p50 ${R[$name.p50]} ms, p99 ${R[$name.p99]} ms, misses ${R[$name.misses]}, errors ${R[$name.errors]}"
+  [[ ${R[$name.errors]} == 0 ]] || log "  warning: $name had ${R[$name.errors]} failed operations"
+}
+
+# --- colfamd --------------------------------------------------------------------------
+stress insert -o insert --columns 1 -n "$KEYS" -d "$SECS"
+((${R[insert.total]} >= KEYS)) ||
+  log "warning: insert wrote ${R[insert.total]} of $KEYS keys; get will report misses"
+stress get -o read --columns 1 -n "$KEYS" -d "$SECS"
+stress batch -o insert --batch --columns "$WIDE" -n "$WIDE_KEYS" -d "$SECS" --column-family Wide1
+((${R[batch.total]} >= WIDE_KEYS)) ||
+  log "warning: batch wrote ${R[batch.total]} of $WIDE_KEYS rows; slice will report misses"
+stress slice -o slice --columns "$WIDE" --slice-count "$SLICE" -n "$WIDE_KEYS" -d "$SECS" --column-family Wide1
+
+# --- redis ----------------------------------------------------------------------------
+RB_CMD=(redis-benchmark -h "$R_HOST" -p "$R_PORT" -c "$CLIENTS" -n "$REDIS_N" -d "$VSIZE"
+        -r "$KEYS" -t set,get --csv)
+CMDS+=("${RB_CMD[*]}")
+log "redis SET, GET: $REDIS_N requests each, $CLIENTS connections"
+echo 0 >"$H_TMP/rss-redis"
+cpu0=$(cpu_ticks "$R_PID")
+children_cpu cl0
+sampler_start "$R_PID" "$H_TMP/rss-redis"
+"${RB_CMD[@]}" >"$H_TMP/redis.csv" 2>"$H_TMP/redis-benchmark.err" ||
+  { sampler_stop; cat "$H_TMP/redis-benchmark.err" >&2; die "redis-benchmark failed"; }
+sampler_stop
+cpu1=$(cpu_ticks "$R_PID")
+children_cpu cl1
+# "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+header=$(head -n 1 "$H_TMP/redis.csv")
+[[ $header == *'"p50_latency_ms"'*'"p99_latency_ms"'* ]] ||
+  die "unexpected redis-benchmark --csv header: $header"
+for t in SET GET; do
+  line=$(grep "^\"$t\"," "$H_TMP/redis.csv") || die "no $t line in redis-benchmark's output"
+  IFS=, read -r _ rps _ _ p50 _ p99 _ <<<"${line//\"/}"
+  R[$t.ops]=$rps R[$t.p50]=$p50 R[$t.p99]=$p99
+  log "  redis $t: $(printf '%.0f' "$rps") ops/s, p50 $p50 ms, p99 $p99 ms"
+done
+R[redis.rss]=$(cat "$H_TMP/rss-redis")
+R[redis.cpu_us]=$(awk -v d=$((cpu1 - cpu0)) -v t="$TICK" -v n=$((2 * REDIS_N)) \
+                  'BEGIN { printf "%.1f", d / t * 1e6 / n }')
+R[redis.client_us]=$(awk -v a="$cl0" -v b="$cl1" -v n=$((2 * REDIS_N)) \
+                     'BEGIN { printf "%.1f", (b - a) * 1e6 / n }')
+
+# --- report ---------------------------------------------------------------------------
+f0() { printf '%.0f' "$1"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
+rss_max=0
+for w in insert get batch slice; do ((${R[$w.rss]} > rss_max)) && rss_max=${R[$w.rss]}; done
+cpu_model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+[[ -n $cpu_model ]] || cpu_model=$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')
+
+mkdir -p "$(dirname "$OUT")"
+{
+  echo "# colfamd vs redis-server over loopback"
+  echo
+  echo "Machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}; Linux $(uname -r);" \
+       "$($COLFAMD -V 2>/dev/null | head -n 1); $(redis-server --version | awk '{ print $1, $2, $3 }')."
+  echo "Same run, same machine; client and server share the CPUs. $CLIENTS connections each" \
+       "($CLIENTS colfam stress threads; redis-benchmark's one event loop), values of $VSIZE bytes," \
+       "key space $KEYS for insert/get and SET/GET; colfamd with its defaults (periodic commit log)," \
+       "redis-server with persistence off."
+  echo
+  echo "| workload | colfamd ops/s | columns/s | p50 ms | p99 ms | redis | redis ops/s | redis p50 ms | redis p99 ms | colfamd / redis |"
+  echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
+  echo "| insert, 1 column | $(f0 "${R[insert.ops]}") | $(f0 "${R[insert.cols]}") | ${R[insert.p50]} | ${R[insert.p99]} | SET | $(f0 "${R[SET.ops]}") | ${R[SET.p50]} | ${R[SET.p99]} | $(ratio "${R[insert.ops]}" "${R[SET.ops]}") |"
+  echo "| get, 1 column | $(f0 "${R[get.ops]}") | $(f0 "${R[get.cols]}") | ${R[get.p50]} | ${R[get.p99]} | GET | $(f0 "${R[GET.ops]}") | ${R[GET.p50]} | ${R[GET.p99]} | $(ratio "${R[get.ops]}" "${R[GET.ops]}") |"
+  echo "| slice, reversed, count $SLICE of $WIDE | $(f0 "${R[slice.ops]}") | $(f0 "${R[slice.cols]}") | ${R[slice.p50]} | ${R[slice.p99]} | — | | | | |"
+  echo "| batch_mutate, $WIDE columns | $(f0 "${R[batch.ops]}") | $(f0 "${R[batch.cols]}") | ${R[batch.p50]} | ${R[batch.p99]} | — | | | | |"
+  echo
+  echo "Target: insert and get at least 0.50× Redis's SET and GET."
+  echo
+  echo "| workload | server max RSS | server CPU µs/op | client CPU µs/op | misses | errors |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for w in insert get slice batch; do
+    echo "| colfamd $w | $(mib "${R[$w.rss]}") | ${R[$w.cpu_us]} | ${R[$w.client_us]} | ${R[$w.misses]} | ${R[$w.errors]} |"
+  done
+  echo "| redis SET+GET | $(mib "${R[redis.rss]}") | ${R[redis.cpu_us]} | ${R[redis.client_us]} | | |"
+  echo
+  echo "colfamd's RSS under load: at most $(mib "$rss_max") (VmRSS, sampled every 0.1 s)."
+  echo "CPU µs/op: utime+stime over the workload divided by its operations; server: colfamd or"
+  echo "redis-server (/proc/PID/stat), client: colfam stress or redis-benchmark (bash's times)."
+  echo
+  echo "Commands (ports are free ports picked for the run; \$TMP is the run's temp dir):"
+  echo
+  echo '```sh'
+  echo "${COLFAMD_CMD[*]/#$ROOT\//}" | sed "s|$H_TMP|\$TMP|g"
+  echo "${REDIS_CMD[*]}" | sed "s|$H_TMP|\$TMP|g; s|--save  |--save '' |; s|--logfile *\$|--logfile ''|"
+  for c in "${CMDS[@]}"; do echo "$c"; done
+  echo '```'
+} >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+log "report in $OUT"
+cat "$OUT"

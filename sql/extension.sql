@@ -20,11 +20,12 @@ WHERE refclassid = 'pg_extension'::regclass
   AND deptype = 'e'
 ORDER BY 1;
 
--- a foreign table can be defined; reading it is refused clearly, not crashed
+-- a foreign table can be defined; reading it without a reachable colfamd is a clear error
 CREATE SERVER cass FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '127.0.0.1:9160', keyspace 'BloggyAppy');
+  OPTIONS (hosts '127.0.0.1:1', keyspace 'BloggyAppy', connect_timeout '2000');
 CREATE FOREIGN TABLE tagged_posts (key text, column_name text, value text)
   SERVER cass OPTIONS (column_family 'TaggedPosts');
+-- nobody listens on port 1: the error names the host and says what to check
 SELECT * FROM tagged_posts;
 
 -- dropping the extension removes everything it made (CASCADE for the server)

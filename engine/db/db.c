@@ -444,7 +444,12 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 	tok[nm] = tokens.len;
 	if (s == NULL)
 		s = cf_mutation_batch_encode(ms, nm, &rec);
-	/* backpressure before the record is logged: a refused write leaves no trace */
+	/*
+	 * backpressure before the record is logged: a refused write leaves no trace.
+	 * drop_lock (shared) keeps a schema change from closing a store between its
+	 * lookup and its admit (the apply below is under the barrier).
+	 */
+	pthread_rwlock_rdlock(&db->drop_lock);
 	for (size_t i = 0; s == NULL && i < nids; i++)
 	{
 		cf_cfstore *cf = cfstore_by_id(db, idp[i]);
@@ -452,6 +457,7 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 		if (cf)
 			s = cf_cfstore_admit(cf);
 	}
+	pthread_rwlock_unlock(&db->drop_lock);
 	if (s == NULL)
 	{
 		pthread_rwlock_rdlock(&db->barrier);

@@ -71,9 +71,15 @@ run_suite() {
   printf '\n=== suite %s ===\n' "$name"
   # Not a pipeline: the suite must run in this shell, so the servers it starts are
   # registered with this shell's cleanup.
-  "$fn" > >(tee "$log") 2>&1
+  # tee's pid is taken at once: a suite may start servers in the background (colfamd),
+  # which would move $! to them.
+  local fd tee_pid
+  exec {fd}> >(tee "$log")
+  tee_pid=$!
+  "$fn" >&"$fd" 2>&1
   rc=$?
-  wait $! 2>/dev/null   # let tee drain before the log is read
+  exec {fd}>&-
+  wait "$tee_pid" 2>/dev/null   # let tee drain before the log is read
   "$counter" "$log"
   # A suite that failed without a countable failure (a crash, a build error) counts one.
   if [[ $rc -ne 0 && $S_FAIL -eq 0 ]]; then S_FAIL=1; fi

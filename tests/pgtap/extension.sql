@@ -31,8 +31,9 @@ SELECT throws_ok($$CREATE FOREIGN TABLE ft (k text OPTIONS (role 'primary')) SER
 SELECT lives_ok($$CREATE FOREIGN TABLE ft (k text OPTIONS (role 'key'), v text OPTIONS (role 'value'))
                   SERVER t1 OPTIONS (column_family 'Tweets')$$,
                 'a foreign table with roles is created');
-SELECT throws_ok($$SELECT * FROM ft$$, '0A000', NULL,
-                 'a scan is refused as not supported, not crashed');
+SELECT throws_ok($$SELECT * FROM ft$$, 'HV00D',
+                 'foreign table "ft" needs a column with role "key" and one with role "column_name"',
+                 'a ''columns'' table without a column_name role is refused when used, before any connection');
 
 -- the direct call path of the validator, as ALTER would make it
 SELECT throws_ok($$SELECT colfam_fdw_validator(ARRAY['mapping=diagonal'],

@@ -263,10 +263,7 @@ serve(colfamd *d)
 		return 1;
 	}
 	if (!write_pid_file(d))
-	{
-		cf_server_free(d->srv);
-		return 1;
-	}
+		goto fail;
 	cf_config_db_options(cfg, cf_env_posix(), &dbo);
 	cf_log_info(LOG, "opening the database: data in %s, commit log in %s (%s sync), %s",
 				dbo.data_dir, dbo.commitlog_dir,
@@ -276,27 +273,13 @@ serve(colfamd *d)
 	{
 		cf_log_error(LOG, "cannot open the database: %s", cf_status_msg(s));
 		cf_status_free(s);
-		cf_server_free(d->srv);
-		remove_pid_file(d);
-		return 1;
+		goto fail;
 	}
-	if ((s = colfamd_open_service(d)) != NULL)
+	if ((s = colfamd_open_service(d)) != NULL || (s = cf_server_start(d->srv)) != NULL)
 	{
 		cf_log_error(LOG, "cannot start serving: %s", cf_status_msg(s));
 		cf_status_free(s);
-		cf_server_free(d->srv);
-		colfamd_drain(d);
-		remove_pid_file(d);
-		return 1;
-	}
-	if ((s = cf_server_start(d->srv)) != NULL)
-	{
-		cf_log_error(LOG, "cannot start serving: %s", cf_status_msg(s));
-		cf_status_free(s);
-		cf_server_free(d->srv);
-		colfamd_drain(d);
-		remove_pid_file(d);
-		return 1;
+		goto fail;
 	}
 	cf_log_info(LOG, "listening for Thrift clients on %s (framed transport, frames up to "
 				"%d MiB; %d event loops, %u workers; at most %d connections)",
@@ -323,6 +306,14 @@ serve(colfamd *d)
 	remove_pid_file(d);
 	cf_log_info(LOG, "stopped");
 	return d->drain_failed ? 1 : 0;
+
+fail:
+	/* whatever start-up got to: each step is a no-op when its part is not there */
+	cf_server_free(d->srv);
+	d->srv = NULL;
+	colfamd_drain(d);
+	remove_pid_file(d);
+	return 1;
 }
 
 int

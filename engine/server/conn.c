@@ -23,12 +23,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/appexc.h"
 #include "server/server_int.h"
+#include "thrift/cassandra.h"
 #include "util/log.h"
 
 /* Replies written by one sendmsg, at most (two iovecs each). */
 #define WRITE_IOV 64
+
+/* Longest method name an unframed client's header may carry and still be answered. */
+#define UNFRAMED_NAME_MAX 1024
 
 void
 cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out, size_t n)
@@ -479,27 +482,31 @@ cf_srv_conn_advance(srv_conn *c)
 static void
 reject_unframed(srv_conn *c, const uint8_t *rest, size_t nrest)
 {
-	uint8_t		msg[4 + 4 + CF_APPEXC_NAME_MAX + 4];
+	uint8_t		msg[4 + 4 + UNFRAMED_NAME_MAX + 4];
 	size_t		n = 4;
-	cf_msg_head h;
+	cf_rd		r;
+	cf_t_message_header h;
+	cf_status  *s;
 
 	memcpy(msg, c->rd.hdr, 4);
 	if (nrest > sizeof(msg) - 4)
 		nrest = sizeof(msg) - 4;
 	memcpy(msg + 4, rest, nrest);
 	n += nrest;
-	if (cf_appexc_peek(cf_slice_of(msg, n), &h))
+	cf_rd_init(&r, msg, n);
+	if ((s = cf_t_read_message_header(&r, &h)) == NULL)
 	{
 		cf_buf		reply;
 
 		cf_buf_init(&reply, 0);
-		cf_appexc_put(&reply, h.name, h.seqid, CF_TAPP_PROTOCOL_ERROR,
-					  "unframed transport is not supported; use TFramedTransport");
+		cf_t_write_app_exception(&reply, h.name, h.seqid, CF_T_APP_PROTOCOL_ERROR,
+								 "unframed transport is not supported; use TFramedTransport");
 		if (cf_buf_ok(&reply))
 			out_append(c, &reply, true);
 		else
 			cf_buf_free(&reply);
 	}
+	cf_status_free(s);
 }
 
 static void

@@ -151,6 +151,9 @@ struct cf_server
 	srv_conn   *jtail;
 	bool		pstop;
 	unsigned	prunning;		/* jobs being run */
+	unsigned	pqueued;		/* jobs in the queue */
+	unsigned	pidle;			/* workers waiting on pcv */
+	unsigned	pwaking;		/* signals sent that no worker has woken from yet */
 
 	atomic_int	state;
 	atomic_uint_fast64_t nconns;	/* accepted and not yet freed */

@@ -230,6 +230,18 @@ dsp_predicate(const cf_t_slice_predicate *tp, cf_predicate *p)
 	return NULL;
 }
 
+/* A read's column_parent (checked for read access) and its predicate. */
+static cf_status *
+dsp_read_parent(dsp_call *c, const char **cf, cf_slice *sc, cf_predicate *pred)
+{
+	const cf_cf_def *def;
+	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, cf, &def, sc);
+
+	if (s == NULL)
+		s = dsp_predicate(&c->args.predicate, pred);
+	return s;
+}
+
 /* ---------------------------------------------------------------- results */
 
 static void
@@ -417,13 +429,10 @@ static cf_status *
 dsp_get_slice(dsp_call *c)
 {
 	const char *cf;
-	const cf_cf_def *def;
 	cf_slice	sc;
 	cf_predicate pred;
-	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, &cf, &def, &sc);
+	cf_status  *s = dsp_read_parent(c, &cf, &sc, &pred);
 
-	if (s == NULL)
-		s = dsp_predicate(&c->args.predicate, &pred);
 	if (s == NULL)
 		s = cf_service_slice(c->d->svc, c->sess->keyspace, cf, c->args.key, sc, &pred,
 							 c->args.consistency_level, &c->read);
@@ -436,13 +445,10 @@ static cf_status *
 dsp_get_count(dsp_call *c)
 {
 	const char *cf;
-	const cf_cf_def *def;
 	cf_slice	sc;
 	cf_predicate pred;
-	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, &cf, &def, &sc);
+	cf_status  *s = dsp_read_parent(c, &cf, &sc, &pred);
 
-	if (s == NULL)
-		s = dsp_predicate(&c->args.predicate, &pred);
 	if (s == NULL)
 		s = cf_service_count(c->d->svc, c->sess->keyspace, cf, c->args.key, sc, &pred,
 							 c->args.consistency_level, &c->res.count);
@@ -453,13 +459,10 @@ static cf_status *
 dsp_multiget(dsp_call *c, bool counts)
 {
 	const char *cf;
-	const cf_cf_def *def;
 	cf_slice	sc;
 	cf_predicate pred;
-	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, &cf, &def, &sc);
+	cf_status  *s = dsp_read_parent(c, &cf, &sc, &pred);
 
-	if (s == NULL)
-		s = dsp_predicate(&c->args.predicate, &pred);
 	if (s == NULL)
 		s = cf_service_multiget(c->d->svc, c->sess->keyspace, cf, c->args.keys,
 								c->args.n_keys, sc, &pred, c->args.consistency_level,
@@ -504,14 +507,11 @@ dsp_get_range_slices(dsp_call *c)
 {
 	const cf_t_key_range *kr = &c->args.range;
 	const char *cf;
-	const cf_cf_def *def;
 	cf_slice	sc;
 	cf_predicate pred;
 	cf_service_range r = {.count = kr->count};
-	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, &cf, &def, &sc);
+	cf_status  *s = dsp_read_parent(c, &cf, &sc, &pred);
 
-	if (s == NULL)
-		s = dsp_predicate(&c->args.predicate, &pred);
 	if (s)
 		return s;
 	if (kr->has_start_key == kr->has_start_token || kr->has_end_key == kr->has_end_token)
@@ -539,16 +539,13 @@ dsp_get_indexed_slices(dsp_call *c)
 {
 	const cf_t_index_clause *ic = &c->args.index_clause;
 	const char *cf;
-	const cf_cf_def *def;
 	cf_slice	sc;
 	cf_predicate pred;
 	cf_index_expr *ex;
 	cf_index_clause q = {.n_exprs = ic->n_expressions,.start_key = ic->start_key,
 	.count = ic->count};
-	cf_status  *s = dsp_parent(c, &c->args.column_parent, CF_AUTH_READ, &cf, &def, &sc);
+	cf_status  *s = dsp_read_parent(c, &cf, &sc, &pred);
 
-	if (s == NULL)
-		s = dsp_predicate(&c->args.predicate, &pred);
 	if (s)
 		return s;
 	if (sc.len)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "service/auth.h"
+#include "support/envtest.h"
 #include "support/tmpdir.h"
 #include "util/log.h"
 
@@ -21,17 +22,6 @@ write_file(const char *path, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
-}
-
-static void
-expect(cf_status *s, cf_code code, const char *part)
-{
-	if (cf_status_code(s) != code)
-		fail_msg("expected %s, got %s: %s", cf_code_name(code),
-				 cf_code_name(cf_status_code(s)), cf_status_msg(s));
-	if (part && strstr(cf_status_msg(s), part) == NULL)
-		fail_msg("message \"%s\" lacks \"%s\"", cf_status_msg(s), part);
-	cf_status_free(s);
 }
 
 static char logged[8192];
@@ -84,7 +74,7 @@ off_allows_everything(void **state)
 	assert_null(cf_auth_authorize(a, NULL, "Any", "Cf", CF_AUTH_WRITE));
 	assert_null(cf_auth_authorize_keyspaces(a, NULL));
 	cf_auth_free(a);
-	expect(cf_auth_open("/nonexistent", NULL, &a), CF_ERR_INVALID, "both");
+	FAILS(cf_auth_open("/nonexistent", NULL, &a), CF_ERR_INVALID, "both");
 }
 
 static void
@@ -99,13 +89,13 @@ login_checks_the_hash(void **state)
 	logged[0] = '\0';
 	assert_null(cf_auth_login(a, S("alice"), S("wonderland")));
 	assert_null(cf_auth_login(a, S("bob"), S("builder")));
-	expect(cf_auth_login(a, S("alice"), S("wonderlan")), CF_ERR_AUTHENTICATION,
-		   "invalid username or password");
-	expect(cf_auth_login(a, S("alice"), S("")), CF_ERR_AUTHENTICATION, NULL);
-	expect(cf_auth_login(a, S("mallory"), S("wonderland")), CF_ERR_AUTHENTICATION,
-		   "invalid username or password");
-	expect(cf_auth_login(a, S("alice"), cf_slice_of("wonderland\0x", 12)),
-		   CF_ERR_AUTHENTICATION, NULL);
+	FAILS(cf_auth_login(a, S("alice"), S("wonderlan")), CF_ERR_AUTHENTICATION,
+		  "invalid username or password");
+	FAILS(cf_auth_login(a, S("alice"), S("")), CF_ERR_AUTHENTICATION, "");
+	FAILS(cf_auth_login(a, S("mallory"), S("wonderland")), CF_ERR_AUTHENTICATION,
+		  "invalid username or password");
+	FAILS(cf_auth_login(a, S("alice"), cf_slice_of("wonderland\0x", 12)),
+		  CF_ERR_AUTHENTICATION, "");
 	cf_log_set_sink(NULL, NULL);
 	assert_non_null(strstr(logged, "alice"));
 	assert_null(strstr(logged, "wonderlan"));
@@ -123,25 +113,25 @@ grants_by_keyspace_and_cf(void **state)
 	assert_null(cf_auth_authorize(a, "alice", "Twitter", "Users", CF_AUTH_WRITE));
 	assert_null(cf_auth_authorize(a, "alice", "Twitter", NULL, CF_AUTH_WRITE));
 	assert_null(cf_auth_authorize(a, "carol", "Twitter", "Statuses", CF_AUTH_READ));
-	expect(cf_auth_authorize(a, "carol", "Twitter", "Statuses", CF_AUTH_WRITE),
-		   CF_ERR_AUTHORIZATION, "carol does not have WRITE permission on Twitter.Statuses");
+	FAILS(cf_auth_authorize(a, "carol", "Twitter", "Statuses", CF_AUTH_WRITE),
+		  CF_ERR_AUTHORIZATION, "carol does not have WRITE permission on Twitter.Statuses");
 	assert_null(cf_auth_authorize(a, "bob", "Twitter", "Users", CF_AUTH_WRITE));
-	expect(cf_auth_authorize(a, "bob", "Twitter", "Statuses", CF_AUTH_WRITE),
-		   CF_ERR_AUTHORIZATION, NULL);
-	expect(cf_auth_authorize(a, "bob", "Twitter", NULL, CF_AUTH_WRITE),
-		   CF_ERR_AUTHORIZATION, NULL);
+	FAILS(cf_auth_authorize(a, "bob", "Twitter", "Statuses", CF_AUTH_WRITE),
+		  CF_ERR_AUTHORIZATION, "");
+	FAILS(cf_auth_authorize(a, "bob", "Twitter", NULL, CF_AUTH_WRITE),
+		  CF_ERR_AUTHORIZATION, "");
 	assert_null(cf_auth_authorize(a, "dave", "Blog", "Posts", CF_AUTH_WRITE));
-	expect(cf_auth_authorize(a, "dave", "Twitter", "Users", CF_AUTH_READ),
-		   CF_ERR_AUTHORIZATION, NULL);
-	expect(cf_auth_authorize(a, NULL, "Twitter", "Users", CF_AUTH_READ),
-		   CF_ERR_AUTHENTICATION, "you have not logged in");
+	FAILS(cf_auth_authorize(a, "dave", "Twitter", "Users", CF_AUTH_READ),
+		  CF_ERR_AUTHORIZATION, "");
+	FAILS(cf_auth_authorize(a, NULL, "Twitter", "Users", CF_AUTH_READ),
+		  CF_ERR_AUTHENTICATION, "you have not logged in");
 	/* a prefix of a keyspace name is not that keyspace */
-	expect(cf_auth_authorize_keyspace_use(a, "dave", "Blo"), CF_ERR_AUTHORIZATION, NULL);
+	FAILS(cf_auth_authorize_keyspace_use(a, "dave", "Blo"), CF_ERR_AUTHORIZATION, "");
 	assert_null(cf_auth_authorize_keyspace_use(a, "dave", "Blog"));
 	assert_null(cf_auth_authorize_keyspace_use(a, "bob", "Twitter"));
 	assert_null(cf_auth_authorize_keyspaces(a, "alice"));
-	expect(cf_auth_authorize_keyspaces(a, "bob"), CF_ERR_AUTHORIZATION,
-		   "<modify-keyspaces>");
+	FAILS(cf_auth_authorize_keyspaces(a, "bob"), CF_ERR_AUTHORIZATION,
+		  "<modify-keyspaces>");
 	cf_auth_free(a);
 	test_tmpdir_free(dir);
 }
@@ -157,17 +147,17 @@ malformed_files_name_the_line(void **state)
 	(void) state;
 	write_file(ac, "Twitter=alice\n");
 	write_file(pw, "alice=plaintext\n");
-	expect(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 1: user alice");
+	FAILS(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 1: user alice");
 	write_file(pw, "#\nalice\n");
-	expect(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 2: expected name=value");
+	FAILS(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 2: expected name=value");
 	write_file(pw, "alice=$6$x$y\nalice=$6$x$z\n");
-	expect(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "twice");
+	FAILS(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "twice");
 	write_file(pw, "alice=$6$x$y\n");
 	write_file(ac, "Twitter.a.b=alice\n");
-	expect(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 1");
+	FAILS(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 1");
 	write_file(ac, "Twit-ter=alice\n");
-	expect(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 1");
-	expect(cf_auth_open(test_path(dir, "missing"), ac, &a), CF_ERR_NOT_FOUND, NULL);
+	FAILS(cf_auth_open(pw, ac, &a), CF_ERR_INVALID, "line 1");
+	FAILS(cf_auth_open(test_path(dir, "missing"), ac, &a), CF_ERR_NOT_FOUND, "");
 	free(pw);
 	free(ac);
 	test_tmpdir_free(dir);

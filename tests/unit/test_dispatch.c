@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "support/dbfixture.h"
+#include "support/envtest.h"
 #include "support/tmpdir.h"
 #include "thrift/dispatch.h"
 #include "util/log.h"
@@ -28,13 +29,6 @@ typedef struct T
 	bool		keep;
 } T;
 
-static void
-check(cf_status *s)
-{
-	if (s)
-		fail_msg("unexpected error: %s", cf_status_msg(s));
-}
-
 static T   *
 t_open(db_fixture *f, cf_auth *auth, int64_t timeout_us)
 {
@@ -47,10 +41,10 @@ t_open(db_fixture *f, cf_auth *auth, int64_t timeout_us)
 	assert_non_null(t);
 	t->f = f;
 	if (f->db == NULL)
-		check(cf_db_open(&o, &f->db));
-	check(cf_service_new(&(cf_service_options) {.db = f->db,.endpoint = "127.0.0.9",
-						 .rpc_timeout_us = timeout_us}, &t->svc));
-	check(cf_dispatch_new(&(cf_dispatch_options) {.service = t->svc,.auth = auth}, &t->d));
+		OK(cf_db_open(&o, &f->db));
+	OK(cf_service_new(&(cf_service_options) {.db = f->db,.endpoint = "127.0.0.9",
+					  .rpc_timeout_us = timeout_us}, &t->svc));
+	OK(cf_dispatch_new(&(cf_dispatch_options) {.service = t->svc,.auth = auth}, &t->d));
 	t->sess = cf_dispatch_session_new(t->d, "test:1");
 	assert_non_null(t->sess);
 	t->auth = auth;
@@ -89,7 +83,7 @@ call(T *t, cf_t_method m, const cf_t_args *a, cf_t_result *res)
 	cf_t_args	dflt = {.consistency_level = CF_T_CL_ONE};
 	cf_status  *s;
 
-	check(cf_t_write_call(&msg, m, ++t->seqid, a ? a : &dflt));
+	OK(cf_t_write_call(&msg, m, ++t->seqid, a ? a : &dflt));
 	raw(t, msg.data, msg.len);
 	cf_buf_free(&msg);
 	cf_arena_free(t->arena);
@@ -105,7 +99,7 @@ ok(T *t, cf_t_method m, const cf_t_args *a, cf_t_result *res)
 {
 	cf_t_result tmp;
 
-	check(call(t, m, a, res ? res : &tmp));
+	OK(call(t, m, a, res ? res : &tmp));
 	if ((res ? res : &tmp)->exception.kind != CF_T_EXC_NONE)
 		fail_msg("%s: exception %d: %.*s", cf_t_method_name(m),
 				 (res ? res : &tmp)->exception.kind,
@@ -121,7 +115,7 @@ fails(T *t, cf_t_method m, const cf_t_args *a, cf_t_exception_kind kind, const c
 	cf_t_result res;
 	char		why[1200];
 
-	check(call(t, m, a, &res));
+	OK(call(t, m, a, &res));
 	snprintf(why, sizeof(why), "%.*s", (int) res.exception.why.len,
 			 (const char *) res.exception.why.p);
 	if (res.exception.kind != kind)
@@ -871,7 +865,7 @@ garbage_and_truncated_messages(void **state)
 	a.key = S("some-key");
 	a.column_parent.column_family = S("Users");
 	a.column = (cf_t_column) {.name = S("n"),.value = S("v"),.timestamp = 5};
-	check(cf_t_write_call(&call_msg, CF_T_M_INSERT, 1, &a));
+	OK(cf_t_write_call(&call_msg, CF_T_M_INSERT, 1, &a));
 	for (size_t len = 0; len < call_msg.len; len++)
 	{
 		uint8_t    *copy = malloc(len + 1);	/* exact size, so ASan sees overreads */
@@ -947,7 +941,7 @@ login_and_grants(void **state)
 	fp = fopen(test_path(f->dir, "access"), "w");
 	fputs("<modify-keyspaces>=alice\nTwitter.<rw>=alice\nTwitter.<ro>=carol\n", fp);
 	fclose(fp);
-	check(cf_auth_open(test_path(f->dir, "passwd"), test_path(f->dir, "access"), &auth));
+	OK(cf_auth_open(test_path(f->dir, "passwd"), test_path(f->dir, "access"), &auth));
 	t = t_open(f, auth, 0);
 
 	ok(t, CF_T_M_DESCRIBE_VERSION, NULL, &r);

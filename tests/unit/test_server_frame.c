@@ -1,14 +1,15 @@
 /*
- * tests/unit/test_server_frame.c — server/frame (the framed-transport reader) and
- * server/appexc (strict headers, TApplicationException, the placeholder's answers).
+ * tests/unit/test_server_frame.c — server/frame (the framed-transport reader), and the
+ * bytes of the TApplicationException the server answers an unframed client with (the
+ * codec's, thrift/cassandra.h).
  */
 #include "support/cmocka_prelude.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/appexc.h"
 #include "server/frame.h"
+#include "thrift/cassandra.h"
 #include "support/slices.h"
 #include "util/buf.h"
 
@@ -148,6 +149,21 @@ memory_follows_the_bytes(void **state)
 	cf_frame_reader_clear(&r);
 }
 
+/* The codec's header reader on msg[0..n): true if it decoded. */
+static bool
+peek(const void *msg, size_t n, cf_t_message_header *h)
+{
+	cf_rd		r;
+	cf_status  *s;
+	bool		ok;
+
+	cf_rd_init(&r, msg, n);
+	s = cf_t_read_message_header(&r, h);
+	ok = s == NULL;
+	cf_status_free(s);
+	return ok;
+}
+
 static void
 app_exception_bytes(void **state)
 {
@@ -160,86 +176,23 @@ app_exception_bytes(void **state)
 		8, 0, 2, 0, 0, 0, 1,		/* 2: i32 type */
 		0,							/* STOP */
 	};
-	cf_msg_head h;
+	cf_t_message_header h;
 
 	(void) state;
-	cf_appexc_put(&b, S("get"), 42, CF_TAPP_UNKNOWN_METHOD, "no");
+	cf_t_write_app_exception(&b, S("get"), 42, CF_T_APP_UNKNOWN_METHOD, "no");
 	assert_true(cf_buf_ok(&b));
 	assert_int_equal(b.len, sizeof(want));
 	assert_memory_equal(b.data, want, sizeof(want));
-	assert_true(cf_appexc_peek(cf_slice_of(b.data, b.len), &h));
-	assert_int_equal(h.type, CF_TMSG_EXCEPTION);
+	assert_true(peek(b.data, b.len, &h));
+	assert_int_equal(h.type, CF_T_EXCEPTION);
 	assert_int_equal(h.seqid, 42);
 	assert_int_equal(h.name.len, 3);
 	assert_memory_equal(h.name.p, "get", 3);
 	/* short, non-strict, or a name running past the end */
-	assert_false(cf_appexc_peek(cf_slice_of(b.data, 14), &h));
-	assert_false(cf_appexc_peek(cf_slice_of("\x00\x00\x00\x03get\x01\x00\x00\x00\x01", 12), &h));
-	assert_false(cf_appexc_peek(cf_slice_of("\x80\x01\x00\x01\x00\x00\x01\x00x", 9), &h));
+	assert_false(peek(b.data, 14, &h));
+	assert_false(peek("\x00\x00\x00\x03get\x01\x00\x00\x00\x01", 12, &h));
+	assert_false(peek("\x80\x01\x00\x01\x00\x00\x01\x00x", 9, &h));
 	cf_buf_free(&b);
-}
-
-static cf_buf
-call(uint8_t type, const char *name, int32_t seqid)
-{
-	cf_buf		b = CF_BUF_INIT;
-
-	cf_buf_put_u32(&b, 0x80010000u | type);
-	cf_buf_put_u32(&b, (uint32_t) strlen(name));
-	cf_buf_put(&b, name, strlen(name));
-	cf_buf_put_u32(&b, (uint32_t) seqid);
-	cf_buf_put_u8(&b, 0);		/* empty args struct */
-	return b;
-}
-
-static void
-placeholder_answers(void **state)
-{
-	cf_buf		req;
-	cf_buf		reply = CF_BUF_INIT;
-	cf_msg_head h;
-	const char *msg = "Invalid method name: 'describe_version'";
-
-	(void) state;
-	req = call(CF_TMSG_CALL, "describe_version", 7);
-	assert_true(cf_appexc_unknown_method(cf_slice_of(req.data, req.len), &reply));
-	assert_true(cf_appexc_peek(cf_slice_of(reply.data, reply.len), &h));
-	assert_int_equal(h.type, CF_TMSG_EXCEPTION);
-	assert_int_equal(h.seqid, 7);
-	assert_memory_equal(h.name.p, "describe_version", h.name.len);
-	/* after the header: field 1 string (the message), field 2 i32 UNKNOWN_METHOD */
-	{
-		const uint8_t *p = reply.data + 4 + 4 + 16 + 4;
-
-		assert_int_equal(p[0], 11);
-		assert_int_equal(cf_load_be32(p + 3), strlen(msg));
-		assert_memory_equal(p + 7, msg, strlen(msg));
-		p += 7 + strlen(msg);
-		assert_int_equal(p[0], 8);
-		assert_int_equal(cf_load_be32(p + 3), CF_TAPP_UNKNOWN_METHOD);
-		assert_int_equal(p[7], 0);
-		assert_int_equal(p + 8 - reply.data, reply.len);
-	}
-	cf_buf_free(&req);
-	cf_buf_reset(&reply);
-
-	req = call(CF_TMSG_ONEWAY, "batch_mutate", 1);
-	assert_true(cf_appexc_unknown_method(cf_slice_of(req.data, req.len), &reply));
-	assert_int_equal(reply.len, 0);	/* oneway: nothing */
-	cf_buf_free(&req);
-
-	req = call(CF_TMSG_REPLY, "get", 2);
-	assert_true(cf_appexc_unknown_method(cf_slice_of(req.data, req.len), &reply));
-	assert_true(cf_appexc_peek(cf_slice_of(reply.data, reply.len), &h));
-	assert_int_equal(h.seqid, 2);
-	assert_int_equal(cf_load_be32(reply.data + reply.len - 5), CF_TAPP_INVALID_MESSAGE_TYPE);
-	cf_buf_free(&req);
-	cf_buf_reset(&reply);
-
-	/* not strict binary: PROTOCOL_ERROR and close */
-	assert_false(cf_appexc_unknown_method(S("garbage!garbage!"), &reply));
-	assert_int_equal(cf_load_be32(reply.data + reply.len - 5), CF_TAPP_PROTOCOL_ERROR);
-	cf_buf_free(&reply);
 }
 
 int
@@ -250,7 +203,6 @@ main(void)
 		cmocka_unit_test(bad_lengths),
 		cmocka_unit_test(memory_follows_the_bytes),
 		cmocka_unit_test(app_exception_bytes),
-		cmocka_unit_test(placeholder_answers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

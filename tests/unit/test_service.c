@@ -10,31 +10,13 @@
 
 #include "service/service.h"
 #include "support/dbfixture.h"
+#include "support/envtest.h"
 
 typedef struct svc_fixture
 {
 	db_fixture *f;
 	cf_service *svc;
 } svc_fixture;
-
-static void
-check(cf_status *s)
-{
-	if (s)
-		fail_msg("unexpected error: %s", cf_status_msg(s));
-}
-
-/* Asserts s has code and a message containing part; frees s. */
-static void
-expect(cf_status *s, cf_code code, const char *part)
-{
-	if (cf_status_code(s) != code)
-		fail_msg("expected %s, got %s: %s", cf_code_name(code),
-				 cf_code_name(cf_status_code(s)), cf_status_msg(s));
-	if (part && strstr(cf_status_msg(s), part) == NULL)
-		fail_msg("message \"%s\" lacks \"%s\"", cf_status_msg(s), part);
-	cf_status_free(s);
-}
 
 static cf_service *
 open_service(db_fixture *f, int64_t timeout_us)
@@ -47,9 +29,9 @@ open_service(db_fixture *f, int64_t timeout_us)
 	.rpc_timeout_us = timeout_us};
 	cf_service *svc;
 
-	check(cf_db_open(&o, &f->db));
+	OK(cf_db_open(&o, &f->db));
 	so.db = f->db;
-	check(cf_service_new(&so, &svc));
+	OK(cf_service_new(&so, &svc));
 	return svc;
 }
 
@@ -57,7 +39,7 @@ static void
 close_service(db_fixture *f, cf_service *svc)
 {
 	cf_service_free(svc);
-	check(cf_db_close(f->db));
+	OK(cf_db_close(f->db));
 	f->db = NULL;
 }
 
@@ -70,21 +52,21 @@ add_ks(cf_service *svc, const char *name, const char *strategy, int rf,
 	cf_cf_def	cf;
 	cf_schema_id id;
 
-	check(cf_ksdef_init(&ks, name));
-	check(cf_ksdef_set_strategy(&ks, strategy));
+	OK(cf_ksdef_init(&ks, name));
+	OK(cf_ksdef_set_strategy(&ks, strategy));
 	ks.replication_factor = rf;
 	if (dc_opt)
-		check(cf_ksdef_add_option(&ks, dc_opt, dc_val));
-	check(cf_cfdef_init(&cf, name, "Users"));
-	check(cf_cfdef_set_comparator(&cf, "UTF8Type"));
-	check(cf_cfdef_add_column(&cf, S("state"), "UTF8Type", true, NULL));
-	check(cf_cfdef_add_column(&cf, S("age"), "LongType", false, NULL));
-	check(cf_ksdef_add_cf(&ks, &cf));
-	check(cf_cfdef_init(&cf, name, "Timeline"));
-	check(cf_cfdef_set_column_type(&cf, "Super"));
-	check(cf_cfdef_set_comparator(&cf, "UTF8Type"));
-	check(cf_ksdef_add_cf(&ks, &cf));
-	check(cf_service_add_keyspace(svc, &ks, id));
+		OK(cf_ksdef_add_option(&ks, dc_opt, dc_val));
+	OK(cf_cfdef_init(&cf, name, "Users"));
+	OK(cf_cfdef_set_comparator(&cf, "UTF8Type"));
+	OK(cf_cfdef_add_column(&cf, S("state"), "UTF8Type", true, NULL));
+	OK(cf_cfdef_add_column(&cf, S("age"), "LongType", false, NULL));
+	OK(cf_ksdef_add_cf(&ks, &cf));
+	OK(cf_cfdef_init(&cf, name, "Timeline"));
+	OK(cf_cfdef_set_column_type(&cf, "Super"));
+	OK(cf_cfdef_set_comparator(&cf, "UTF8Type"));
+	OK(cf_ksdef_add_cf(&ks, &cf));
+	OK(cf_service_add_keyspace(svc, &ks, id));
 	cf_ksdef_clear(&ks);
 }
 
@@ -149,48 +131,48 @@ consistency_levels_follow_0_7(void **state)
 	add_ks(svc, "Nts", "NetworkTopologyStrategy", 1, "datacenter1", "1");
 	add_ks(svc, "Far", "NetworkTopologyStrategy", 1, "dc2", "2");
 
-	expect(cf_service_validate_cl(svc, "One", CF_CL_ANY, false), CF_ERR_INVALID,
-		   "may not be applied to read operations");
-	check(cf_service_validate_cl(svc, "One", CF_CL_ANY, true));
-	expect(cf_service_validate_cl(svc, "One", CF_CL_LOCAL_QUORUM, true), CF_ERR_INVALID,
-		   "not compatible with replication strategy");
-	expect(cf_service_validate_cl(svc, "One", CF_CL_EACH_QUORUM, false), CF_ERR_INVALID,
-		   "EACH_QUORUM");
-	expect(cf_service_validate_cl(svc, "One", 42, false), CF_ERR_INVALID, "42");
-	expect(cf_service_validate_cl(svc, "Nope", CF_CL_ONE, false), CF_ERR_NOT_FOUND,
-		   "Keyspace Nope does not exist");
+	FAILS(cf_service_validate_cl(svc, "One", CF_CL_ANY, false), CF_ERR_INVALID,
+		  "may not be applied to read operations");
+	OK(cf_service_validate_cl(svc, "One", CF_CL_ANY, true));
+	FAILS(cf_service_validate_cl(svc, "One", CF_CL_LOCAL_QUORUM, true), CF_ERR_INVALID,
+		  "not compatible with replication strategy");
+	FAILS(cf_service_validate_cl(svc, "One", CF_CL_EACH_QUORUM, false), CF_ERR_INVALID,
+		  "EACH_QUORUM");
+	FAILS(cf_service_validate_cl(svc, "One", 42, false), CF_ERR_INVALID, "42");
+	FAILS(cf_service_validate_cl(svc, "Nope", CF_CL_ONE, false), CF_ERR_NOT_FOUND,
+		  "Keyspace Nope does not exist");
 
 	/* rf 1 on one node: every level is met by the local replica */
 	for (int cl = CF_CL_ONE; cl <= CF_CL_ANY; cl++)
 		if (cl != CF_CL_LOCAL_QUORUM && cl != CF_CL_EACH_QUORUM)
-			check(put(svc, "One", "Users", "k", "name", S("v"), 1, cl));
-	expect(put(svc, "One", "Users", "k", "name", S("v"), 1, CF_CL_TWO),
-		   CF_ERR_UNAVAILABLE, "TWO");
+			OK(put(svc, "One", "Users", "k", "name", S("v"), 1, cl));
+	FAILS(put(svc, "One", "Users", "k", "name", S("v"), 1, CF_CL_TWO),
+		  CF_ERR_UNAVAILABLE, "TWO");
 
 	/* rf 3 on one node: QUORUM needs 2 replicas, only ONE and ANY are possible */
-	check(put(svc, "Three", "Users", "k", "name", S("v"), 1, CF_CL_ONE));
-	check(put(svc, "Three", "Users", "k", "name", S("v"), 1, CF_CL_ANY));
-	expect(put(svc, "Three", "Users", "k", "name", S("v"), 1, CF_CL_QUORUM),
-		   CF_ERR_UNAVAILABLE, "QUORUM");
+	OK(put(svc, "Three", "Users", "k", "name", S("v"), 1, CF_CL_ONE));
+	OK(put(svc, "Three", "Users", "k", "name", S("v"), 1, CF_CL_ANY));
+	FAILS(put(svc, "Three", "Users", "k", "name", S("v"), 1, CF_CL_QUORUM),
+		  CF_ERR_UNAVAILABLE, "QUORUM");
 	{
 		int32_t		n = -1;
 
-		expect(cf_service_count(svc, "Three", "Users", S("k"), S(""),
-								&(cf_predicate) {.range = {.count = 10}}, CF_CL_ALL, &n),
-			   CF_ERR_UNAVAILABLE, "ALL");
-		check(cf_service_count(svc, "Three", "Users", S("k"), S(""),
-							   &(cf_predicate) {.range = {.count = 10}}, CF_CL_ONE, &n));
+		FAILS(cf_service_count(svc, "Three", "Users", S("k"), S(""),
+							   &(cf_predicate) {.range = {.count = 10}}, CF_CL_ALL, &n),
+			  CF_ERR_UNAVAILABLE, "ALL");
+		OK(cf_service_count(svc, "Three", "Users", S("k"), S(""),
+							&(cf_predicate) {.range = {.count = 10}}, CF_CL_ONE, &n));
 		assert_int_equal(n, 1);
 	}
 
 	/* NetworkTopologyStrategy: the node is in datacenter1 */
-	check(put(svc, "Nts", "Users", "k", "name", S("v"), 1, CF_CL_LOCAL_QUORUM));
-	check(put(svc, "Nts", "Users", "k", "name", S("v"), 1, CF_CL_EACH_QUORUM));
-	expect(put(svc, "Far", "Users", "k", "name", S("v"), 1, CF_CL_ONE),
-		   CF_ERR_UNAVAILABLE, "ONE");
-	expect(put(svc, "Far", "Users", "k", "name", S("v"), 1, CF_CL_EACH_QUORUM),
-		   CF_ERR_UNAVAILABLE, "dc2");
-	check(put(svc, "Far", "Users", "k", "name", S("v"), 1, CF_CL_ANY));
+	OK(put(svc, "Nts", "Users", "k", "name", S("v"), 1, CF_CL_LOCAL_QUORUM));
+	OK(put(svc, "Nts", "Users", "k", "name", S("v"), 1, CF_CL_EACH_QUORUM));
+	FAILS(put(svc, "Far", "Users", "k", "name", S("v"), 1, CF_CL_ONE),
+		  CF_ERR_UNAVAILABLE, "ONE");
+	FAILS(put(svc, "Far", "Users", "k", "name", S("v"), 1, CF_CL_EACH_QUORUM),
+		  CF_ERR_UNAVAILABLE, "dc2");
+	OK(put(svc, "Far", "Users", "k", "name", S("v"), 1, CF_CL_ANY));
 	stop(state);
 }
 
@@ -205,33 +187,33 @@ reads_and_writes(void **state)
 	cf_predicate all = {.range = {.count = 100}};
 
 	add_ks(svc, "Twitter", "SimpleStrategy", 1, NULL, NULL);
-	check(put(svc, "Twitter", "Users", "a", "name", S("Alice"), 5, CF_CL_ONE));
-	check(put(svc, "Twitter", "Users", "a", "email", S("a@x"), 5, CF_CL_ONE));
+	OK(put(svc, "Twitter", "Users", "a", "name", S("Alice"), 5, CF_CL_ONE));
+	OK(put(svc, "Twitter", "Users", "a", "email", S("a@x"), 5, CF_CL_ONE));
 	/* an older timestamp loses: client timestamps are kept as given */
-	check(put(svc, "Twitter", "Users", "a", "name", S("Old"), 4, CF_CL_ONE));
+	OK(put(svc, "Twitter", "Users", "a", "name", S("Old"), 4, CF_CL_ONE));
 
-	check(cf_service_get(svc, "Twitter", "Users", S("a"), S(""), S("name"), CF_CL_ONE, &r));
+	OK(cf_service_get(svc, "Twitter", "Users", S("a"), S(""), S("name"), CF_CL_ONE, &r));
 	assert_int_equal(r->slice.n_columns, 1);
 	assert_memory_equal(r->slice.columns[0].value.p, "Alice", 5);
 	assert_int_equal(r->slice.columns[0].timestamp, 5);
 	cf_read_result_free(r);
-	expect(cf_service_get(svc, "Twitter", "Users", S("a"), S(""), S("zip"), CF_CL_ONE, &r),
-		   CF_ERR_NOT_FOUND, NULL);
+	FAILS(cf_service_get(svc, "Twitter", "Users", S("a"), S(""), S("zip"), CF_CL_ONE, &r),
+		  CF_ERR_NOT_FOUND, "");
 	assert_null(r);
-	expect(cf_service_get(svc, "Twitter", "Nope", S("a"), S(""), S("x"), CF_CL_ONE, &r),
-		   CF_ERR_NOT_FOUND, "unconfigured columnfamily Nope");
-	expect(cf_service_get(svc, "Twitter", "Users", S(""), S(""), S("x"), CF_CL_ONE, &r),
-		   CF_ERR_INVALID, "Key may not be empty");
+	FAILS(cf_service_get(svc, "Twitter", "Nope", S("a"), S(""), S("x"), CF_CL_ONE, &r),
+		  CF_ERR_NOT_FOUND, "unconfigured columnfamily Nope");
+	FAILS(cf_service_get(svc, "Twitter", "Users", S(""), S(""), S("x"), CF_CL_ONE, &r),
+		  CF_ERR_INVALID, "Key may not be empty");
 
-	check(cf_service_slice(svc, "Twitter", "Users", S("a"), S(""), &all, CF_CL_ONE, &r));
+	OK(cf_service_slice(svc, "Twitter", "Users", S("a"), S(""), &all, CF_CL_ONE, &r));
 	assert_int_equal(r->slice.n_columns, 2);
 	assert_memory_equal(r->slice.columns[0].name.p, "email", 5);	/* UTF8 order */
 	cf_read_result_free(r);
-	check(cf_service_count(svc, "Twitter", "Users", S("a"), S(""), &all, CF_CL_ONE, &n));
+	OK(cf_service_count(svc, "Twitter", "Users", S("a"), S(""), &all, CF_CL_ONE, &n));
 	assert_int_equal(n, 2);
 
-	check(cf_service_multiget(svc, "Twitter", "Users", keys, 3, S(""), &all, CF_CL_ONE,
-							  &rows));
+	OK(cf_service_multiget(svc, "Twitter", "Users", keys, 3, S(""), &all, CF_CL_ONE,
+						   &rows));
 	assert_int_equal(rows->n_rows, 2);
 	assert_memory_equal(rows->rows[0].key.p, "b", 1);
 	assert_int_equal(rows->rows[0].slice.n_columns, 0);
@@ -249,19 +231,19 @@ reads_and_writes(void **state)
 			{.key = S("c"),.updates = &ub,.n_updates = 1},
 		};
 
-		expect(cf_service_mutate(svc, "Twitter", batch, 2, CF_CL_ONE), CF_ERR_INVALID,
-			   "LongType");
-		check(cf_service_count(svc, "Twitter", "Users", S("b"), S(""), &all, CF_CL_ONE, &n));
+		FAILS(cf_service_mutate(svc, "Twitter", batch, 2, CF_CL_ONE), CF_ERR_INVALID,
+			  "LongType");
+		OK(cf_service_count(svc, "Twitter", "Users", S("b"), S(""), &all, CF_CL_ONE, &n));
 		assert_int_equal(n, 0);
-		check(cf_service_mutate(svc, "Twitter", batch, 1, CF_CL_ONE));
-		check(cf_service_count(svc, "Twitter", "Users", S("b"), S(""), &all, CF_CL_ONE, &n));
+		OK(cf_service_mutate(svc, "Twitter", batch, 1, CF_CL_ONE));
+		OK(cf_service_count(svc, "Twitter", "Users", S("b"), S(""), &all, CF_CL_ONE, &n));
 		assert_int_equal(n, 1);
 	}
 
-	check(cf_service_truncate(svc, "Twitter", "Users"));
-	check(cf_service_count(svc, "Twitter", "Users", S("a"), S(""), &all, CF_CL_ONE, &n));
+	OK(cf_service_truncate(svc, "Twitter", "Users"));
+	OK(cf_service_count(svc, "Twitter", "Users", S("a"), S(""), &all, CF_CL_ONE, &n));
 	assert_int_equal(n, 0);
-	expect(cf_service_truncate(svc, "Twitter", "Nope"), CF_ERR_NOT_FOUND, "Nope");
+	FAILS(cf_service_truncate(svc, "Twitter", "Nope"), CF_ERR_NOT_FOUND, "Nope");
 	stop(state);
 }
 
@@ -281,10 +263,10 @@ ranges_by_keys_and_tokens(void **state)
 	for (int i = 0; i < 50; i++)
 	{
 		snprintf(key, sizeof(key), "user%02d", i);
-		check(put(svc, "Twitter", "Users", key, "name", S("x"), 1, CF_CL_ONE));
+		OK(put(svc, "Twitter", "Users", key, "name", S("x"), 1, CF_CL_ONE));
 	}
-	check(cf_service_range_slices(svc, "Twitter", "Users", &whole, S(""), &all, CF_CL_ONE,
-								  &rows));
+	OK(cf_service_range_slices(svc, "Twitter", "Users", &whole, S(""), &all, CF_CL_ONE,
+							   &rows));
 	assert_int_equal(rows->n_rows, 50);
 	for (size_t i = 1; i < rows->n_rows; i++)
 		assert_true(cf_slice_cmp(rows->rows[i - 1].token, rows->rows[i].token) < 0);
@@ -298,13 +280,13 @@ ranges_by_keys_and_tokens(void **state)
 					t25 = CF_BUF_INIT;
 		cf_read_rows *wrap;
 
-		check(cf_token_to_string(CF_PARTITIONER_RANDOM, rows->rows[10].token, &t10));
-		check(cf_token_to_string(CF_PARTITIONER_RANDOM, rows->rows[25].token, &t25));
+		OK(cf_token_to_string(CF_PARTITIONER_RANDOM, rows->rows[10].token, &t10));
+		OK(cf_token_to_string(CF_PARTITIONER_RANDOM, rows->rows[25].token, &t25));
 		r2 = (cf_service_range) {.by_token = true,
 			.start_token = cf_slice_of(t25.data, t25.len),
 		.end_token = cf_slice_of(t10.data, t10.len),.count = 1000};
-		check(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all,
-									  CF_CL_ONE, &wrap));
+		OK(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all,
+								   CF_CL_ONE, &wrap));
 		assert_int_equal(wrap->n_rows, 50 - 25 + 11 - 1);
 		cf_read_rows_free(wrap);
 		cf_buf_free(&t10);
@@ -314,26 +296,26 @@ ranges_by_keys_and_tokens(void **state)
 	/* by keys under RandomPartitioner: an end whose md5 sorts first is refused */
 	r2 = (cf_service_range) {.start_key = rows->rows[30].key,.end_key = rows->rows[3].key,
 	.count = 10};
-	expect(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all, CF_CL_ONE,
-								   &none),
-		   CF_ERR_INVALID, "md5");
+	FAILS(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all, CF_CL_ONE,
+								  &none),
+		  CF_ERR_INVALID, "md5");
 	r2 = (cf_service_range) {.start_key = rows->rows[3].key,.count = 5};
 	{
 		cf_read_rows *page;
 
-		check(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all,
-									  CF_CL_ONE, &page));
+		OK(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all,
+								   CF_CL_ONE, &page));
 		assert_int_equal(page->n_rows, 5);
 		assert_true(cf_slice_eq(page->rows[0].key, rows->rows[3].key));
 		cf_read_rows_free(page);
 	}
 	r2.count = 0;
-	expect(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all, CF_CL_ONE,
-								   &none), CF_ERR_INVALID, "maxRows");
+	FAILS(cf_service_range_slices(svc, "Twitter", "Users", &r2, S(""), &all, CF_CL_ONE,
+								  &none), CF_ERR_INVALID, "maxRows");
 	whole.start_token = S("-1");
-	expect(cf_service_range_slices(svc, "Twitter", "Users", &whole, S(""), &all,
-								   CF_CL_ONE, &none),
-		   CF_ERR_INVALID, "start_token");
+	FAILS(cf_service_range_slices(svc, "Twitter", "Users", &whole, S(""), &all,
+								  CF_CL_ONE, &none),
+		  CF_ERR_INVALID, "start_token");
 	cf_read_rows_free(rows);
 	stop(state);
 }
@@ -358,11 +340,11 @@ indexed_slices_through_the_index(void **state)
 		uint8_t		a[8] = {0, 0, 0, 0, 0, 0, 0, (uint8_t) (20 + i)};
 
 		snprintf(key, sizeof(key), "u%02d", i);
-		check(put(svc, "Twitter", "Users", key, "state", i % 2 ? S("UT") : S("TX"), 1,
-				  CF_CL_ONE));
-		check(put(svc, "Twitter", "Users", key, "age", cf_slice_of(a, 8), 1, CF_CL_ONE));
+		OK(put(svc, "Twitter", "Users", key, "state", i % 2 ? S("UT") : S("TX"), 1,
+			   CF_CL_ONE));
+		OK(put(svc, "Twitter", "Users", key, "age", cf_slice_of(a, 8), 1, CF_CL_ONE));
 	}
-	check(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows));
+	OK(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows));
 	assert_int_equal(rows->n_rows, 10);
 	for (size_t i = 0; i < rows->n_rows; i++)
 		assert_int_equal(rows->rows[i].slice.n_columns, 2);
@@ -370,24 +352,24 @@ indexed_slices_through_the_index(void **state)
 
 	age[7] = 30;
 	q.n_exprs = 2;				/* UT and age > 30: i odd and 20 + i > 30 → 11..19 */
-	check(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows));
+	OK(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows));
 	assert_int_equal(rows->n_rows, 5);
 	cf_read_rows_free(rows);
 	q.count = 2;
-	check(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows));
+	OK(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows));
 	assert_int_equal(rows->n_rows, 2);
 	cf_read_rows_free(rows);
 
 	/* EQ on an indexed column is required; values must fit the validator */
 	q = (cf_index_clause) {.exprs = &eq_ut[1],.n_exprs = 1,.count = 10};
-	expect(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows),
-		   CF_ERR_INVALID, "needs an EQ expression on an indexed column");
+	FAILS(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows),
+		  CF_ERR_INVALID, "needs an EQ expression on an indexed column");
 	eq_ut[1].value = S("abc");
-	expect(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows),
-		   CF_ERR_INVALID, "LongType");
+	FAILS(cf_service_indexed_slices(svc, "Twitter", "Users", &q, &all, CF_CL_ONE, &rows),
+		  CF_ERR_INVALID, "LongType");
 	q = (cf_index_clause) {.exprs = eq_ut,.n_exprs = 1,.count = 10};
-	expect(cf_service_indexed_slices(svc, "Twitter", "Timeline", &q, &all, CF_CL_ONE, &rows),
-		   CF_ERR_INVALID, "Super column family");
+	FAILS(cf_service_indexed_slices(svc, "Twitter", "Timeline", &q, &all, CF_CL_ONE, &rows),
+		  CF_ERR_INVALID, "Super column family");
 	stop(state);
 }
 
@@ -398,11 +380,11 @@ timeouts_are_reported(void **state)
 	cf_read_result *r = NULL;
 
 	add_ks(svc, "Twitter", "SimpleStrategy", 1, NULL, NULL);
-	expect(put(svc, "Twitter", "Users", "a", "name", S("x"), 1, CF_CL_ONE),
-		   CF_ERR_TIMEOUT, NULL);
-	expect(cf_service_slice(svc, "Twitter", "Users", S("a"), S(""),
-							&(cf_predicate) {.range = {.count = 10}}, CF_CL_ONE, &r),
-		   CF_ERR_TIMEOUT, NULL);
+	FAILS(put(svc, "Twitter", "Users", "a", "name", S("x"), 1, CF_CL_ONE),
+		  CF_ERR_TIMEOUT, "");
+	FAILS(cf_service_slice(svc, "Twitter", "Users", S("a"), S(""),
+						   &(cf_predicate) {.range = {.count = 10}}, CF_CL_ONE, &r),
+		  CF_ERR_TIMEOUT, "");
 	assert_null(r);
 	stop(state);
 }
@@ -419,38 +401,38 @@ schema_ids_and_describe(void **state)
 	size_t		n;
 	cf_cf_def	cf;
 
-	check(cf_service_schema_id(svc, a));
-	check(cf_service_schema_id(svc, b));
+	OK(cf_service_schema_id(svc, a));
+	OK(cf_service_schema_id(svc, b));
 	assert_string_equal(a, b);
 	assert_int_equal(strlen(a), 36);
 	assert_int_equal(a[14], '3');
 	add_ks(svc, "Twitter", "SimpleStrategy", 1, NULL, NULL);
-	check(cf_service_schema_id(svc, b));
+	OK(cf_service_schema_id(svc, b));
 	assert_string_not_equal(a, b);
-	check(cf_cfdef_init(&cf, "Twitter", "Statuses"));
-	check(cf_service_add_cf(svc, &cf, c));
+	OK(cf_cfdef_init(&cf, "Twitter", "Statuses"));
+	OK(cf_service_add_cf(svc, &cf, c));
 	cf_cfdef_clear(&cf);
 	assert_string_not_equal(b, c);
-	check(cf_service_drop_cf(svc, "Twitter", "Statuses", d));
+	OK(cf_service_drop_cf(svc, "Twitter", "Statuses", d));
 	assert_string_not_equal(c, d);
-	expect(cf_service_drop_cf(svc, "Twitter", "Statuses", d), CF_ERR_NOT_FOUND, NULL);
+	FAILS(cf_service_drop_cf(svc, "Twitter", "Statuses", d), CF_ERR_NOT_FOUND, "");
 
 	assert_string_equal(cf_service_cluster_name(svc), "Colfam Test");
 	assert_string_equal(cf_service_partitioner_class(svc),
 						"org.apache.cassandra.dht.RandomPartitioner");
-	check(cf_service_describe_ring(svc, "Twitter", &ring, &n));
+	OK(cf_service_describe_ring(svc, "Twitter", &ring, &n));
 	assert_int_equal(n, 1);
 	assert_string_equal(ring[0].start_token, "0");
 	assert_string_equal(ring[0].end_token, "0");
 	assert_int_equal(ring[0].n_endpoints, 1);
 	assert_string_equal(ring[0].endpoints[0], "127.0.0.5");
 	cf_service_ring_free(ring, n);
-	expect(cf_service_describe_ring(svc, "Nope", &ring, &n), CF_ERR_NOT_FOUND, "Nope");
+	FAILS(cf_service_describe_ring(svc, "Nope", &ring, &n), CF_ERR_NOT_FOUND, "Nope");
 
 	/* the id survives a restart: it is derived from the stored schema */
 	stop(state);
 	svc = start(state, 0);
-	check(cf_service_schema_id(svc, a));
+	OK(cf_service_schema_id(svc, a));
 	assert_string_equal(a, d);
 	stop(state);
 }
@@ -483,13 +465,13 @@ splits_follow_the_key_samples(void **state)
 			.cells = &cells[j],.n_cells = 1}};
 			rows[j] = (cf_row_mutation) {.key = S(keys[j]),.updates = &u[j],.n_updates = 1};
 		}
-		check(cf_service_mutate(svc, "Twitter", rows, 100, CF_CL_ONE));
+		OK(cf_service_mutate(svc, "Twitter", rows, 100, CF_CL_ONE));
 	}
 	(void) key;
-	check(cf_db_flush(cf_service_db(svc), "Twitter", "Users"));
+	OK(cf_db_flush(cf_service_db(svc), "Twitter", "Users"));
 
-	check(cf_service_describe_splits(svc, "Twitter", "Users", S("0"), S("0"), 2000,
-									 &splits, &n));
+	OK(cf_service_describe_splits(svc, "Twitter", "Users", S("0"), S("0"), 2000,
+								  &splits, &n));
 	assert_string_equal(splits[0], "0");
 	assert_string_equal(splits[n - 1], "0");
 	/* about ROWS / 2000 pieces; samples are coarse, so allow a wide margin */
@@ -497,10 +479,10 @@ splits_follow_the_key_samples(void **state)
 		fail_msg("%zu split tokens for %d rows in pieces of 2000", n, ROWS);
 	cf_service_strings_free(splits, n);
 
-	expect(cf_service_describe_splits(svc, "Twitter", "Users", S("0"), S("0"), 0, &splits,
-									  &n), CF_ERR_INVALID, "keys_per_split");
-	expect(cf_service_describe_splits(svc, "Twitter", "Users", S("x"), S("0"), 10, &splits,
-									  &n), CF_ERR_INVALID, "start_token");
+	FAILS(cf_service_describe_splits(svc, "Twitter", "Users", S("0"), S("0"), 0, &splits,
+									 &n), CF_ERR_INVALID, "keys_per_split");
+	FAILS(cf_service_describe_splits(svc, "Twitter", "Users", S("x"), S("0"), 10, &splits,
+									 &n), CF_ERR_INVALID, "start_token");
 	stop(state);
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "support/sockio.h"
 #include "support/tmpdir.h"
 #include "thrift/dispatch.h"
 
@@ -49,44 +50,6 @@ check(cf_status *s, const char *what)
 		fail_msg("test node: %s: %s", what, cf_status_msg(s));
 }
 
-static bool
-read_full(int fd, void *p, size_t n)
-{
-	uint8_t    *b = p;
-
-	while (n > 0)
-	{
-		ssize_t		r = read(fd, b, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		b += r;
-		n -= (size_t) r;
-	}
-	return true;
-}
-
-static bool
-write_full(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n > 0)
-	{
-		ssize_t		r = send(fd, b, n, MSG_NOSIGNAL);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		b += r;
-		n -= (size_t) r;
-	}
-	return true;
-}
-
 static void *
 conn_main(void *arg)
 {
@@ -100,12 +63,12 @@ conn_main(void *arg)
 		uint8_t		hdr[4];
 		uint32_t	len;
 
-		if (!read_full(c->fd, hdr, 4))
+		if (!test_recv_all(c->fd, hdr, 4))
 			break;
 		len = cf_load_be32(hdr);
 		if (len > 16u * 1024 * 1024 || (msg = malloc(len ? len : 1)) == NULL)
 			break;
-		if (!read_full(c->fd, msg, len))
+		if (!test_recv_all(c->fd, msg, len))
 			break;
 		cf_buf_reset(&reply);
 		cf_buf_put_u32(&reply, 0);
@@ -115,7 +78,7 @@ conn_main(void *arg)
 		if (!cf_buf_ok(&reply))
 			break;
 		cf_buf_patch_u32(&reply, 0, (uint32_t) (reply.len - 4));
-		if (!write_full(c->fd, reply.data, reply.len))
+		if (!test_send_all(c->fd, reply.data, reply.len))
 			break;
 	}
 	free(msg);

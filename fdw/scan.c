@@ -155,53 +155,49 @@ try_encode(Oid typid, Datum d, cf_slice *out)
 	return ok;
 }
 
-/* The encoded non-NULL values of a value expression (each element of an array). */
+/*
+ * Evaluates a value expression: its Datum in *value (also for the NULL test in
+ * *isnull) and the encodings of its non-NULL values that can be encoded (each
+ * element of an array), as cf_slice list items. Token bounds are numbers, not bytes:
+ * they are only evaluated.
+ */
 static List *
-encode_values(ColfamScanState *s, ExprContext *econtext, ColfamValue *v, ExprState *es,
-			  bool *any_null_or_bad)
+encode_values(ExprState *es, ExprContext *econtext, const ColfamValue *v,
+			  Datum *value, bool *isnull)
 {
-	bool		isnull;
-	Datum		d = ExecEvalExpr(es, econtext, &isnull);
+	Datum		d = ExecEvalExpr(es, econtext, isnull);
 	List	   *out = NIL;
-	cf_slice   *p;
+	Datum	   *elems = &d;
+	bool	   *nulls = NULL;
+	int			n = 1;
 
-	*any_null_or_bad = false;
-	if (isnull)
-	{
-		*any_null_or_bad = true;
+	*value = d;
+	if (*isnull || v->role == COLFAM_V_TOKEN_LO || v->role == COLFAM_V_TOKEN_LO_EXCL ||
+		v->role == COLFAM_V_TOKEN_HI)
 		return NIL;
-	}
 	if (v->is_array)
 	{
-		ArrayType  *arr = DatumGetArrayTypeP(d);
 		int16		typlen;
 		bool		typbyval;
 		char		typalign;
-		Datum	   *elems;
-		bool	   *nulls;
-		int			n;
 
 		get_typlenbyvalalign(v->typid, &typlen, &typbyval, &typalign);
-		deconstruct_array(arr, v->typid, typlen, typbyval, typalign, &elems, &nulls, &n);
-		for (int i = 0; i < n; i++)
-		{
-			cf_slice	e;
+		deconstruct_array(DatumGetArrayTypeP(d), v->typid, typlen, typbyval, typalign,
+						  &elems, &nulls, &n);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		cf_slice	e;
 
-			if (nulls[i] || !try_encode(v->typid, elems[i], &e))
-				continue;
-			p = palloc(sizeof(cf_slice));
+		if ((nulls == NULL || !nulls[i]) && try_encode(v->typid, elems[i], &e))
+		{
+			cf_slice   *p = palloc(sizeof(cf_slice));
+
 			*p = e;
 			out = lappend(out, p);
 		}
-		return out;
 	}
-	p = palloc(sizeof(cf_slice));
-	if (!try_encode(v->typid, d, p))
-	{
-		*any_null_or_bad = true;
-		return NIL;
-	}
-	return list_make1(p);
+	return out;
 }
 
 /* Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked. */
@@ -274,6 +270,8 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 				bound_coll = InvalidOid;
 	char	   *tok_lo = NULL,
 			   *tok_hi = NULL;
+	cf_slice	key_lo = {0},
+				key_hi = {0};
 	List	   *iexprs = NIL;
 
 	MemoryContextReset(s->req_cxt);
@@ -288,40 +286,32 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 	forboth(lv, spec->values, le, s->value_states)
 	{
 		ColfamValue *v = lfirst(lv);
-		ExprState  *es = lfirst(le);
-		bool		bad;
-		List	   *enc;
 		bool		isnull;
 		Datum		d;
+		List	   *enc = encode_values(lfirst(le), econtext, v, &d, &isnull);
+		cf_slice	first = enc != NIL ? *(cf_slice *) linitial(enc) : cf_slice_of("", 0);
 
 		switch (v->role)
 		{
 			case COLFAM_V_KEY:
-				enc = encode_values(s, econtext, v, es, &bad);
 				keys = list_concat(keys, enc);
 				if (enc == NIL)
 					s->empty = true;
 				break;
 			case COLFAM_V_SLICE_EQ:
-				enc = encode_values(s, econtext, v, es, &bad);
 				names = list_concat(names, enc);
 				have_names = true;
 				if (enc == NIL)
 					s->empty = true;
 				break;
 			case COLFAM_V_SUPER:
-				enc = encode_values(s, econtext, v, es, &bad);
 				if (enc == NIL)
 					s->empty = true;
-				else
-				{
-					s->super_value = *(cf_slice *) linitial(enc);
-					s->parent.has_super_column = true;
-					s->parent.super_column = s->super_value;
-				}
+				s->super_value = first;
+				s->parent.has_super_column = true;
+				s->parent.super_column = first;
 				break;
 			case COLFAM_V_INDEX_EQ:
-				enc = encode_values(s, econtext, v, es, &bad);
 				if (enc == NIL)
 					s->empty = true;
 				else
@@ -330,47 +320,44 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 
 					ie->column_name = cf_slice_str(v->index_column);
 					ie->op = CF_T_OP_EQ;
-					ie->value = *(cf_slice *) linitial(enc);
+					ie->value = first;
 					iexprs = lappend(iexprs, ie);
 				}
 				break;
 			case COLFAM_V_KEY_LO:
 			case COLFAM_V_KEY_HI:
+				/* key < NULL is never true; a bound that cannot be encoded is dropped */
+				if (isnull)
+					s->empty = true;
+				else if (v->role == COLFAM_V_KEY_LO)
+					key_lo = first;
+				else
+					key_hi = first;
+				break;
 			case COLFAM_V_SLICE_LO:
 			case COLFAM_V_SLICE_HI:
+				if (isnull)
+					s->empty = true;
+				else if (enc == NIL)
+					;			/* dropped bound: the local filter applies */
+				else if (v->role == COLFAM_V_SLICE_LO)
 				{
-					bool		is_lo = v->role == COLFAM_V_KEY_LO || v->role == COLFAM_V_SLICE_LO;
-					ColfamColumn *col = &s->table->cols[v->attnum - 1];
-
-					d = ExecEvalExpr(es, econtext, &isnull);
-					if (isnull)
-					{
-						s->empty = true;	/* x < NULL is never true */
-						break;
-					}
-					enc = encode_values(s, econtext, v, es, &bad);
-					if (enc == NIL)
-						break;	/* dropped bound: the local filter applies */
-					bound_type = v->typid;
-					bound_coll = col->collid;
-					if (is_lo)
-					{
-						lo = *(cf_slice *) linitial(enc);
-						lo_d = d;
-						have_lo = true;
-					}
-					else
-					{
-						hi = *(cf_slice *) linitial(enc);
-						hi_d = d;
-						have_hi = true;
-					}
-					break;
+					lo = first;
+					lo_d = d;
+					have_lo = true;
 				}
+				else
+				{
+					hi = first;
+					hi_d = d;
+					have_hi = true;
+				}
+				bound_type = v->typid;
+				bound_coll = s->table->cols[v->attnum - 1].collid;
+				break;
 			case COLFAM_V_TOKEN_LO:
 			case COLFAM_V_TOKEN_LO_EXCL:
 			case COLFAM_V_TOKEN_HI:
-				d = ExecEvalExpr(es, econtext, &isnull);
 				if (isnull)
 				{
 					s->empty = true;
@@ -457,30 +444,12 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 	s->range.count = INT32_MAX;
 	if (spec->kind == COLFAM_SCAN_KEY_RANGE)
 	{
-		/* key bounds were put in lo/hi only for slices; keys use their own values */
-		ListCell   *lc2;
-
+		/* start_key and end_key are inclusive; empty is open */
 		s->range.has_start_key = true;
-		s->range.start_key = cf_slice_of("", 0);
+		s->range.start_key = key_lo;
 		s->range.has_end_key = true;
-		s->range.end_key = cf_slice_of("", 0);
-		forboth(lv, spec->values, lc2, s->value_states)
-		{
-			ColfamValue *v = lfirst(lv);
-			bool		bad;
-			List	   *enc;
-
-			if (v->role != COLFAM_V_KEY_LO && v->role != COLFAM_V_KEY_HI)
-				continue;
-			enc = encode_values(s, econtext, v, lfirst(lc2), &bad);
-			if (enc == NIL)
-				continue;
-			if (v->role == COLFAM_V_KEY_LO)
-				s->range.start_key = *(cf_slice *) linitial(enc);
-			else
-				s->range.end_key = *(cf_slice *) linitial(enc);
-		}
-		if (s->range.end_key.len > 0 && slice_less(s->range.end_key, s->range.start_key))
+		s->range.end_key = key_hi;
+		if (key_hi.len > 0 && slice_less(key_hi, key_lo))
 			s->empty = true;
 	}
 	else if (spec->kind == COLFAM_SCAN_TOKEN_RANGE)

@@ -162,7 +162,8 @@ WHERE n.nspname = 'imported' AND a.attnum > 0 ORDER BY c.relname, a.attnum;
 SELECT count(*) FROM imported."TaggedPosts" WHERE key = '__notag__';
 IMPORT FOREIGN SCHEMA "BloggyAppy" FROM SERVER bloggy INTO imported OPTIONS (bytes_as 'texty');
 
--- leave the database as we found it
+-- leave the database (and colfamd) as we found them
+DELETE FROM tagged_posts WHERE key = 'sql';
 DROP TABLE l_tagged, l_entries, l_authors, l_comments;
 DROP SCHEMA imported CASCADE;
 DROP EXTENSION colfam_fdw CASCADE;

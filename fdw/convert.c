@@ -58,6 +58,8 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+
+#include "util/hex.h"
 #include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(colfam_decode);
@@ -300,6 +302,43 @@ colfam_order_matches(Oid typid, Oid collid, const char *comparator)
 
 /* ---------------------------------------------------------------- errors */
 
+/*
+ * A row key for messages: 'text' when it is readable UTF-8 (and the server encoding
+ * shows it), else 0x-hex; a long key is cut, with its length.
+ */
+char *
+colfam_quote_key(const char *k, size_t len)
+{
+	StringInfoData s;
+	int			n = (int) Min(len, KEY_QUOTE_MAX);
+	int			nhex = (int) Min(len, KEY_QUOTE_MAX / 2);
+	int			valid = pg_encoding_verifymbstr(PG_UTF8, k, n);
+	bool		printable;
+
+	initStringInfo(&s);
+	/* A cut that splits the last character keeps the characters before it. */
+	if ((size_t) n < len && valid > n - 4)
+		n = valid;
+	printable = valid >= n &&
+		(GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII);
+	for (int i = 0; i < n && printable; i++)
+		printable = (unsigned char) k[i] >= 0x20 && k[i] != 0x7f;
+	if (printable)
+		appendStringInfoString(&s, quote_literal_cstr(pnstrdup(k, n)));
+	else
+	{
+		char	   *hex = palloc(2 * nhex + 1);
+
+		cf_hex_encode((const uint8_t *) k, nhex, hex);
+		hex[2 * nhex] = '\0';
+		appendStringInfo(&s, "0x%s", hex);
+		n = nhex;
+	}
+	if ((size_t) n < len)
+		appendStringInfo(&s, "... (%zu bytes)", len);
+	return s.data;
+}
+
 /* " in column "c" of row 'key'", or less when the context lacks them. */
 static char *
 value_location(const ColfamValueContext *ctx)
@@ -312,34 +351,7 @@ value_location(const ColfamValueContext *ctx)
 	if (ctx->column != NULL)
 		appendStringInfo(&s, " in column \"%s\"", ctx->column);
 	if (ctx->row_key != NULL)
-	{
-		const char *k = ctx->row_key;
-		int			n = (int) Min(ctx->row_key_len, KEY_QUOTE_MAX);
-		int			nhex = (int) Min(ctx->row_key_len, KEY_QUOTE_MAX / 2);
-		int			valid = pg_encoding_verifymbstr(PG_UTF8, k, n);
-		bool		printable;
-
-		/* A cut that splits the last character keeps the characters before it. */
-		if ((size_t) n < ctx->row_key_len && valid > n - 4)
-			n = valid;
-		/* Readable UTF-8 is shown as text where the server encoding is UTF-8. */
-		printable = valid >= n &&
-			(GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII);
-		for (int i = 0; i < n && printable; i++)
-			printable = (unsigned char) k[i] >= 0x20 && k[i] != 0x7f;
-		appendStringInfoString(&s, " of row ");
-		if (printable)
-			appendStringInfoString(&s, quote_literal_cstr(pnstrdup(k, n)));
-		else
-		{
-			appendStringInfoString(&s, "0x");
-			for (int i = 0; i < nhex; i++)
-				appendStringInfo(&s, "%02x", (unsigned char) k[i]);
-			n = nhex;
-		}
-		if ((size_t) n < ctx->row_key_len)
-			appendStringInfo(&s, "... (%zu bytes)", ctx->row_key_len);
-	}
+		appendStringInfo(&s, " of row %s", colfam_quote_key(ctx->row_key, ctx->row_key_len));
 	return s.data;
 }
 

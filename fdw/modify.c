@@ -69,18 +69,6 @@ write_timestamp(void)
 	return now;
 }
 
-static int
-write_consistency(const char *name)
-{
-	static const char *const names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
-	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
-
-	for (int i = 1; i < (int) lengthof(names); i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return CF_T_CL_ONE;
-}
-
 /* ---- planning ---- */
 
 static void
@@ -120,7 +108,7 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 	m = palloc0(sizeof(ColfamModifyState));
 	m->table = colfam_get_table(RelationGetRelid(rel));
 	m->super = colfam_get_cf_meta(m->table)->super;
-	m->cl = write_consistency(m->table->write_consistency);
+	m->cl = m->table->write_cl;
 	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
 	m->cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt, "colfam_fdw modify",
 								   ALLOCSET_DEFAULT_SIZES);

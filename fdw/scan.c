@@ -39,6 +39,7 @@
 #include "utils/typcache.h"
 
 #include "client/client.h"
+#include "util/hex.h"
 
 /* Columns asked per row in a range; a row with more goes on with a column pager. */
 #define COLFAM_ROW_COLUMNS 100
@@ -114,18 +115,6 @@ release_callback(void *arg)
 }
 
 /* ---- values ---- */
-
-static int
-consistency_of(const char *name)
-{
-	static const char *const names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
-	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
-
-	for (int i = 1; i < (int) lengthof(names); i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return CF_T_CL_ONE;
-}
 
 /*
  * Encodes d of type typid, or returns false if it cannot be encoded. convert.c
@@ -760,8 +749,9 @@ json_bytes(StringInfo buf, cf_slice b)
 		return;
 	}
 	appendStringInfoString(buf, "\"0x");
-	for (size_t i = 0; i < b.len; i++)
-		appendStringInfo(buf, "%02x", b.p[i]);
+	enlargeStringInfo(buf, 2 * b.len + 1);
+	cf_hex_encode(b.p, b.len, buf->data + buf->len);
+	buf->len += 2 * b.len;
 	appendStringInfoChar(buf, '"');
 }
 
@@ -975,7 +965,7 @@ colfam_begin_scan(ForeignScanState *node, int eflags)
 	node->fdw_state = s;
 	s->spec = colfam_spec_from_list(plan->fdw_private);
 	s->table = colfam_get_table(RelationGetRelid(node->ss.ss_currentRelation));
-	s->cl = consistency_of(s->spec->consistency);
+	s->cl = s->table->read_cl;
 	s->value_states = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row",
 										 ALLOCSET_DEFAULT_SIZES);

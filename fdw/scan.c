@@ -79,13 +79,22 @@ typedef struct ColfamScanState
 	const cf_t_key_slice *rows; /* a page of rows */
 	size_t		n_rows;
 	size_t		row_i;
-	bool		row_continues;	/* the current range row may have more columns */
-	cf_buf		last_name;		/* the last name of the current range row */
+	bool		new_row;		/* the items start cur_key's row */
+	bool		first_page;		/* the column pager has not answered yet */
+	bool		row_continues;	/* the range row filled row_pred: its pager is next */
+	cf_buf		skip_name;		/* a continued row's pager returns this name first */
 	cf_buf		key_copy;		/* cur_key's bytes when the row's page is gone */
-
-	/* 'rows' mapping: the Cassandra row being assembled */
-	List	   *row_items;		/* cf_t_cosc copies in req_cxt-backed batch */
+	cf_t_slice_predicate row_pred;	/* range and index scans: pred, at most
+									 * COLFAM_ROW_COLUMNS columns a row */
 } ColfamScanState;
+
+/* What next_items found. */
+typedef enum NextItems
+{
+	NI_ITEMS,					/* s->items holds columns of cur_key's row (maybe none) */
+	NI_ROW_END,					/* the row whose columns came last has no more */
+	NI_END						/* the scan is over */
+} NextItems;
 
 /* ---- cleanup ---- */
 
@@ -110,7 +119,7 @@ release_callback(void *arg)
 	ColfamScanState *s = arg;
 
 	close_pagers(s);
-	cf_buf_free(&s->last_name);
+	cf_buf_free(&s->skip_name);
 	cf_buf_free(&s->key_copy);
 }
 
@@ -493,6 +502,10 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 		s->iclause.count = spec->first_count;
 		s->index_done = false;
 	}
+	/* a range or index page holds at most COLFAM_ROW_COLUMNS columns of each row */
+	s->row_pred = s->pred;
+	if (s->row_pred.has_slice_range)
+		s->row_pred.slice_range.count = Min(s->row_pred.slice_range.count, COLFAM_ROW_COLUMNS);
 	MemoryContextSwitchTo(old);
 }
 
@@ -506,78 +519,95 @@ check(ColfamScanState *s, cf_status *st, const char *what)
 					  s->cur_key.len ? (const char *) s->cur_key.p : NULL, s->cur_key.len);
 }
 
-/* Opens a column pager over key with the scan's predicate, from `after` if set. */
-static void
-open_column_pager(ColfamScanState *s, cf_slice key, const cf_slice *after, int page)
+/* The name of a column or super column. */
+static cf_slice
+cosc_name(const cf_t_cosc *c)
 {
-	cf_t_slice_predicate pred = s->pred;
+	return c->has_column ? c->column.name : c->super_column.name;
+}
 
-	if (after != NULL)
-	{
-		/* a SliceRange from the last name: the pager returns it first, we skip it */
-		pred.slice_range.start = *after;
-	}
+/* Makes key (copied) the current row, with its first items. */
+static void
+start_row(ColfamScanState *s, cf_slice key, const cf_t_cosc *items, size_t n)
+{
+	cf_buf_reset(&s->key_copy);
+	cf_buf_put(&s->key_copy, key.p, key.len);
+	s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+	s->items = items;
+	s->n_items = n;
+	s->item_i = s->sub_i = 0;
+}
+
+/* Opens a column pager over the current row with pred, page columns a page. */
+static void
+open_column_pager(ColfamScanState *s, const cf_t_slice_predicate *pred, int page)
+{
 	cfc_column_pager_free(s->cpager);
 	s->cpager = NULL;
-	check(s, cfc_column_pager_new(s->conn, key, &s->parent, &pred, page, s->cl, &s->cpager),
+	check(s, cfc_column_pager_new(s->conn, s->cur_key, &s->parent, pred, page, s->cl,
+								  &s->cpager),
 		  "reading");
 }
 
 /*
- * Makes s->items hold the next page of the current row's columns. false at the end of
- * the scan. For KEYS each key is a row; for ranges each page of rows is walked, a row
- * that filled its slice going on with a column pager.
+ * The next piece of the scan (see NextItems). Every row begins with one NI_ITEMS with
+ * s->new_row set, even a row without columns; the rest of a row that came through a
+ * column pager follows as more NI_ITEMS, then NI_ROW_END. For KEYS each key is a row
+ * read with a column pager; range and index scans come a page of rows at a time, a
+ * row that filled row_pred going on with a column pager from its last name.
  */
-static bool
+static NextItems
 next_items(ColfamScanState *s)
 {
 	for (;;)
 	{
+		const cf_t_cosc *items;
+		size_t		n;
+
 		CHECK_FOR_INTERRUPTS();
 		if (s->cpager != NULL)
 		{
-			const cf_t_cosc *items;
-			size_t		n;
-
 			check(s, cfc_column_pager_next(s->cpager, &items, &n), "reading");
-			/* a continued range row: its first item is the last name already seen */
-			if (n > 0 && s->row_continues && s->last_name.len > 0)
+			if (n > 0 && s->skip_name.len > 0 &&
+				cf_slice_eq(cosc_name(&items[0]), cf_slice_of(s->skip_name.data, s->skip_name.len)))
 			{
-				const cf_t_cosc *c0 = &items[0];
-				cf_slice	nm = c0->has_column ? c0->column.name : c0->super_column.name;
+				items++;
+				n--;
+			}
+			s->skip_name.len = 0;
+			s->new_row = s->first_page;
+			s->first_page = false;
+			if (n == 0)
+			{
+				cfc_column_pager_free(s->cpager);
+				s->cpager = NULL;
+				if (!s->new_row)
+					return NI_ROW_END;
+			}
+			s->items = items;
+			s->n_items = n;
+			s->item_i = s->sub_i = 0;
+			return NI_ITEMS;
+		}
+		if (s->row_continues)
+		{
+			/* the range row just read filled its slice: the rest, from its last name */
+			cf_t_slice_predicate pred = s->pred;
 
-				if (cf_slice_eq(nm, cf_slice_of(s->last_name.data, s->last_name.len)))
-				{
-					items++;
-					n--;
-				}
-				s->last_name.len = 0;
-				if (n == 0)
-					continue;
-			}
-			if (n > 0)
-			{
-				s->items = items;
-				s->n_items = n;
-				s->item_i = s->sub_i = 0;
-				s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
-				return true;
-			}
-			cfc_column_pager_free(s->cpager);
-			s->cpager = NULL;
+			pred.slice_range.start = cf_slice_of(s->skip_name.data, s->skip_name.len);
 			s->row_continues = false;
-			if (s->spec->rows_mapping)
-				return false;	/* the row is complete: let the caller emit it */
+			open_column_pager(s, &pred, s->spec->fetch_size);
+			continue;
 		}
 		if (s->spec->kind == COLFAM_SCAN_KEYS)
 		{
 			if (s->key_i >= s->n_keys)
-				return false;
-			cf_buf_reset(&s->key_copy);
-			cf_buf_put(&s->key_copy, s->keys[s->key_i].p, s->keys[s->key_i].len);
-			open_column_pager(s, s->keys[s->key_i], NULL,
+				return NI_END;
+			start_row(s, s->keys[s->key_i], NULL, 0);
+			open_column_pager(s, &s->pred,
 							  s->key_i == 0 ? s->spec->first_count : s->spec->fetch_size);
 			s->key_i++;
+			s->first_page = true;
 			continue;
 		}
 
@@ -586,39 +616,32 @@ next_items(ColfamScanState *s)
 		{
 			const cf_t_key_slice *r = &s->rows[s->row_i++];
 
-			cf_buf_reset(&s->key_copy);
-			cf_buf_put(&s->key_copy, r->key.p, r->key.len);
-			s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
-			s->items = r->columns;
-			s->n_items = r->n_columns;
-			s->item_i = s->sub_i = 0;
-			s->row_continues = s->pred.has_slice_range &&
-				s->pred.slice_range.count == COLFAM_ROW_COLUMNS &&
-				r->n_columns == COLFAM_ROW_COLUMNS;
+			start_row(s, r->key, r->columns, r->n_columns);
+			s->new_row = true;
+			s->row_continues = s->row_pred.has_slice_range &&
+				s->row_pred.slice_range.count < s->pred.slice_range.count &&
+				r->n_columns == (size_t) s->row_pred.slice_range.count;
 			if (s->row_continues)
 			{
-				const cf_t_cosc *last = &r->columns[r->n_columns - 1];
-				cf_slice	nm = last->has_column ? last->column.name : last->super_column.name;
+				cf_slice	nm = cosc_name(&r->columns[r->n_columns - 1]);
 
-				cf_buf_reset(&s->last_name);
-				cf_buf_put(&s->last_name, nm.p, nm.len);
+				cf_buf_reset(&s->skip_name);
+				cf_buf_put(&s->skip_name, nm.p, nm.len);
 			}
-			if (s->n_items == 0 && !s->spec->rows_mapping)
-				continue;
-			return true;
+			return NI_ITEMS;
 		}
 		if (s->spec->kind == COLFAM_SCAN_INDEX)
 		{
 			cf_t_key_slice *rows;
-			size_t		n;
-			cf_slice	last = {0};
+			bool		again = s->n_rows > 0;
 
 			if (s->index_done)
-				return false;
-			if (s->n_rows > 0)
+				return NI_END;
+			if (again)
 			{
 				/* start_key is inclusive: the next page begins with the last key */
-				last = s->rows[s->n_rows - 1].key;
+				cf_slice	last = s->rows[s->n_rows - 1].key;
+
 				cf_buf_reset(&s->key_copy);
 				cf_buf_put(&s->key_copy, last.p, last.len);
 				s->iclause.start_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
@@ -628,49 +651,27 @@ next_items(ColfamScanState *s)
 			s->index_arena = cf_arena_new(0);
 			if (s->index_arena == NULL)
 				ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-			check(s, cfc_get_indexed_slices(s->conn, &s->parent, &s->iclause, &s->pred,
+			check(s, cfc_get_indexed_slices(s->conn, &s->parent, &s->iclause, &s->row_pred,
 											s->cl, s->index_arena, &rows, &n),
 				  "reading index of");
 			s->index_done = n < (size_t) s->iclause.count;
 			s->rows = rows;
 			s->n_rows = n;
-			s->row_i = 0;
-			if (last.len > 0 && n > 0 && cf_slice_eq(rows[0].key, s->iclause.start_key))
-				s->row_i = 1;
+			s->row_i = again && n > 0 && cf_slice_eq(rows[0].key, s->iclause.start_key) ? 1 : 0;
 			if (s->row_i >= n)
-				return false;
+				return NI_END;
 			continue;
 		}
 		if (s->rpager == NULL)
-		{
-			cf_t_slice_predicate pred = s->pred;
-
-			if (pred.has_slice_range)
-				pred.slice_range.count = Min(pred.slice_range.count, COLFAM_ROW_COLUMNS);
-			s->pred.slice_range.count = pred.slice_range.count;
-			check(s, cfc_range_pager_new(s->conn, &s->parent, &pred, &s->range,
+			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
 										 s->spec->first_count, s->cl, &s->rpager),
 				  "scanning");
-		}
-		else if (s->row_continues)
-		{
-			/* the row just emitted filled its slice: read the rest of it */
-			cf_slice	after = cf_slice_of(s->last_name.data, s->last_name.len);
-			cf_t_slice_predicate keep = s->pred;
-
-			s->pred.slice_range.count = INT32_MAX;
-			open_column_pager(s, cf_slice_of(s->key_copy.data, s->key_copy.len), &after,
-							  s->spec->fetch_size);
-			s->pred = keep;
-			continue;
-		}
 		{
 			const cf_t_key_slice *rows;
-			size_t		n;
 
 			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
 			if (n == 0)
-				return false;
+				return NI_END;
 			s->rows = rows;
 			s->n_rows = n;
 			s->row_i = 0;
@@ -819,6 +820,34 @@ row_exists(ColfamScanState *s, cf_slice key)
 	return n > 0;
 }
 
+/* Copies the columns of s->items into *cols (growing it) in batch_cxt. */
+static void
+collect_columns(ColfamScanState *s, cf_t_column **cols, size_t *n, size_t *cap)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+
+	for (; s->item_i < s->n_items; s->item_i++)
+	{
+		const cf_t_cosc *c = &s->items[s->item_i];
+		cf_t_column *col;
+
+		if (!c->has_column)
+			continue;
+		if (*n == *cap)
+		{
+			*cap = *cap ? *cap * 2 : 16;
+			*cols = *cols ? repalloc(*cols, *cap * sizeof(**cols)) : palloc(*cap * sizeof(**cols));
+		}
+		col = &(*cols)[(*n)++];
+		*col = c->column;
+		col->name = cf_slice_of(pnstrdup((const char *) c->column.name.p, c->column.name.len),
+								c->column.name.len);
+		col->value = cf_slice_of(pnstrdup((const char *) c->column.value.p, c->column.value.len),
+								 c->column.value.len);
+	}
+	MemoryContextSwitchTo(old);
+}
+
 /* The next SQL row into slot; false at the end. */
 static bool
 next_row(ColfamScanState *s, TupleTableSlot *slot)
@@ -826,25 +855,40 @@ next_row(ColfamScanState *s, TupleTableSlot *slot)
 	ColfamTable *t = s->table;
 	Datum	   *values = slot->tts_values;
 	bool	   *nulls = slot->tts_isnull;
+	const cf_slice *pinned = s->parent.has_super_column ? &s->super_value : NULL;
 
 	for (int i = 0; i < t->natts; i++)
 		nulls[i] = true;
 
-	if (!t->rows_mapping)
+	/*
+	 * 'columns' mapping: a SQL row per column (per sub-column of a super column);
+	 * 'rows' mapping of a Super CF whose super column is not pinned: per super column.
+	 */
+	if (!t->rows_mapping || s->spec->slice_supers)
 	{
 		for (;;)
 		{
 			const cf_t_cosc *c;
 
-			if (s->item_i >= s->n_items && !next_items(s))
-				return false;
 			if (s->item_i >= s->n_items)
+			{
+				if (next_items(s) == NI_END)
+					return false;
 				continue;
+			}
 			c = &s->items[s->item_i];
+			if (t->rows_mapping)
+			{
+				s->item_i++;
+				if (!c->has_super_column)
+					continue;
+				fields_row(s, values, nulls, &c->super_column.name, c->super_column.columns,
+						   c->super_column.n_columns);
+				return true;
+			}
 			if (c->has_column)
 			{
-				column_row(s, values, nulls, s->parent.has_super_column ? &s->super_value : NULL,
-						   &c->column);
+				column_row(s, values, nulls, pinned, &c->column);
 				s->item_i++;
 				return true;
 			}
@@ -859,92 +903,35 @@ next_row(ColfamScanState *s, TupleTableSlot *slot)
 		}
 	}
 
-	/* 'rows' mapping, Super CF, super column not pinned: a SQL row per super column */
-	if (s->spec->slice_supers)
-	{
-		for (;;)
-		{
-			const cf_t_cosc *c;
-
-			if (s->item_i >= s->n_items && !next_items(s))
-				return false;
-			if (s->item_i >= s->n_items)
-				continue;
-			c = &s->items[s->item_i++];
-			if (!c->has_super_column)
-				continue;
-			fields_row(s, values, nulls, &c->super_column.name, c->super_column.columns,
-					   c->super_column.n_columns);
-			return true;
-		}
-	}
-
-	/* 'rows' mapping: gather the whole Cassandra row, then one SQL row */
+	/* 'rows' mapping: a whole Cassandra row (or pinned super column) is one SQL row */
 	for (;;)
 	{
 		cf_t_column *cols = NULL;
 		size_t		n = 0,
 					cap = 0;
-		cf_slice	key;
-		bool		got = false;
+		bool		exists;
+		NextItems	r;
 
 		MemoryContextReset(s->batch_cxt);
-		if (s->item_i >= s->n_items && !next_items(s))
-		{
-			if (s->spec->kind != COLFAM_SCAN_KEYS || s->key_i >= s->n_keys)
-				return false;
-			/* a KEYS row with no column at all: see whether it exists */
-		}
-		key = s->cur_key;
-		for (;;)
-		{
-			MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+		r = next_items(s);
+		if (r == NI_END)
+			return false;
+		if (r != NI_ITEMS || !s->new_row)
+			continue;			/* not a row's start: rows are read whole below */
+		collect_columns(s, &cols, &n, &cap);
+		while ((s->cpager != NULL || s->row_continues) && next_items(s) == NI_ITEMS)
+			collect_columns(s, &cols, &n, &cap);
 
-			for (; s->item_i < s->n_items; s->item_i++)
-			{
-				const cf_t_cosc *c = &s->items[s->item_i];
-
-				if (!c->has_column)
-					continue;
-				if (n == cap)
-				{
-					cap = cap ? cap * 2 : 16;
-					cols = cols ? repalloc(cols, cap * sizeof(*cols)) : palloc(cap * sizeof(*cols));
-				}
-				cols[n] = c->column;
-				cols[n].name = cf_slice_of(pnstrdup((const char *) c->column.name.p, c->column.name.len),
-										   c->column.name.len);
-				cols[n].value = cf_slice_of(pnstrdup((const char *) c->column.value.p, c->column.value.len),
-											c->column.value.len);
-				n++;
-				got = true;
-			}
-			key = cf_slice_of(pnstrdup((const char *) s->cur_key.p, s->cur_key.len), s->cur_key.len);
-			MemoryContextSwitchTo(old);
-			/* more pages of the same row come from its column pager */
-			if (s->cpager != NULL || s->row_continues)
-			{
-				if (!next_items(s))
-					break;
-				if (!cf_slice_eq(s->cur_key, key))
-					break;		/* cannot happen: pagers keep to one row */
-				continue;
-			}
-			break;
-		}
-		s->cur_key = key;
-		if (!got)
-		{
-			if (s->spec->kind == COLFAM_SCAN_KEYS && !s->spec->fetch_all &&
-				row_exists(s, key))
-				got = true;
-			else if (s->spec->kind != COLFAM_SCAN_KEYS && !s->spec->fetch_all)
-				got = true;		/* a range lists live rows only */
-		}
-		if (!got)
+		/*
+		 * A row with no column asked for: a range lists live rows only; a key is looked
+		 * up (a names slice of a row that exists may be empty).
+		 */
+		exists = n > 0;
+		if (!exists && !s->spec->fetch_all)
+			exists = s->spec->kind != COLFAM_SCAN_KEYS || row_exists(s, s->cur_key);
+		if (!exists)
 			continue;
-		fields_row(s, values, nulls, s->parent.has_super_column ? &s->super_value : NULL,
-				   cols, n);
+		fields_row(s, values, nulls, pinned, cols, n);
 		return true;
 	}
 }
@@ -971,7 +958,7 @@ colfam_begin_scan(ForeignScanState *node, int eflags)
 										 ALLOCSET_DEFAULT_SIZES);
 	s->req_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw request",
 									   ALLOCSET_SMALL_SIZES);
-	cf_buf_init(&s->last_name, 0);
+	cf_buf_init(&s->skip_name, 0);
 	cf_buf_init(&s->key_copy, 0);
 	cb = palloc0(sizeof(MemoryContextCallback));
 	cb->func = release_callback;
@@ -1008,6 +995,7 @@ colfam_rescan(ForeignScanState *node)
 	close_pagers(s);
 	s->started = false;
 	s->row_continues = false;
+	s->skip_name.len = 0;
 	s->key_i = 0;
 }
 

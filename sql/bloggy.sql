@@ -119,6 +119,16 @@ SELECT timeuuid_time(super_column) AS at, column_name, value FROM comments
 WHERE key = 'i-got-a-new-guitar' ORDER BY super_column, column_name;
 SELECT count(*) FROM (SELECT * FROM comments EXCEPT ALL SELECT * FROM l_comments) d;
 
+-- the 'rows' mapping of a Super CF: one SQL row per super column, over several keys
+CREATE FOREIGN TABLE comment_rows (key text COLLATE "C", super_column timeuuid,
+                                   commenter text, comment text)
+  SERVER bloggy OPTIONS (column_family 'Comments', mapping 'rows');
+SELECT key, timeuuid_time(super_column) AS at, commenter FROM comment_rows
+WHERE key = ANY (ARRAY['scream-is-the-best-movie-ever', 'i-got-a-new-guitar'])
+ORDER BY key, super_column;
+SELECT count(*) FROM comment_rows;
+SELECT count(DISTINCT (key, super_column)) FROM l_comments;
+
 -- ---- a join the other way: entries with their tags, by key lookups ----
 ANALYZE l_entries;
 EXPLAIN (VERBOSE, COSTS OFF)

@@ -47,5 +47,17 @@ ORDER BY key;
 SELECT count(DISTINCT key) FROM rp_tagged WHERE token(key) <= 0;
 SELECT count(DISTINCT key) FROM rp_tagged WHERE token(key) > 170141183460469231731687303715884105728;
 
+-- ---- a wide row in a range scan: 100 columns a row a page, the rest by its pager ----
+INSERT INTO rp_tagged
+SELECT 'wide', min_timeuuid('2011-01-01 00:00:00+00'::timestamptz + i * interval '1 second'),
+       'entry-' || i
+FROM generate_series(1, 250) i;
+SELECT key, count(*), count(DISTINCT column_name), min(value), max(value)
+FROM rp_tagged GROUP BY key HAVING count(*) > 100;
+SELECT count(*) FROM (SELECT * FROM rp_tagged EXCEPT ALL
+  (SELECT * FROM l_tagged UNION ALL SELECT * FROM rp_tagged WHERE key = 'wide')) d;
+DELETE FROM rp_tagged WHERE key = 'wide';
+SELECT count(*) FROM rp_tagged WHERE key = 'wide';
+
 DROP TABLE l_tagged, l_bop, l_tokens;
 DROP EXTENSION colfam_fdw CASCADE;

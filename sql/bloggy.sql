@@ -144,6 +144,11 @@ WHERE key = 'sql' AND column_name = min_timeuuid('2010-01-02 00:00:00+00');
 SELECT value FROM tagged_posts WHERE key = 'sql' ORDER BY column_name;
 DELETE FROM tagged_posts WHERE key = 'sql' AND column_name = min_timeuuid('2010-01-01 00:00:00+00');
 SELECT value FROM tagged_posts WHERE key = 'sql';
+-- moving a column: to another name in its row, then to another row
+UPDATE tagged_posts SET column_name = min_timeuuid('2010-01-03 00:00:00+00') WHERE key = 'sql';
+SELECT key, timeuuid_time(column_name), value FROM tagged_posts WHERE key = 'sql';
+UPDATE tagged_posts SET key = 'sql2' WHERE key = 'sql';
+SELECT key, timeuuid_time(column_name), value FROM tagged_posts WHERE key IN ('sql', 'sql2');
 INSERT INTO blog_entries (key, title, author) VALUES ('sql-over-cassandra', 'SQL over Cassandra', 'Joe Stump');
 SELECT key, title, author, body FROM blog_entries WHERE key = 'sql-over-cassandra';
 UPDATE blog_entries SET body = 'it works', title = NULL WHERE key = 'sql-over-cassandra';
@@ -173,7 +178,7 @@ SELECT count(*) FROM imported."TaggedPosts" WHERE key = '__notag__';
 IMPORT FOREIGN SCHEMA "BloggyAppy" FROM SERVER bloggy INTO imported OPTIONS (bytes_as 'texty');
 
 -- leave the database (and colfamd) as we found them
-DELETE FROM tagged_posts WHERE key = 'sql';
+DELETE FROM tagged_posts WHERE key IN ('sql', 'sql2');
 DROP TABLE l_tagged, l_entries, l_authors, l_comments;
 DROP SCHEMA imported CASCADE;
 DROP EXTENSION colfam_fdw CASCADE;

@@ -59,6 +59,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "util/buf.h"
 #include "util/hex.h"
 #include "utils/uuid.h"
 
@@ -406,24 +407,14 @@ call_input(PGFunction fn, const char *s, int32 typmod, const ColfamValueContext 
 
 /* ---------------------------------------------------------------- fixed widths */
 
-static uint64
-load_be64(const char *p)
-{
-	uint64		v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | (unsigned char) p[i];
-	return v;
-}
-
+/* Appends v as 8 big-endian bytes (LongType, doubles). */
 static void
 append_be64(StringInfo out, uint64 v)
 {
-	char		b[8];
-
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		b[i] = (char) (v & 0xff);
-	appendBinaryStringInfo(out, b, 8);
+	enlargeStringInfo(out, 8);
+	cf_store_be64((uint8_t *) out->data + out->len, v);
+	out->len += 8;
+	out->data[out->len] = '\0';
 }
 
 /* "1 byte", "8 bytes" */
@@ -447,7 +438,7 @@ static int64
 read_long(const char *data, size_t len, const ColfamValueContext *ctx)
 {
 	need_length(len, 8, MARSHAL_LONG, "LongType is 8 bytes, a big-endian signed integer", ctx);
-	return (int64) load_be64(data);
+	return (int64) cf_load_be64((const uint8_t *) data);
 }
 
 /* A LongType value narrowed to [min, max], the range of typname. */
@@ -808,7 +799,7 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 
 				need_length(len, 8, MARSHAL_BYTES,
 							"A double precision is 8 bytes, a big-endian IEEE 754 binary64", ctx);
-				bits = load_be64(data);
+				bits = cf_load_be64((const uint8_t *) data);
 				memcpy(&f, &bits, sizeof(f));
 				d = Float8GetDatum(f);
 				break;

@@ -43,6 +43,10 @@ all install installcheck:
 	@exit 1
 endif
 
+# PGXS tracks no header dependencies: every object depends on fdw/'s headers, so a
+# changed struct never leaves a stale object (and a crashing backend) behind.
+$(OBJS): $(wildcard fdw/*.h)
+
 ENGINE_MAKE = $(MAKE) -f mk/engine.mk
 
 # One engine make at a time: the library comes from `engine` (mk/engine.mk all).

@@ -71,6 +71,8 @@ typedef struct ColfamTable
 	bool		rows_mapping;	/* mapping 'rows' */
 	char	   *read_consistency;	/* "ONE", ... */
 	char	   *write_consistency;
+	int			read_cl;		/* their Thrift values */
+	int			write_cl;
 	int			fetch_size;
 	int			natts;
 	ColfamColumn *cols;			/* [attnum - 1] */
@@ -187,6 +189,7 @@ typedef struct ColfamScanSpec
 /* in table.c */
 extern ColfamTable *colfam_get_table(Oid relid);
 extern const char *colfam_role_name(ColfamRole role);
+extern char *colfam_option(List *options, const char *name);
 
 /* in connection.c */
 struct cfc_conn;
@@ -195,7 +198,6 @@ extern ColfamCfMeta *colfam_get_cf_meta(ColfamTable *table);
 extern struct cfc_conn *colfam_connect(Oid serverid, const char *keyspace);
 extern void colfam_report(struct cf_status *st, const char *what, const char *key,
 						  size_t key_len) pg_attribute_noreturn();
-extern char *colfam_printable_key(const char *key, size_t len);
 extern int	colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names,
 								ColfamCfMeta **cfs);
 

@@ -147,30 +147,9 @@ colfam_report(cf_status *st, const char *what, const char *key, size_t key_len)
 	ereport(ERROR,
 			(errcode(sqlstate_of(code)),
 			 errmsg("colfamd: %s", msg),
-			 key ? errdetail("While %s, row key \"%s\".", what,
-							 colfam_printable_key(key, key_len))
+			 key ? errdetail("While %s, row key %s.", what, colfam_quote_key(key, key_len))
 			 : errdetail("While %s.", what),
 			 hint ? errhint("%s", hint) : 0));
-}
-
-/* A key for messages: as text when it is printable UTF-8, else 0x-hex. */
-char *
-colfam_printable_key(const char *key, size_t len)
-{
-	bool		printable = len < 200;
-	StringInfoData buf;
-
-	for (size_t i = 0; printable && i < len; i++)
-		printable = (unsigned char) key[i] >= 0x20 && key[i] != 0x7f;
-	if (printable && pg_verifymbstr(key, (int) len, true))
-		return pnstrdup(key, len);
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "0x");
-	for (size_t i = 0; i < len && i < 64; i++)
-		appendStringInfo(&buf, "%02x", (unsigned char) key[i]);
-	if (len > 64)
-		appendStringInfoString(&buf, "...");
-	return buf.data;
 }
 
 /* ---- connections ---- */
@@ -216,21 +195,6 @@ drop_entry(ConnEntry *e)
 	free(e->keyspace);
 	e->keyspace = NULL;
 	e->invalid = false;
-}
-
-static char *
-opt(List *options, const char *name)
-{
-	ListCell   *lc;
-
-	foreach(lc, options)
-	{
-		DefElem    *d = lfirst_node(DefElem, lc);
-
-		if (strcmp(d->defname, name) == 0)
-			return defGetString(d);
-	}
-	return NULL;
 }
 
 /* Is there a user mapping for userid (or PUBLIC) on the server? */
@@ -305,15 +269,15 @@ colfam_connect(Oid serverid, const char *keyspace)
 		char	   *s;
 
 		memset(&o, 0, sizeof(o));
-		o.hosts = opt(server->options, "hosts");
+		o.hosts = colfam_option(server->options, "hosts");
 		if (o.hosts == NULL)
 			o.hosts = "127.0.0.1:9160";
-		s = opt(server->options, "connect_timeout");
+		s = colfam_option(server->options, "connect_timeout");
 		o.connect_timeout_ms = s ? atoi(s) : COLFAM_DEFAULT_CONNECT_TIMEOUT_MS;
 		if (um != NULL)
 		{
-			o.username = opt(um->options, "username");
-			o.password = opt(um->options, "password");
+			o.username = colfam_option(um->options, "username");
+			o.password = colfam_option(um->options, "password");
 		}
 		o.cancel = cancel_pending;
 		st = cfc_new(&o, &e->conn);

@@ -58,6 +58,9 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+
+#include "util/buf.h"
+#include "util/hex.h"
 #include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(colfam_decode);
@@ -300,6 +303,43 @@ colfam_order_matches(Oid typid, Oid collid, const char *comparator)
 
 /* ---------------------------------------------------------------- errors */
 
+/*
+ * A row key for messages: 'text' when it is readable UTF-8 (and the server encoding
+ * shows it), else 0x-hex; a long key is cut, with its length.
+ */
+char *
+colfam_quote_key(const char *k, size_t len)
+{
+	StringInfoData s;
+	int			n = (int) Min(len, KEY_QUOTE_MAX);
+	int			nhex = (int) Min(len, KEY_QUOTE_MAX / 2);
+	int			valid = pg_encoding_verifymbstr(PG_UTF8, k, n);
+	bool		printable;
+
+	initStringInfo(&s);
+	/* A cut that splits the last character keeps the characters before it. */
+	if ((size_t) n < len && valid > n - 4)
+		n = valid;
+	printable = valid >= n &&
+		(GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII);
+	for (int i = 0; i < n && printable; i++)
+		printable = (unsigned char) k[i] >= 0x20 && k[i] != 0x7f;
+	if (printable)
+		appendStringInfoString(&s, quote_literal_cstr(pnstrdup(k, n)));
+	else
+	{
+		char	   *hex = palloc(2 * nhex + 1);
+
+		cf_hex_encode((const uint8_t *) k, nhex, hex);
+		hex[2 * nhex] = '\0';
+		appendStringInfo(&s, "0x%s", hex);
+		n = nhex;
+	}
+	if ((size_t) n < len)
+		appendStringInfo(&s, "... (%zu bytes)", len);
+	return s.data;
+}
+
 /* " in column "c" of row 'key'", or less when the context lacks them. */
 static char *
 value_location(const ColfamValueContext *ctx)
@@ -312,34 +352,7 @@ value_location(const ColfamValueContext *ctx)
 	if (ctx->column != NULL)
 		appendStringInfo(&s, " in column \"%s\"", ctx->column);
 	if (ctx->row_key != NULL)
-	{
-		const char *k = ctx->row_key;
-		int			n = (int) Min(ctx->row_key_len, KEY_QUOTE_MAX);
-		int			nhex = (int) Min(ctx->row_key_len, KEY_QUOTE_MAX / 2);
-		int			valid = pg_encoding_verifymbstr(PG_UTF8, k, n);
-		bool		printable;
-
-		/* A cut that splits the last character keeps the characters before it. */
-		if ((size_t) n < ctx->row_key_len && valid > n - 4)
-			n = valid;
-		/* Readable UTF-8 is shown as text where the server encoding is UTF-8. */
-		printable = valid >= n &&
-			(GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII);
-		for (int i = 0; i < n && printable; i++)
-			printable = (unsigned char) k[i] >= 0x20 && k[i] != 0x7f;
-		appendStringInfoString(&s, " of row ");
-		if (printable)
-			appendStringInfoString(&s, quote_literal_cstr(pnstrdup(k, n)));
-		else
-		{
-			appendStringInfoString(&s, "0x");
-			for (int i = 0; i < nhex; i++)
-				appendStringInfo(&s, "%02x", (unsigned char) k[i]);
-			n = nhex;
-		}
-		if ((size_t) n < ctx->row_key_len)
-			appendStringInfo(&s, "... (%zu bytes)", ctx->row_key_len);
-	}
+		appendStringInfo(&s, " of row %s", colfam_quote_key(ctx->row_key, ctx->row_key_len));
 	return s.data;
 }
 
@@ -394,24 +407,14 @@ call_input(PGFunction fn, const char *s, int32 typmod, const ColfamValueContext 
 
 /* ---------------------------------------------------------------- fixed widths */
 
-static uint64
-load_be64(const char *p)
-{
-	uint64		v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | (unsigned char) p[i];
-	return v;
-}
-
+/* Appends v as 8 big-endian bytes (LongType, doubles). */
 static void
 append_be64(StringInfo out, uint64 v)
 {
-	char		b[8];
-
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		b[i] = (char) (v & 0xff);
-	appendBinaryStringInfo(out, b, 8);
+	enlargeStringInfo(out, 8);
+	cf_store_be64((uint8_t *) out->data + out->len, v);
+	out->len += 8;
+	out->data[out->len] = '\0';
 }
 
 /* "1 byte", "8 bytes" */
@@ -435,7 +438,7 @@ static int64
 read_long(const char *data, size_t len, const ColfamValueContext *ctx)
 {
 	need_length(len, 8, MARSHAL_LONG, "LongType is 8 bytes, a big-endian signed integer", ctx);
-	return (int64) load_be64(data);
+	return (int64) cf_load_be64((const uint8_t *) data);
 }
 
 /* A LongType value narrowed to [min, max], the range of typname. */
@@ -796,7 +799,7 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 
 				need_length(len, 8, MARSHAL_BYTES,
 							"A double precision is 8 bytes, a big-endian IEEE 754 binary64", ctx);
-				bits = load_be64(data);
+				bits = cf_load_be64((const uint8_t *) data);
 				memcpy(&f, &bits, sizeof(f));
 				d = Float8GetDatum(f);
 				break;

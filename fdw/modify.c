@@ -69,18 +69,6 @@ write_timestamp(void)
 	return now;
 }
 
-static int
-write_consistency(const char *name)
-{
-	static const char *const names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
-	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
-
-	for (int i = 1; i < (int) lengthof(names); i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return CF_T_CL_ONE;
-}
-
 /* ---- planning ---- */
 
 static void
@@ -120,7 +108,7 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 	m = palloc0(sizeof(ColfamModifyState));
 	m->table = colfam_get_table(RelationGetRelid(rel));
 	m->super = colfam_get_cf_meta(m->table)->super;
-	m->cl = write_consistency(m->table->write_consistency);
+	m->cl = m->table->write_cl;
 	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
 	m->cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt, "colfam_fdw modify",
 								   ALLOCSET_DEFAULT_SIZES);
@@ -137,6 +125,17 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 	rinfo->ri_FdwState = m;
 }
 
+/* The stored bytes of a non-NULL value of attribute att. */
+static cf_slice
+encode(ColfamModifyState *m, AttrNumber att, Datum d)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, NULL);
+	return cf_slice_of(buf.data, buf.len);
+}
+
 /* Encodes attribute att of slot; ERROR (naming the column) if NULL and required. */
 static bool
 encode_att(ColfamModifyState *m, TupleTableSlot *slot, AttrNumber att, bool required,
@@ -145,7 +144,6 @@ encode_att(ColfamModifyState *m, TupleTableSlot *slot, AttrNumber att, bool requ
 	ColfamColumn *c = &m->table->cols[att - 1];
 	bool		isnull;
 	Datum		d = slot_getattr(slot, att, &isnull);
-	StringInfoData buf;
 
 	if (isnull)
 	{
@@ -158,24 +156,20 @@ encode_att(ColfamModifyState *m, TupleTableSlot *slot, AttrNumber att, bool requ
 							   colfam_role_name(c->role))));
 		return false;
 	}
-	initStringInfo(&buf);
-	colfam_datum_to_bytes(c->typid, d, &buf, NULL);
-	*out = cf_slice_of(buf.data, buf.len);
+	*out = encode(m, att, d);
 	return true;
 }
 
+/* The bytes of the row to modify's identity column att, from the junk column junk. */
 static cf_slice
 junk_bytes(ColfamModifyState *m, TupleTableSlot *planSlot, AttrNumber junk, AttrNumber att)
 {
 	bool		isnull;
 	Datum		d = ExecGetJunkAttribute(planSlot, junk, &isnull);
-	StringInfoData buf;
 
 	if (isnull)
 		elog(ERROR, "colfam_fdw: the identity of the row to modify is NULL");
-	initStringInfo(&buf);
-	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, NULL);
-	return cf_slice_of(buf.data, buf.len);
+	return encode(m, att, d);
 }
 
 /* A growing list of mutations for one key and this CF. */
@@ -502,13 +496,23 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 						t->relname),
 				 errhint("INSERT the row under its new key and DELETE the old one.")));
 	row_to_mutations(m, slot, &newrow, ts, true);
-	if (moved)
+	if (!moved)
+		send_batch(m, &newrow, 1);
+	else if (cf_slice_eq(oldrow.key, newrow.key))
 	{
-		/* the old column goes first, with an older timestamp than the new one */
-		add_deletion(&oldrow, has_super ? &super : NULL, &name, ts - 1);
-		send_batch(m, &oldrow, 1);
+		/* one row mutation: the old column out (older timestamp), the new one in */
+		add_deletion(&newrow, has_super ? &super : NULL, &name, ts - 1);
+		send_batch(m, &newrow, 1);
 	}
-	send_batch(m, &newrow, 1);
+	else
+	{
+		RowMut		both[2];
+
+		add_deletion(&oldrow, has_super ? &super : NULL, &name, ts - 1);
+		both[0] = oldrow;
+		both[1] = newrow;
+		send_batch(m, both, 2);
+	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
 	return slot;

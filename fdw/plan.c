@@ -182,13 +182,10 @@ equality_is_bytewise(Oid typid, Oid collid)
 
 /* The comparator names and sub-column names of this CF are ordered by. */
 static const char *
-comparator_of(const ColfamRelInfo *ri, ColfamRole role, bool super_pinned)
+comparator_of(const ColfamRelInfo *ri, ColfamRole role)
 {
-	if (!ri->meta->super)
-		return ri->meta->comparator;
-	if (role == COLFAM_ROLE_SUPER)
-		return ri->meta->comparator;
-	return super_pinned || role == COLFAM_ROLE_NAME ? ri->meta->subcomparator : ri->meta->comparator;
+	return ri->meta->super && role == COLFAM_ROLE_NAME ? ri->meta->subcomparator
+		: ri->meta->comparator;
 }
 
 /* Is the Cassandra column `name` of a 'rows' table KEYS-indexed? */
@@ -338,7 +335,7 @@ make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 		return c->orderable;
 	}
 	c->orderable = colfam_order_matches(coltype, col->collid,
-										comparator_of(ri, col->role, false));
+										comparator_of(ri, col->role));
 	if (c->strategy == BTEqualStrategyNumber)
 		return c->exact_eq;
 	return c->orderable;
@@ -559,11 +556,15 @@ pathkey_att(PathKey *pk, RelOptInfo *baserel)
 	return InvalidAttrNumber;
 }
 
-/* Does a pathkey on att match the comparator's order in direction *dir? */
+/*
+ * Is a pathkey on att (a name or super column) its comparator's order, under the
+ * column's own opfamily and collation?
+ */
 static bool
-pathkey_ok(ColfamRelInfo *ri, PathKey *pk, AttrNumber att, const char *comparator)
+pathkey_ok(ColfamRelInfo *ri, PathKey *pk, AttrNumber att)
 {
 	const ColfamColumn *col = &ri->table->cols[att - 1];
+	const char *comparator = comparator_of(ri, col->role);
 
 	if (pk->pk_opfamily != btree_family(col->typid))
 		return false;
@@ -603,14 +604,13 @@ ordering_matches(ColfamRelInfo *ri, RelOptInfo *baserel, List *cands, List *path
 
 	if (!ri->meta->super || pinned)
 		return second == NULL && a1 == t->name_att &&
-			pathkey_ok(ri, first, a1, ri->meta->super ? ri->meta->subcomparator
-					   : ri->meta->comparator);
-	if (a1 != t->super_att || !pathkey_ok(ri, first, a1, ri->meta->comparator))
+			pathkey_ok(ri, first, a1);
+	if (a1 != t->super_att || !pathkey_ok(ri, first, a1))
 		return false;
 	if (second == NULL)
 		return true;
 	return a2 == t->name_att && second->pk_strategy == BTLessStrategyNumber &&
-		pathkey_ok(ri, second, a2, ri->meta->subcomparator);
+		pathkey_ok(ri, second, a2);
 }
 
 static double

@@ -39,6 +39,7 @@
 #include "utils/typcache.h"
 
 #include "client/client.h"
+#include "util/hex.h"
 
 /* Columns asked per row in a range; a row with more goes on with a column pager. */
 #define COLFAM_ROW_COLUMNS 100
@@ -78,13 +79,22 @@ typedef struct ColfamScanState
 	const cf_t_key_slice *rows; /* a page of rows */
 	size_t		n_rows;
 	size_t		row_i;
-	bool		row_continues;	/* the current range row may have more columns */
-	cf_buf		last_name;		/* the last name of the current range row */
+	bool		new_row;		/* the items start cur_key's row */
+	bool		first_page;		/* the column pager has not answered yet */
+	bool		row_continues;	/* the range row filled row_pred: its pager is next */
+	cf_buf		skip_name;		/* a continued row's pager returns this name first */
 	cf_buf		key_copy;		/* cur_key's bytes when the row's page is gone */
-
-	/* 'rows' mapping: the Cassandra row being assembled */
-	List	   *row_items;		/* cf_t_cosc copies in req_cxt-backed batch */
+	cf_t_slice_predicate row_pred;	/* range and index scans: pred, at most
+									 * COLFAM_ROW_COLUMNS columns a row */
 } ColfamScanState;
+
+/* What next_items found. */
+typedef enum NextItems
+{
+	NI_ITEMS,					/* s->items holds columns of cur_key's row (maybe none) */
+	NI_ROW_END,					/* the row whose columns came last has no more */
+	NI_END						/* the scan is over */
+} NextItems;
 
 /* ---- cleanup ---- */
 
@@ -109,23 +119,11 @@ release_callback(void *arg)
 	ColfamScanState *s = arg;
 
 	close_pagers(s);
-	cf_buf_free(&s->last_name);
+	cf_buf_free(&s->skip_name);
 	cf_buf_free(&s->key_copy);
 }
 
 /* ---- values ---- */
-
-static int
-consistency_of(const char *name)
-{
-	static const char *const names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
-	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
-
-	for (int i = 1; i < (int) lengthof(names); i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return CF_T_CL_ONE;
-}
 
 /*
  * Encodes d of type typid, or returns false if it cannot be encoded. convert.c
@@ -155,53 +153,49 @@ try_encode(Oid typid, Datum d, cf_slice *out)
 	return ok;
 }
 
-/* The encoded non-NULL values of a value expression (each element of an array). */
+/*
+ * Evaluates a value expression: its Datum in *value (also for the NULL test in
+ * *isnull) and the encodings of its non-NULL values that can be encoded (each
+ * element of an array), as cf_slice list items. Token bounds are numbers, not bytes:
+ * they are only evaluated.
+ */
 static List *
-encode_values(ColfamScanState *s, ExprContext *econtext, ColfamValue *v, ExprState *es,
-			  bool *any_null_or_bad)
+encode_values(ExprState *es, ExprContext *econtext, const ColfamValue *v,
+			  Datum *value, bool *isnull)
 {
-	bool		isnull;
-	Datum		d = ExecEvalExpr(es, econtext, &isnull);
+	Datum		d = ExecEvalExpr(es, econtext, isnull);
 	List	   *out = NIL;
-	cf_slice   *p;
+	Datum	   *elems = &d;
+	bool	   *nulls = NULL;
+	int			n = 1;
 
-	*any_null_or_bad = false;
-	if (isnull)
-	{
-		*any_null_or_bad = true;
+	*value = d;
+	if (*isnull || v->role == COLFAM_V_TOKEN_LO || v->role == COLFAM_V_TOKEN_LO_EXCL ||
+		v->role == COLFAM_V_TOKEN_HI)
 		return NIL;
-	}
 	if (v->is_array)
 	{
-		ArrayType  *arr = DatumGetArrayTypeP(d);
 		int16		typlen;
 		bool		typbyval;
 		char		typalign;
-		Datum	   *elems;
-		bool	   *nulls;
-		int			n;
 
 		get_typlenbyvalalign(v->typid, &typlen, &typbyval, &typalign);
-		deconstruct_array(arr, v->typid, typlen, typbyval, typalign, &elems, &nulls, &n);
-		for (int i = 0; i < n; i++)
-		{
-			cf_slice	e;
+		deconstruct_array(DatumGetArrayTypeP(d), v->typid, typlen, typbyval, typalign,
+						  &elems, &nulls, &n);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		cf_slice	e;
 
-			if (nulls[i] || !try_encode(v->typid, elems[i], &e))
-				continue;
-			p = palloc(sizeof(cf_slice));
+		if ((nulls == NULL || !nulls[i]) && try_encode(v->typid, elems[i], &e))
+		{
+			cf_slice   *p = palloc(sizeof(cf_slice));
+
 			*p = e;
 			out = lappend(out, p);
 		}
-		return out;
 	}
-	p = palloc(sizeof(cf_slice));
-	if (!try_encode(v->typid, d, p))
-	{
-		*any_null_or_bad = true;
-		return NIL;
-	}
-	return list_make1(p);
+	return out;
 }
 
 /* Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked. */
@@ -274,6 +268,8 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 				bound_coll = InvalidOid;
 	char	   *tok_lo = NULL,
 			   *tok_hi = NULL;
+	cf_slice	key_lo = {0},
+				key_hi = {0};
 	List	   *iexprs = NIL;
 
 	MemoryContextReset(s->req_cxt);
@@ -288,40 +284,32 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 	forboth(lv, spec->values, le, s->value_states)
 	{
 		ColfamValue *v = lfirst(lv);
-		ExprState  *es = lfirst(le);
-		bool		bad;
-		List	   *enc;
 		bool		isnull;
 		Datum		d;
+		List	   *enc = encode_values(lfirst(le), econtext, v, &d, &isnull);
+		cf_slice	first = enc != NIL ? *(cf_slice *) linitial(enc) : cf_slice_of("", 0);
 
 		switch (v->role)
 		{
 			case COLFAM_V_KEY:
-				enc = encode_values(s, econtext, v, es, &bad);
 				keys = list_concat(keys, enc);
 				if (enc == NIL)
 					s->empty = true;
 				break;
 			case COLFAM_V_SLICE_EQ:
-				enc = encode_values(s, econtext, v, es, &bad);
 				names = list_concat(names, enc);
 				have_names = true;
 				if (enc == NIL)
 					s->empty = true;
 				break;
 			case COLFAM_V_SUPER:
-				enc = encode_values(s, econtext, v, es, &bad);
 				if (enc == NIL)
 					s->empty = true;
-				else
-				{
-					s->super_value = *(cf_slice *) linitial(enc);
-					s->parent.has_super_column = true;
-					s->parent.super_column = s->super_value;
-				}
+				s->super_value = first;
+				s->parent.has_super_column = true;
+				s->parent.super_column = first;
 				break;
 			case COLFAM_V_INDEX_EQ:
-				enc = encode_values(s, econtext, v, es, &bad);
 				if (enc == NIL)
 					s->empty = true;
 				else
@@ -330,47 +318,44 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 
 					ie->column_name = cf_slice_str(v->index_column);
 					ie->op = CF_T_OP_EQ;
-					ie->value = *(cf_slice *) linitial(enc);
+					ie->value = first;
 					iexprs = lappend(iexprs, ie);
 				}
 				break;
 			case COLFAM_V_KEY_LO:
 			case COLFAM_V_KEY_HI:
+				/* key < NULL is never true; a bound that cannot be encoded is dropped */
+				if (isnull)
+					s->empty = true;
+				else if (v->role == COLFAM_V_KEY_LO)
+					key_lo = first;
+				else
+					key_hi = first;
+				break;
 			case COLFAM_V_SLICE_LO:
 			case COLFAM_V_SLICE_HI:
+				if (isnull)
+					s->empty = true;
+				else if (enc == NIL)
+					;			/* dropped bound: the local filter applies */
+				else if (v->role == COLFAM_V_SLICE_LO)
 				{
-					bool		is_lo = v->role == COLFAM_V_KEY_LO || v->role == COLFAM_V_SLICE_LO;
-					ColfamColumn *col = &s->table->cols[v->attnum - 1];
-
-					d = ExecEvalExpr(es, econtext, &isnull);
-					if (isnull)
-					{
-						s->empty = true;	/* x < NULL is never true */
-						break;
-					}
-					enc = encode_values(s, econtext, v, es, &bad);
-					if (enc == NIL)
-						break;	/* dropped bound: the local filter applies */
-					bound_type = v->typid;
-					bound_coll = col->collid;
-					if (is_lo)
-					{
-						lo = *(cf_slice *) linitial(enc);
-						lo_d = d;
-						have_lo = true;
-					}
-					else
-					{
-						hi = *(cf_slice *) linitial(enc);
-						hi_d = d;
-						have_hi = true;
-					}
-					break;
+					lo = first;
+					lo_d = d;
+					have_lo = true;
 				}
+				else
+				{
+					hi = first;
+					hi_d = d;
+					have_hi = true;
+				}
+				bound_type = v->typid;
+				bound_coll = s->table->cols[v->attnum - 1].collid;
+				break;
 			case COLFAM_V_TOKEN_LO:
 			case COLFAM_V_TOKEN_LO_EXCL:
 			case COLFAM_V_TOKEN_HI:
-				d = ExecEvalExpr(es, econtext, &isnull);
 				if (isnull)
 				{
 					s->empty = true;
@@ -457,30 +442,12 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 	s->range.count = INT32_MAX;
 	if (spec->kind == COLFAM_SCAN_KEY_RANGE)
 	{
-		/* key bounds were put in lo/hi only for slices; keys use their own values */
-		ListCell   *lc2;
-
+		/* start_key and end_key are inclusive; empty is open */
 		s->range.has_start_key = true;
-		s->range.start_key = cf_slice_of("", 0);
+		s->range.start_key = key_lo;
 		s->range.has_end_key = true;
-		s->range.end_key = cf_slice_of("", 0);
-		forboth(lv, spec->values, lc2, s->value_states)
-		{
-			ColfamValue *v = lfirst(lv);
-			bool		bad;
-			List	   *enc;
-
-			if (v->role != COLFAM_V_KEY_LO && v->role != COLFAM_V_KEY_HI)
-				continue;
-			enc = encode_values(s, econtext, v, lfirst(lc2), &bad);
-			if (enc == NIL)
-				continue;
-			if (v->role == COLFAM_V_KEY_LO)
-				s->range.start_key = *(cf_slice *) linitial(enc);
-			else
-				s->range.end_key = *(cf_slice *) linitial(enc);
-		}
-		if (s->range.end_key.len > 0 && slice_less(s->range.end_key, s->range.start_key))
+		s->range.end_key = key_hi;
+		if (key_hi.len > 0 && slice_less(key_hi, key_lo))
 			s->empty = true;
 	}
 	else if (spec->kind == COLFAM_SCAN_TOKEN_RANGE)
@@ -535,6 +502,10 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 		s->iclause.count = spec->first_count;
 		s->index_done = false;
 	}
+	/* a range or index page holds at most COLFAM_ROW_COLUMNS columns of each row */
+	s->row_pred = s->pred;
+	if (s->row_pred.has_slice_range)
+		s->row_pred.slice_range.count = Min(s->row_pred.slice_range.count, COLFAM_ROW_COLUMNS);
 	MemoryContextSwitchTo(old);
 }
 
@@ -548,78 +519,95 @@ check(ColfamScanState *s, cf_status *st, const char *what)
 					  s->cur_key.len ? (const char *) s->cur_key.p : NULL, s->cur_key.len);
 }
 
-/* Opens a column pager over key with the scan's predicate, from `after` if set. */
-static void
-open_column_pager(ColfamScanState *s, cf_slice key, const cf_slice *after, int page)
+/* The name of a column or super column. */
+static cf_slice
+cosc_name(const cf_t_cosc *c)
 {
-	cf_t_slice_predicate pred = s->pred;
+	return c->has_column ? c->column.name : c->super_column.name;
+}
 
-	if (after != NULL)
-	{
-		/* a SliceRange from the last name: the pager returns it first, we skip it */
-		pred.slice_range.start = *after;
-	}
+/* Makes key (copied) the current row, with its first items. */
+static void
+start_row(ColfamScanState *s, cf_slice key, const cf_t_cosc *items, size_t n)
+{
+	cf_buf_reset(&s->key_copy);
+	cf_buf_put(&s->key_copy, key.p, key.len);
+	s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+	s->items = items;
+	s->n_items = n;
+	s->item_i = s->sub_i = 0;
+}
+
+/* Opens a column pager over the current row with pred, page columns a page. */
+static void
+open_column_pager(ColfamScanState *s, const cf_t_slice_predicate *pred, int page)
+{
 	cfc_column_pager_free(s->cpager);
 	s->cpager = NULL;
-	check(s, cfc_column_pager_new(s->conn, key, &s->parent, &pred, page, s->cl, &s->cpager),
+	check(s, cfc_column_pager_new(s->conn, s->cur_key, &s->parent, pred, page, s->cl,
+								  &s->cpager),
 		  "reading");
 }
 
 /*
- * Makes s->items hold the next page of the current row's columns. false at the end of
- * the scan. For KEYS each key is a row; for ranges each page of rows is walked, a row
- * that filled its slice going on with a column pager.
+ * The next piece of the scan (see NextItems). Every row begins with one NI_ITEMS with
+ * s->new_row set, even a row without columns; the rest of a row that came through a
+ * column pager follows as more NI_ITEMS, then NI_ROW_END. For KEYS each key is a row
+ * read with a column pager; range and index scans come a page of rows at a time, a
+ * row that filled row_pred going on with a column pager from its last name.
  */
-static bool
+static NextItems
 next_items(ColfamScanState *s)
 {
 	for (;;)
 	{
+		const cf_t_cosc *items;
+		size_t		n;
+
 		CHECK_FOR_INTERRUPTS();
 		if (s->cpager != NULL)
 		{
-			const cf_t_cosc *items;
-			size_t		n;
-
 			check(s, cfc_column_pager_next(s->cpager, &items, &n), "reading");
-			/* a continued range row: its first item is the last name already seen */
-			if (n > 0 && s->row_continues && s->last_name.len > 0)
+			if (n > 0 && s->skip_name.len > 0 &&
+				cf_slice_eq(cosc_name(&items[0]), cf_slice_of(s->skip_name.data, s->skip_name.len)))
 			{
-				const cf_t_cosc *c0 = &items[0];
-				cf_slice	nm = c0->has_column ? c0->column.name : c0->super_column.name;
+				items++;
+				n--;
+			}
+			s->skip_name.len = 0;
+			s->new_row = s->first_page;
+			s->first_page = false;
+			if (n == 0)
+			{
+				cfc_column_pager_free(s->cpager);
+				s->cpager = NULL;
+				if (!s->new_row)
+					return NI_ROW_END;
+			}
+			s->items = items;
+			s->n_items = n;
+			s->item_i = s->sub_i = 0;
+			return NI_ITEMS;
+		}
+		if (s->row_continues)
+		{
+			/* the range row just read filled its slice: the rest, from its last name */
+			cf_t_slice_predicate pred = s->pred;
 
-				if (cf_slice_eq(nm, cf_slice_of(s->last_name.data, s->last_name.len)))
-				{
-					items++;
-					n--;
-				}
-				s->last_name.len = 0;
-				if (n == 0)
-					continue;
-			}
-			if (n > 0)
-			{
-				s->items = items;
-				s->n_items = n;
-				s->item_i = s->sub_i = 0;
-				s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
-				return true;
-			}
-			cfc_column_pager_free(s->cpager);
-			s->cpager = NULL;
+			pred.slice_range.start = cf_slice_of(s->skip_name.data, s->skip_name.len);
 			s->row_continues = false;
-			if (s->spec->rows_mapping)
-				return false;	/* the row is complete: let the caller emit it */
+			open_column_pager(s, &pred, s->spec->fetch_size);
+			continue;
 		}
 		if (s->spec->kind == COLFAM_SCAN_KEYS)
 		{
 			if (s->key_i >= s->n_keys)
-				return false;
-			cf_buf_reset(&s->key_copy);
-			cf_buf_put(&s->key_copy, s->keys[s->key_i].p, s->keys[s->key_i].len);
-			open_column_pager(s, s->keys[s->key_i], NULL,
+				return NI_END;
+			start_row(s, s->keys[s->key_i], NULL, 0);
+			open_column_pager(s, &s->pred,
 							  s->key_i == 0 ? s->spec->first_count : s->spec->fetch_size);
 			s->key_i++;
+			s->first_page = true;
 			continue;
 		}
 
@@ -628,39 +616,32 @@ next_items(ColfamScanState *s)
 		{
 			const cf_t_key_slice *r = &s->rows[s->row_i++];
 
-			cf_buf_reset(&s->key_copy);
-			cf_buf_put(&s->key_copy, r->key.p, r->key.len);
-			s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
-			s->items = r->columns;
-			s->n_items = r->n_columns;
-			s->item_i = s->sub_i = 0;
-			s->row_continues = s->pred.has_slice_range &&
-				s->pred.slice_range.count == COLFAM_ROW_COLUMNS &&
-				r->n_columns == COLFAM_ROW_COLUMNS;
+			start_row(s, r->key, r->columns, r->n_columns);
+			s->new_row = true;
+			s->row_continues = s->row_pred.has_slice_range &&
+				s->row_pred.slice_range.count < s->pred.slice_range.count &&
+				r->n_columns == (size_t) s->row_pred.slice_range.count;
 			if (s->row_continues)
 			{
-				const cf_t_cosc *last = &r->columns[r->n_columns - 1];
-				cf_slice	nm = last->has_column ? last->column.name : last->super_column.name;
+				cf_slice	nm = cosc_name(&r->columns[r->n_columns - 1]);
 
-				cf_buf_reset(&s->last_name);
-				cf_buf_put(&s->last_name, nm.p, nm.len);
+				cf_buf_reset(&s->skip_name);
+				cf_buf_put(&s->skip_name, nm.p, nm.len);
 			}
-			if (s->n_items == 0 && !s->spec->rows_mapping)
-				continue;
-			return true;
+			return NI_ITEMS;
 		}
 		if (s->spec->kind == COLFAM_SCAN_INDEX)
 		{
 			cf_t_key_slice *rows;
-			size_t		n;
-			cf_slice	last = {0};
+			bool		again = s->n_rows > 0;
 
 			if (s->index_done)
-				return false;
-			if (s->n_rows > 0)
+				return NI_END;
+			if (again)
 			{
 				/* start_key is inclusive: the next page begins with the last key */
-				last = s->rows[s->n_rows - 1].key;
+				cf_slice	last = s->rows[s->n_rows - 1].key;
+
 				cf_buf_reset(&s->key_copy);
 				cf_buf_put(&s->key_copy, last.p, last.len);
 				s->iclause.start_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
@@ -670,49 +651,27 @@ next_items(ColfamScanState *s)
 			s->index_arena = cf_arena_new(0);
 			if (s->index_arena == NULL)
 				ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-			check(s, cfc_get_indexed_slices(s->conn, &s->parent, &s->iclause, &s->pred,
+			check(s, cfc_get_indexed_slices(s->conn, &s->parent, &s->iclause, &s->row_pred,
 											s->cl, s->index_arena, &rows, &n),
 				  "reading index of");
 			s->index_done = n < (size_t) s->iclause.count;
 			s->rows = rows;
 			s->n_rows = n;
-			s->row_i = 0;
-			if (last.len > 0 && n > 0 && cf_slice_eq(rows[0].key, s->iclause.start_key))
-				s->row_i = 1;
+			s->row_i = again && n > 0 && cf_slice_eq(rows[0].key, s->iclause.start_key) ? 1 : 0;
 			if (s->row_i >= n)
-				return false;
+				return NI_END;
 			continue;
 		}
 		if (s->rpager == NULL)
-		{
-			cf_t_slice_predicate pred = s->pred;
-
-			if (pred.has_slice_range)
-				pred.slice_range.count = Min(pred.slice_range.count, COLFAM_ROW_COLUMNS);
-			s->pred.slice_range.count = pred.slice_range.count;
-			check(s, cfc_range_pager_new(s->conn, &s->parent, &pred, &s->range,
+			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
 										 s->spec->first_count, s->cl, &s->rpager),
 				  "scanning");
-		}
-		else if (s->row_continues)
-		{
-			/* the row just emitted filled its slice: read the rest of it */
-			cf_slice	after = cf_slice_of(s->last_name.data, s->last_name.len);
-			cf_t_slice_predicate keep = s->pred;
-
-			s->pred.slice_range.count = INT32_MAX;
-			open_column_pager(s, cf_slice_of(s->key_copy.data, s->key_copy.len), &after,
-							  s->spec->fetch_size);
-			s->pred = keep;
-			continue;
-		}
 		{
 			const cf_t_key_slice *rows;
-			size_t		n;
 
 			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
 			if (n == 0)
-				return false;
+				return NI_END;
 			s->rows = rows;
 			s->n_rows = n;
 			s->row_i = 0;
@@ -791,8 +750,9 @@ json_bytes(StringInfo buf, cf_slice b)
 		return;
 	}
 	appendStringInfoString(buf, "\"0x");
-	for (size_t i = 0; i < b.len; i++)
-		appendStringInfo(buf, "%02x", b.p[i]);
+	enlargeStringInfo(buf, 2 * b.len + 1);
+	cf_hex_encode(b.p, b.len, buf->data + buf->len);
+	buf->len += 2 * b.len;
 	appendStringInfoChar(buf, '"');
 }
 
@@ -860,6 +820,34 @@ row_exists(ColfamScanState *s, cf_slice key)
 	return n > 0;
 }
 
+/* Copies the columns of s->items into *cols (growing it) in batch_cxt. */
+static void
+collect_columns(ColfamScanState *s, cf_t_column **cols, size_t *n, size_t *cap)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+
+	for (; s->item_i < s->n_items; s->item_i++)
+	{
+		const cf_t_cosc *c = &s->items[s->item_i];
+		cf_t_column *col;
+
+		if (!c->has_column)
+			continue;
+		if (*n == *cap)
+		{
+			*cap = *cap ? *cap * 2 : 16;
+			*cols = *cols ? repalloc(*cols, *cap * sizeof(**cols)) : palloc(*cap * sizeof(**cols));
+		}
+		col = &(*cols)[(*n)++];
+		*col = c->column;
+		col->name = cf_slice_of(pnstrdup((const char *) c->column.name.p, c->column.name.len),
+								c->column.name.len);
+		col->value = cf_slice_of(pnstrdup((const char *) c->column.value.p, c->column.value.len),
+								 c->column.value.len);
+	}
+	MemoryContextSwitchTo(old);
+}
+
 /* The next SQL row into slot; false at the end. */
 static bool
 next_row(ColfamScanState *s, TupleTableSlot *slot)
@@ -867,25 +855,40 @@ next_row(ColfamScanState *s, TupleTableSlot *slot)
 	ColfamTable *t = s->table;
 	Datum	   *values = slot->tts_values;
 	bool	   *nulls = slot->tts_isnull;
+	const cf_slice *pinned = s->parent.has_super_column ? &s->super_value : NULL;
 
 	for (int i = 0; i < t->natts; i++)
 		nulls[i] = true;
 
-	if (!t->rows_mapping)
+	/*
+	 * 'columns' mapping: a SQL row per column (per sub-column of a super column);
+	 * 'rows' mapping of a Super CF whose super column is not pinned: per super column.
+	 */
+	if (!t->rows_mapping || s->spec->slice_supers)
 	{
 		for (;;)
 		{
 			const cf_t_cosc *c;
 
-			if (s->item_i >= s->n_items && !next_items(s))
-				return false;
 			if (s->item_i >= s->n_items)
+			{
+				if (next_items(s) == NI_END)
+					return false;
 				continue;
+			}
 			c = &s->items[s->item_i];
+			if (t->rows_mapping)
+			{
+				s->item_i++;
+				if (!c->has_super_column)
+					continue;
+				fields_row(s, values, nulls, &c->super_column.name, c->super_column.columns,
+						   c->super_column.n_columns);
+				return true;
+			}
 			if (c->has_column)
 			{
-				column_row(s, values, nulls, s->parent.has_super_column ? &s->super_value : NULL,
-						   &c->column);
+				column_row(s, values, nulls, pinned, &c->column);
 				s->item_i++;
 				return true;
 			}
@@ -900,92 +903,35 @@ next_row(ColfamScanState *s, TupleTableSlot *slot)
 		}
 	}
 
-	/* 'rows' mapping, Super CF, super column not pinned: a SQL row per super column */
-	if (s->spec->slice_supers)
-	{
-		for (;;)
-		{
-			const cf_t_cosc *c;
-
-			if (s->item_i >= s->n_items && !next_items(s))
-				return false;
-			if (s->item_i >= s->n_items)
-				continue;
-			c = &s->items[s->item_i++];
-			if (!c->has_super_column)
-				continue;
-			fields_row(s, values, nulls, &c->super_column.name, c->super_column.columns,
-					   c->super_column.n_columns);
-			return true;
-		}
-	}
-
-	/* 'rows' mapping: gather the whole Cassandra row, then one SQL row */
+	/* 'rows' mapping: a whole Cassandra row (or pinned super column) is one SQL row */
 	for (;;)
 	{
 		cf_t_column *cols = NULL;
 		size_t		n = 0,
 					cap = 0;
-		cf_slice	key;
-		bool		got = false;
+		bool		exists;
+		NextItems	r;
 
 		MemoryContextReset(s->batch_cxt);
-		if (s->item_i >= s->n_items && !next_items(s))
-		{
-			if (s->spec->kind != COLFAM_SCAN_KEYS || s->key_i >= s->n_keys)
-				return false;
-			/* a KEYS row with no column at all: see whether it exists */
-		}
-		key = s->cur_key;
-		for (;;)
-		{
-			MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+		r = next_items(s);
+		if (r == NI_END)
+			return false;
+		if (r != NI_ITEMS || !s->new_row)
+			continue;			/* not a row's start: rows are read whole below */
+		collect_columns(s, &cols, &n, &cap);
+		while ((s->cpager != NULL || s->row_continues) && next_items(s) == NI_ITEMS)
+			collect_columns(s, &cols, &n, &cap);
 
-			for (; s->item_i < s->n_items; s->item_i++)
-			{
-				const cf_t_cosc *c = &s->items[s->item_i];
-
-				if (!c->has_column)
-					continue;
-				if (n == cap)
-				{
-					cap = cap ? cap * 2 : 16;
-					cols = cols ? repalloc(cols, cap * sizeof(*cols)) : palloc(cap * sizeof(*cols));
-				}
-				cols[n] = c->column;
-				cols[n].name = cf_slice_of(pnstrdup((const char *) c->column.name.p, c->column.name.len),
-										   c->column.name.len);
-				cols[n].value = cf_slice_of(pnstrdup((const char *) c->column.value.p, c->column.value.len),
-											c->column.value.len);
-				n++;
-				got = true;
-			}
-			key = cf_slice_of(pnstrdup((const char *) s->cur_key.p, s->cur_key.len), s->cur_key.len);
-			MemoryContextSwitchTo(old);
-			/* more pages of the same row come from its column pager */
-			if (s->cpager != NULL || s->row_continues)
-			{
-				if (!next_items(s))
-					break;
-				if (!cf_slice_eq(s->cur_key, key))
-					break;		/* cannot happen: pagers keep to one row */
-				continue;
-			}
-			break;
-		}
-		s->cur_key = key;
-		if (!got)
-		{
-			if (s->spec->kind == COLFAM_SCAN_KEYS && !s->spec->fetch_all &&
-				row_exists(s, key))
-				got = true;
-			else if (s->spec->kind != COLFAM_SCAN_KEYS && !s->spec->fetch_all)
-				got = true;		/* a range lists live rows only */
-		}
-		if (!got)
+		/*
+		 * A row with no column asked for: a range lists live rows only; a key is looked
+		 * up (a names slice of a row that exists may be empty).
+		 */
+		exists = n > 0;
+		if (!exists && !s->spec->fetch_all)
+			exists = s->spec->kind != COLFAM_SCAN_KEYS || row_exists(s, s->cur_key);
+		if (!exists)
 			continue;
-		fields_row(s, values, nulls, s->parent.has_super_column ? &s->super_value : NULL,
-				   cols, n);
+		fields_row(s, values, nulls, pinned, cols, n);
 		return true;
 	}
 }
@@ -1006,13 +952,13 @@ colfam_begin_scan(ForeignScanState *node, int eflags)
 	node->fdw_state = s;
 	s->spec = colfam_spec_from_list(plan->fdw_private);
 	s->table = colfam_get_table(RelationGetRelid(node->ss.ss_currentRelation));
-	s->cl = consistency_of(s->spec->consistency);
+	s->cl = s->table->read_cl;
 	s->value_states = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row",
 										 ALLOCSET_DEFAULT_SIZES);
 	s->req_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw request",
 									   ALLOCSET_SMALL_SIZES);
-	cf_buf_init(&s->last_name, 0);
+	cf_buf_init(&s->skip_name, 0);
 	cf_buf_init(&s->key_copy, 0);
 	cb = palloc0(sizeof(MemoryContextCallback));
 	cb->func = release_callback;
@@ -1049,6 +995,7 @@ colfam_rescan(ForeignScanState *node)
 	close_pagers(s);
 	s->started = false;
 	s->row_continues = false;
+	s->skip_name.len = 0;
 	s->key_i = 0;
 }
 

@@ -24,6 +24,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "thrift/cassandra.h"
+
 static const char *const role_names[] = {
 	[COLFAM_ROLE_NONE] = "none",
 	[COLFAM_ROLE_KEY] = "key",
@@ -133,8 +135,9 @@ role_slot(ColfamTable *t, ColfamRole role)
 	}
 }
 
-static char *
-def_string(List *options, const char *name)
+/* The value of option `name` in a catalog's options, or NULL. */
+char *
+colfam_option(List *options, const char *name)
 {
 	ListCell   *lc;
 
@@ -146,6 +149,23 @@ def_string(List *options, const char *name)
 			return defGetString(def);
 	}
 	return NULL;
+}
+
+/* A consistency level's Thrift value (the option validator let only valid names in). */
+static int
+consistency_level(const char *name)
+{
+	static const char *const names[] = {
+		[CF_T_CL_ONE] = "ONE",[CF_T_CL_QUORUM] = "QUORUM",
+		[CF_T_CL_LOCAL_QUORUM] = "LOCAL_QUORUM",[CF_T_CL_EACH_QUORUM] = "EACH_QUORUM",
+		[CF_T_CL_ALL] = "ALL",[CF_T_CL_ANY] = "ANY",[CF_T_CL_TWO] = "TWO",
+		[CF_T_CL_THREE] = "THREE",
+	};
+
+	for (int i = CF_T_CL_ONE; i < (int) lengthof(names); i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return CF_T_CL_ONE;
 }
 
 /*
@@ -167,34 +187,36 @@ colfam_get_table(Oid relid)
 	t->serverid = server->serverid;
 	t->servername = pstrdup(server->servername);
 
-	t->keyspace = def_string(ft->options, "keyspace");
+	t->keyspace = colfam_option(ft->options, "keyspace");
 	if (t->keyspace == NULL)
-		t->keyspace = def_string(server->options, "keyspace");
+		t->keyspace = colfam_option(server->options, "keyspace");
 	if (t->keyspace == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
 				 errmsg("foreign table \"%s\" names no keyspace", t->relname),
 				 errhint("Set OPTIONS (keyspace '...') on the table or on server \"%s\".",
 						 t->servername)));
-	t->column_family = def_string(ft->options, "column_family");
+	t->column_family = colfam_option(ft->options, "column_family");
 	if (t->column_family == NULL)
 		t->column_family = t->relname;
-	s = def_string(ft->options, "mapping");
+	s = colfam_option(ft->options, "mapping");
 	t->rows_mapping = s != NULL && strcmp(s, "rows") == 0;
 
-	t->read_consistency = def_string(ft->options, "read_consistency");
+	t->read_consistency = colfam_option(ft->options, "read_consistency");
 	if (t->read_consistency == NULL)
-		t->read_consistency = def_string(server->options, "read_consistency");
+		t->read_consistency = colfam_option(server->options, "read_consistency");
 	if (t->read_consistency == NULL)
 		t->read_consistency = "ONE";
-	t->write_consistency = def_string(ft->options, "write_consistency");
+	t->write_consistency = colfam_option(ft->options, "write_consistency");
 	if (t->write_consistency == NULL)
-		t->write_consistency = def_string(server->options, "write_consistency");
+		t->write_consistency = colfam_option(server->options, "write_consistency");
 	if (t->write_consistency == NULL)
 		t->write_consistency = "ONE";
-	s = def_string(ft->options, "fetch_size");
+	t->read_cl = consistency_level(t->read_consistency);
+	t->write_cl = consistency_level(t->write_consistency);
+	s = colfam_option(ft->options, "fetch_size");
 	if (s == NULL)
-		s = def_string(server->options, "fetch_size");
+		s = colfam_option(server->options, "fetch_size");
 	t->fetch_size = s != NULL ? atoi(s) : COLFAM_DEFAULT_FETCH_SIZE;
 
 	rel = table_open(relid, AccessShareLock);
@@ -216,8 +238,8 @@ colfam_get_table(Oid relid)
 		c->typmod = att->atttypmod;
 		c->collid = att->attcollation;
 		opts = GetForeignColumnOptions(relid, att->attnum);
-		role = def_string(opts, "role");
-		c->name = def_string(opts, "name");
+		role = colfam_option(opts, "role");
+		c->name = colfam_option(opts, "name");
 		if (role != NULL)
 		{
 			c->role = role_of_word(role);

@@ -32,6 +32,8 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+#include "util/hex.h"
+
 PG_FUNCTION_INFO_V1(timeuuid_in);
 PG_FUNCTION_INFO_V1(timeuuid_out);
 PG_FUNCTION_INFO_V1(timeuuid_recv);
@@ -118,14 +120,12 @@ timeuuid_build(uint8 *out, int64 ticks, uint8 tail)
 static void
 format_uuid(const uint8 *u, char *out)
 {
-	static const char hex[] = "0123456789abcdef";
-
 	for (int i = 0; i < UUID_LEN; i++)
 	{
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			*out++ = '-';
-		*out++ = hex[u[i] >> 4];
-		*out++ = hex[u[i] & 0x0f];
+		cf_hex_encode(&u[i], 1, out);
+		out += 2;
 	}
 	*out = '\0';
 }
@@ -155,18 +155,6 @@ colfam_timeuuid_check(const uint8 *u, int sqlstate)
  * group of four digits but the last. Written out rather than calling uuid_in so the
  * error names timeuuid.
  */
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool
 parse_uuid_text(const char *src, uint8 *out)
 {
@@ -184,8 +172,8 @@ parse_uuid_text(const char *src, uint8 *out)
 
 		if (src[0] == '\0' || src[1] == '\0')
 			return false;
-		hi = hex_digit(src[0]);
-		lo = hex_digit(src[1]);
+		hi = cf_hex_value(src[0]);
+		lo = cf_hex_value(src[1]);
 		if (hi < 0 || lo < 0)
 			return false;
 		out[i] = (uint8) (hi << 4 | lo);

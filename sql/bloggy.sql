@@ -119,6 +119,16 @@ SELECT timeuuid_time(super_column) AS at, column_name, value FROM comments
 WHERE key = 'i-got-a-new-guitar' ORDER BY super_column, column_name;
 SELECT count(*) FROM (SELECT * FROM comments EXCEPT ALL SELECT * FROM l_comments) d;
 
+-- the 'rows' mapping of a Super CF: one SQL row per super column, over several keys
+CREATE FOREIGN TABLE comment_rows (key text COLLATE "C", super_column timeuuid,
+                                   commenter text, comment text)
+  SERVER bloggy OPTIONS (column_family 'Comments', mapping 'rows');
+SELECT key, timeuuid_time(super_column) AS at, commenter FROM comment_rows
+WHERE key = ANY (ARRAY['scream-is-the-best-movie-ever', 'i-got-a-new-guitar'])
+ORDER BY key, super_column;
+SELECT count(*) FROM comment_rows;
+SELECT count(DISTINCT (key, super_column)) FROM l_comments;
+
 -- ---- a join the other way: entries with their tags, by key lookups ----
 ANALYZE l_entries;
 EXPLAIN (VERBOSE, COSTS OFF)
@@ -134,6 +144,11 @@ WHERE key = 'sql' AND column_name = min_timeuuid('2010-01-02 00:00:00+00');
 SELECT value FROM tagged_posts WHERE key = 'sql' ORDER BY column_name;
 DELETE FROM tagged_posts WHERE key = 'sql' AND column_name = min_timeuuid('2010-01-01 00:00:00+00');
 SELECT value FROM tagged_posts WHERE key = 'sql';
+-- moving a column: to another name in its row, then to another row
+UPDATE tagged_posts SET column_name = min_timeuuid('2010-01-03 00:00:00+00') WHERE key = 'sql';
+SELECT key, timeuuid_time(column_name), value FROM tagged_posts WHERE key = 'sql';
+UPDATE tagged_posts SET key = 'sql2' WHERE key = 'sql';
+SELECT key, timeuuid_time(column_name), value FROM tagged_posts WHERE key IN ('sql', 'sql2');
 INSERT INTO blog_entries (key, title, author) VALUES ('sql-over-cassandra', 'SQL over Cassandra', 'Joe Stump');
 SELECT key, title, author, body FROM blog_entries WHERE key = 'sql-over-cassandra';
 UPDATE blog_entries SET body = 'it works', title = NULL WHERE key = 'sql-over-cassandra';
@@ -162,7 +177,8 @@ WHERE n.nspname = 'imported' AND a.attnum > 0 ORDER BY c.relname, a.attnum;
 SELECT count(*) FROM imported."TaggedPosts" WHERE key = '__notag__';
 IMPORT FOREIGN SCHEMA "BloggyAppy" FROM SERVER bloggy INTO imported OPTIONS (bytes_as 'texty');
 
--- leave the database as we found it
+-- leave the database (and colfamd) as we found them
+DELETE FROM tagged_posts WHERE key IN ('sql', 'sql2');
 DROP TABLE l_tagged, l_entries, l_authors, l_comments;
 DROP SCHEMA imported CASCADE;
 DROP EXTENSION colfam_fdw CASCADE;

@@ -174,24 +174,32 @@ ensure_pg() {
   pg_ready=1
 }
 
-# One colfamd on 127.0.0.2 for the FDW's tests, with the seeds' data loaded through
-# `colfam shell`; COLFAM_HOSTS tells the SQL scripts where it listens (\getenv).
+# colfamd nodes for the FDW's tests, with the seeds' data loaded through `colfam shell`:
+# COLFAM_HOSTS (RandomPartitioner, every seed) and COLFAM_HOSTS_BOP
+# (ByteOrderedPartitioner, BloggyAppy: key ranges) tell the SQL scripts where (\getenv).
 colfamd_ready=0
+start_node() {   # NAME HOST PARTITIONER SEED... → prints host:port
+  local name=$1 host=$2 partitioner=$3 port seed dir=$H_TMP/$1; shift 3
+  port=$(harness_free_port "$host") || return 1
+  harness_spawn "$name" build/release/bin/colfamd --rpc_address "$host" --rpc_port "$port" \
+    --listen_address "$host" --partitioner "$partitioner" --data_file_directories "$dir/data" \
+    --commitlog_directory "$dir/commitlog" || return 1
+  harness_wait_tcp "$host" "$port" 20 || { cat "$H_TMP/$name.log" >&2; return 1; }
+  for seed in "$@"; do
+    build/release/bin/colfam shell -h "$host" -p "$port" -f "$seed" >"$H_TMP/$name-$(basename "$seed").log" 2>&1 ||
+      { echo "loading $seed into $name failed:" >&2; cat "$H_TMP/$name-$(basename "$seed").log" >&2; return 1; }
+  done
+  echo "$host:$port"
+}
 ensure_colfamd() {
   [[ $colfamd_ready -eq 1 ]] && return 0
-  local host=127.0.0.2 port dir=$H_TMP/colfamd seed
   $MAKE -s engine || return 1
-  port=$(harness_free_port $host) || return 1
-  mkdir -p "$dir"
-  harness_spawn colfamd build/release/bin/colfamd --rpc_address $host --rpc_port "$port" \
-    --listen_address $host --data_file_directories "$dir/data" \
-    --commitlog_directory "$dir/commitlog" || return 1
-  harness_wait_tcp $host "$port" 20 || { cat "$H_TMP/colfamd.log"; return 1; }
-  for seed in tests/data/seeds/*.cli; do
-    build/release/bin/colfam shell -h $host -p "$port" -f "$seed" >"$H_TMP/seed-$(basename "$seed").log" 2>&1 ||
-      { echo "loading $seed failed:"; cat "$H_TMP/seed-$(basename "$seed").log"; return 1; }
-  done
-  export COLFAM_HOSTS="$host:$port"
+  # not in $(...): the nodes must be children of this shell, to be stopped on exit
+  start_node colfamd 127.0.0.2 RandomPartitioner tests/data/seeds/*.cli >"$H_TMP/hosts" || return 1
+  COLFAM_HOSTS=$(cat "$H_TMP/hosts")
+  start_node colfamd-bop 127.0.0.3 ByteOrderedPartitioner tests/data/seeds/bloggyappy.cli >"$H_TMP/hosts" || return 1
+  COLFAM_HOSTS_BOP=$(cat "$H_TMP/hosts")
+  export COLFAM_HOSTS COLFAM_HOSTS_BOP
   colfamd_ready=1
 }
 

@@ -1,0 +1,63 @@
+-- ===================================================================
+-- ranges: key ranges pushed to an order-preserving node (ByteOrderedPartitioner, at
+-- $COLFAM_HOSTS_BOP) and token(key) ranges to a RandomPartitioner node
+-- ($COLFAM_HOSTS), each compared with the same query over a local copy.
+-- ===================================================================
+\getenv colfam_hosts COLFAM_HOSTS
+\getenv colfam_hosts_bop COLFAM_HOSTS_BOP
+CREATE EXTENSION IF NOT EXISTS colfam_fdw;
+CREATE SERVER bop FOREIGN DATA WRAPPER colfam_fdw
+  OPTIONS (hosts :'colfam_hosts_bop', keyspace 'BloggyAppy', fetch_size '3');
+CREATE SERVER rp FOREIGN DATA WRAPPER colfam_fdw
+  OPTIONS (hosts :'colfam_hosts', keyspace 'BloggyAppy', fetch_size '3');
+CREATE FOREIGN TABLE bop_tagged (key text COLLATE "C", column_name timeuuid, value text)
+  SERVER bop OPTIONS (column_family 'TaggedPosts');
+CREATE FOREIGN TABLE rp_tagged (key text COLLATE "C", column_name timeuuid, value text)
+  SERVER rp OPTIONS (column_family 'TaggedPosts');
+-- the copies come from full scans (nothing pushed)
+CREATE TEMP TABLE l_tagged AS SELECT * FROM rp_tagged;
+CREATE TEMP TABLE l_bop AS SELECT * FROM bop_tagged;
+
+-- ---- key ranges: rows in key order, every column of each (pages of 3) ----
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT key, count(*) FROM bop_tagged WHERE key >= 'g' AND key < 'm' GROUP BY key;
+SELECT key, count(*) FROM bop_tagged WHERE key >= 'g' AND key < 'm' GROUP BY key ORDER BY key;
+SELECT key, count(*) FROM l_bop WHERE key >= 'g' AND key < 'm' GROUP BY key ORDER BY key;
+SELECT count(*) FROM (SELECT * FROM bop_tagged WHERE key > 'life' EXCEPT ALL
+                      SELECT * FROM l_bop WHERE key > 'life') d;
+SELECT count(*) FROM (SELECT * FROM l_bop WHERE key > 'life' EXCEPT ALL
+                      SELECT * FROM bop_tagged WHERE key > 'life') d;
+-- an empty range and a NULL bound return nothing
+SELECT count(*) FROM bop_tagged WHERE key >= 'z' AND key <= 'a';
+SELECT count(*) FROM bop_tagged WHERE key >= NULL;
+-- RandomPartitioner does not order keys: the range is a filter on a full scan
+EXPLAIN (VERBOSE, COSTS OFF) SELECT key FROM rp_tagged WHERE key >= 'g' AND key < 'm';
+
+-- ---- token ranges (RandomPartitioner) ----
+CREATE TEMP TABLE l_tokens AS SELECT DISTINCT key, token(key) AS t FROM l_tagged;
+SELECT count(*) AS keys FROM l_tokens;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT key FROM rp_tagged WHERE token(key) > 85070591730234615865843651857942052864;
+SELECT DISTINCT key FROM rp_tagged
+WHERE token(key) > 85070591730234615865843651857942052864 ORDER BY key;
+SELECT key FROM l_tokens WHERE t > 85070591730234615865843651857942052864 ORDER BY key;
+SELECT DISTINCT key FROM rp_tagged
+WHERE token(key) >= (SELECT min(t) FROM l_tokens) AND token(key) <= (SELECT max(t) FROM l_tokens)
+ORDER BY key;
+SELECT count(DISTINCT key) FROM rp_tagged WHERE token(key) <= 0;
+SELECT count(DISTINCT key) FROM rp_tagged WHERE token(key) > 170141183460469231731687303715884105728;
+
+-- ---- a wide row in a range scan: 100 columns a row a page, the rest by its pager ----
+INSERT INTO rp_tagged
+SELECT 'wide', min_timeuuid('2011-01-01 00:00:00+00'::timestamptz + i * interval '1 second'),
+       'entry-' || i
+FROM generate_series(1, 250) i;
+SELECT key, count(*), count(DISTINCT column_name), min(value), max(value)
+FROM rp_tagged GROUP BY key HAVING count(*) > 100;
+SELECT count(*) FROM (SELECT * FROM rp_tagged EXCEPT ALL
+  (SELECT * FROM l_tagged UNION ALL SELECT * FROM rp_tagged WHERE key = 'wide')) d;
+DELETE FROM rp_tagged WHERE key = 'wide';
+SELECT count(*) FROM rp_tagged WHERE key = 'wide';
+
+DROP TABLE l_tagged, l_bop, l_tokens;
+DROP EXTENSION colfam_fdw CASCADE;

@@ -71,11 +71,22 @@ parse(int argc, char **argv, bool export, xfer_opts *o, const char **cf, const c
 		switch (c)
 		{
 			case 'o':
+				if (!export)
+				{
+					fprintf(stderr, "colfam import: -o/--output is an option of export only "
+							"(import reads FILE)\n");
+					return 2;
+				}
 				o->output = optarg;
 				break;
 			case 'b':
+				if (export)
+				{
+					fprintf(stderr, "colfam export: --batch-size is an option of import only\n");
+					return 2;
+				}
 				o->batch = strtol(optarg, &end, 10);
-				if (export || *optarg == '\0' || *end != '\0' || o->batch < 1 || o->batch > 100000)
+				if (*optarg == '\0' || *end != '\0' || o->batch < 1 || o->batch > 100000)
 				{
 					fprintf(stderr, "colfam %s: --batch-size must be 1-100000, not \"%s\"\n",
 							name, optarg);

@@ -262,10 +262,8 @@ target_keyspaces(cfc_conn *c, cf_arena *a, const admin_opts *o, char ***names, s
 
 		if (is_system(ks[i].name))
 			continue;
-		if ((p = cf_arena_alloc(a, ks[i].name.len + 1)) == NULL)
+		if ((p = cf_arena_strndup(a, (const char *) ks[i].name.p, ks[i].name.len)) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		memcpy(p, ks[i].name.p, ks[i].name.len);
-		p[ks[i].name.len] = '\0';
 		(*names)[(*n)++] = p;
 	}
 	return NULL;

@@ -7,11 +7,11 @@
  */
 #include "tools/backend.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client/client.h"
+#include "tools/connopt.h"
 
 /* A credential of a login request as a malloc'd C string (NULL: absent or no memory). */
 static char *
@@ -68,26 +68,16 @@ conn_close(void *ctx)
 cf_status *
 cft_backend_connect(const char *host, int port, cft_backend *out)
 {
-	cfc_options opt;
+	cft_connopt o;
 	cfc_conn   *c;
-	char		hosts[512];
 	cf_status  *st;
 
 	memset(out, 0, sizeof(*out));
-	/* an IPv6 literal needs brackets before ":port" */
-	if (strchr(host, ':') != NULL && host[0] != '[')
-		snprintf(hosts, sizeof(hosts), "[%s]:%d", host, port);
-	else
-		snprintf(hosts, sizeof(hosts), "%s:%d", host, port);
-	memset(&opt, 0, sizeof(opt));
-	opt.hosts = hosts;
-	if ((st = cfc_new(&opt, &c)) != NULL)
+	cft_connopt_init(&o);
+	o.host = host;
+	o.port = port;
+	if ((st = cft_connopt_connect(&o, &c)) != NULL)
 		return st;
-	if ((st = cfc_connect(c)) != NULL)
-	{
-		cfc_free(c);
-		return st;
-	}
 	out->call = conn_call;
 	out->close = conn_close;
 	out->ctx = c;

@@ -50,18 +50,6 @@ nomem(void)
 	return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 }
 
-static char *
-dupz(cf_arena *a, const void *p, size_t n)
-{
-	char	   *s = cf_arena_alloc(a, n + 1);
-
-	if (s == NULL)
-		return NULL;
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
-}
-
 static int64_t
 now_micros(void)
 {
@@ -266,7 +254,7 @@ fmt(cft_shell *sh, cft_type type, cf_slice v)
 	char	   *s;
 
 	cft_bytes_format(type, v, &b);
-	s = cf_buf_ok(&b) ? dupz(sh->arena, b.data ? (void *) b.data : (void *) "", b.len) : NULL;
+	s = cf_buf_ok(&b) ? cf_arena_strndup(sh->arena, b.data ? (const char *) b.data : "", b.len) : NULL;
 	cf_buf_free(&b);
 	return s ? s : "";
 }

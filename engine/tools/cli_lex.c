@@ -94,18 +94,6 @@ skip_space(lexer *lx)
 	return NULL;
 }
 
-static char *
-arena_strndup(cf_arena *a, const char *p, size_t n)
-{
-	char	   *s = cf_arena_alloc(a, n + 1);
-
-	if (s == NULL)
-		return NULL;
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
-}
-
 /* Reads a quoted string at lx->pos into tok. */
 static cf_status *
 lex_string(lexer *lx, cft_tok *tok)
@@ -252,7 +240,7 @@ cft_lex(const char *src, size_t len, cf_arena *arena, cft_tok **out, size_t *n_o
 					advance(&lx);
 				tok.kind = CFT_TOK_DECIMAL;
 			}
-			tok.text = arena_strndup(arena, src + start, lx.pos - start);
+			tok.text = cf_arena_strndup(arena, src + start, lx.pos - start);
 			tok.len = lx.pos - start;
 		}
 		else
@@ -270,7 +258,7 @@ cft_lex(const char *src, size_t len, cf_arena *arena, cft_tok **out, size_t *n_o
 			if ((c == '<' || c == '>') && lx.pos < len && src[lx.pos] == '=')
 				advance(&lx);
 			tok.kind = CFT_TOK_PUNCT;
-			tok.text = arena_strndup(arena, src + start, lx.pos - start);
+			tok.text = cf_arena_strndup(arena, src + start, lx.pos - start);
 			tok.len = lx.pos - start;
 		}
 		if (tok.text == NULL)

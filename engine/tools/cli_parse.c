@@ -321,16 +321,9 @@ parse_hash(parser *p, cft_hash *out)
 			return st;
 		if ((st = parse_term(p, "a value after ':'", &pair.value)) != NULL)
 			return st;
-		if (out->n_pairs == cap)
-		{
-			cft_pair   *np = cf_arena_alloc(p->arena, 2 * cap * sizeof(cft_pair));
-
-			if (np == NULL)
-				return nomem();
-			memcpy(np, out->pairs, cap * sizeof(cft_pair));
-			out->pairs = np;
-			cap *= 2;
-		}
+		out->pairs = cf_arena_grow(p->arena, out->pairs, out->n_pairs, &cap, sizeof(cft_pair));
+		if (out->pairs == NULL)
+			return nomem();
 		out->pairs[out->n_pairs++] = pair;
 		if (is_punct(peek(p), ","))
 		{
@@ -383,16 +376,9 @@ parse_attrs(parser *p, cft_stmt *s)
 			{
 				if (bracket && a.n_hashes == 0 && is_punct(peek(p), "]"))
 					break;
-				if (a.n_hashes == hcap)
-				{
-					cft_hash   *nh = cf_arena_alloc(p->arena, 2 * hcap * sizeof(cft_hash));
-
-					if (nh == NULL)
-						return nomem();
-					memcpy(nh, a.hashes, hcap * sizeof(cft_hash));
-					a.hashes = nh;
-					hcap *= 2;
-				}
+				a.hashes = cf_arena_grow(p->arena, a.hashes, a.n_hashes, &hcap, sizeof(cft_hash));
+				if (a.hashes == NULL)
+					return nomem();
 				if (!is_punct(peek(p), "{"))
 					return expected_at(peek(p), "'{' starting a {name: value, ...} entry");
 				if ((st = parse_hash(p, &a.hashes[a.n_hashes])) != NULL)
@@ -419,16 +405,9 @@ parse_attrs(parser *p, cft_stmt *s)
 			term_from_tok(v, &a.value);
 			next(p);
 		}
-		if (s->n_attrs == cap)
-		{
-			cft_attr   *na = cf_arena_alloc(p->arena, 2 * cap * sizeof(cft_attr));
-
-			if (na == NULL)
-				return nomem();
-			memcpy(na, s->attrs, cap * sizeof(cft_attr));
-			s->attrs = na;
-			cap *= 2;
-		}
+		s->attrs = cf_arena_grow(p->arena, s->attrs, s->n_attrs, &cap, sizeof(cft_attr));
+		if (s->attrs == NULL)
+			return nomem();
 		s->attrs[s->n_attrs++] = a;
 		if (!is_kw(peek(p), "and"))
 			return NULL;
@@ -458,11 +437,8 @@ parse_connect(parser *p, cft_stmt *s)
 	for (size_t i = start; i < end; i++)
 		if (isspace((unsigned char) p->src[i]))
 			return error_at(first, "a host name has no blanks (connect HOST/PORT)");
-	host = cf_arena_alloc(p->arena, end - start + 1);
-	if (host == NULL)
+	if ((host = cf_arena_strndup(p->arena, p->src + start, end - start)) == NULL)
 		return nomem();
-	memcpy(host, p->src + start, end - start);
-	host[end - start] = '\0';
 	s->host = host;
 	next(p);					/* / */
 	if ((st = parse_int(p, "the port after '/'", 1, 65535, &port)) != NULL)
@@ -517,16 +493,9 @@ parse_get(parser *p, cft_stmt *s)
 			next(p);
 			if ((st = parse_term(p, "a value after the operator", &e.value)) != NULL)
 				return st;
-			if (s->n_exprs == cap)
-			{
-				cft_expr   *ne = cf_arena_alloc(p->arena, 2 * cap * sizeof(cft_expr));
-
-				if (ne == NULL)
-					return nomem();
-				memcpy(ne, s->exprs, cap * sizeof(cft_expr));
-				s->exprs = ne;
-				cap *= 2;
-			}
+			s->exprs = cf_arena_grow(p->arena, s->exprs, s->n_exprs, &cap, sizeof(cft_expr));
+			if (s->exprs == NULL)
+				return nomem();
 			s->exprs[s->n_exprs++] = e;
 			if (!is_kw(peek(p), "and"))
 				break;
@@ -837,22 +806,13 @@ cft_parse(const char *src, size_t len, cf_arena *arena, cft_stmt **stmts, size_t
 		s.col = first->col;
 		if ((st = parse_statement(&p, &s)) != NULL)
 			return st;
-		text = cf_arena_alloc(arena, p.toks[p.i - 1].end - first->off + 1);
+		text = cf_arena_strndup(arena, src + first->off, p.toks[p.i - 1].end - first->off);
 		if (text == NULL)
 			return nomem();
-		memcpy(text, src + first->off, p.toks[p.i - 1].end - first->off);
-		text[p.toks[p.i - 1].end - first->off] = '\0';
 		s.text = text;
-		if (*n == cap)
-		{
-			cft_stmt   *ns = cf_arena_alloc(arena, 2 * cap * sizeof(cft_stmt));
-
-			if (ns == NULL)
-				return nomem();
-			memcpy(ns, out, cap * sizeof(cft_stmt));
-			out = ns;
-			cap *= 2;
-		}
+		out = cf_arena_grow(arena, out, *n, &cap, sizeof(cft_stmt));
+		if (out == NULL)
+			return nomem();
 		out[(*n)++] = s;
 	}
 	*stmts = out;

@@ -18,6 +18,7 @@
 
 #include "client/client.h"
 #include "tools/commands.h"
+#include "tools/connopt.h"
 
 typedef enum admin_cmd
 {
@@ -29,11 +30,7 @@ static const char *const admin_names[] = {"status", "info", "ring", "flush", "co
 typedef struct admin_opts
 {
 	admin_cmd	cmd;
-	const char *host;
-	int			port;
-	const char *keyspace;
-	const char *user;
-	const char *password;
+	cft_connopt conn;			/* its keyspace: -k of flush/compact/cfstats */
 	bool		major;
 	char	  **args;			/* CF names (flush/compact/cfstats), keyspaces (ring) */
 	int			n_args;
@@ -68,11 +65,7 @@ static int
 parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'h'},
-		{"port", required_argument, NULL, 'p'},
-		{"keyspace", required_argument, NULL, 'k'},
-		{"username", required_argument, NULL, 'u'},
-		{"password", required_argument, NULL, 'P'},
+		CFT_CONNOPT_LONG,
 		{"major", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, '?' + 256},
 		{NULL, 0, NULL, 0}
@@ -83,44 +76,25 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
-	o->host = "localhost";
-	o->port = CFC_DEFAULT_PORT;
+	cft_connopt_init(&o->conn);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:p:k:u:P:", opts, NULL)) != -1)
 	{
-		char	   *end;
-		long		v;
+		int			taken;
 
+		if (c == 'k' && !takes_ks)
+		{
+			fprintf(stderr, "colfam %s: takes no -k\n", name);
+			usage(stderr, cmd);
+			return 2;
+		}
+		if ((taken = cft_connopt_take(&o->conn, c, optarg, name, stderr)) < 0)
+			return 2;
+		if (taken)
+			continue;
 		switch (c)
 		{
-			case 'h':
-				o->host = optarg;
-				break;
-			case 'p':
-				v = strtol(optarg, &end, 10);
-				if (*optarg == '\0' || *end != '\0' || v < 1 || v > 65535)
-				{
-					fprintf(stderr, "colfam %s: port must be 1-65535, not \"%s\"\n", name, optarg);
-					return 2;
-				}
-				o->port = (int) v;
-				break;
-			case 'k':
-				if (!takes_ks)
-				{
-					fprintf(stderr, "colfam %s: takes no -k\n", name);
-					usage(stderr, cmd);
-					return 2;
-				}
-				o->keyspace = optarg;
-				break;
-			case 'u':
-				o->user = optarg;
-				break;
-			case 'P':
-				o->password = optarg;
-				break;
 			case 'M':
 				if (cmd != A_COMPACT)
 				{
@@ -150,43 +124,15 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 		usage(stderr, cmd);
 		return 2;
 	}
-	if (takes_ks && o->n_args > 0 && o->keyspace == NULL)
+	if (takes_ks && o->n_args > 0 && o->conn.keyspace == NULL)
 	{
 		fprintf(stderr, "colfam %s: column families need -k KEYSPACE\n", name);
 		usage(stderr, cmd);
 		return 2;
 	}
-	if (o->password && !o->user)
-	{
-		fprintf(stderr, "colfam %s: -P needs -u USER\n", name);
+	if (!cft_connopt_check(&o->conn, name, stderr))
 		return 2;
-	}
 	return -1;
-}
-
-static cf_status *
-open_conn(const admin_opts *o, cfc_conn **c)
-{
-	char		hosts[600];
-	cfc_options co;
-	cf_status  *st;
-
-	if (strchr(o->host, ':') != NULL && o->host[0] != '[')
-		snprintf(hosts, sizeof(hosts), "[%s]:%d", o->host, o->port);
-	else
-		snprintf(hosts, sizeof(hosts), "%s:%d", o->host, o->port);
-	memset(&co, 0, sizeof(co));
-	co.hosts = hosts;
-	co.username = o->user;
-	co.password = o->password;
-	if ((st = cfc_new(&co, c)) != NULL)
-		return st;
-	if ((st = cfc_connect(*c)) != NULL)
-	{
-		cfc_free(*c);
-		*c = NULL;
-	}
-	return st;
 }
 
 #define SL(s) (int) (s).len, (const char *) (s).p
@@ -296,12 +242,12 @@ target_keyspaces(cfc_conn *c, cf_arena *a, const admin_opts *o, char ***names, s
 	cf_status  *s;
 
 	*n = 0;
-	if (o->keyspace)
+	if (o->conn.keyspace)
 	{
 		*names = cf_arena_alloc(a, sizeof(char *));
 		if (*names == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		(*names)[0] = (char *) o->keyspace;
+		(*names)[0] = (char *) o->conn.keyspace;
 		*n = 1;
 		return NULL;
 	}
@@ -316,10 +262,8 @@ target_keyspaces(cfc_conn *c, cf_arena *a, const admin_opts *o, char ***names, s
 
 		if (is_system(ks[i].name))
 			continue;
-		if ((p = cf_arena_alloc(a, ks[i].name.len + 1)) == NULL)
+		if ((p = cf_arena_strndup(a, (const char *) ks[i].name.p, ks[i].name.len)) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		memcpy(p, ks[i].name.p, ks[i].name.len);
-		p[ks[i].name.len] = '\0';
 		(*names)[(*n)++] = p;
 	}
 	return NULL;
@@ -398,6 +342,7 @@ static int
 run_admin(int argc, char **argv, admin_cmd cmd)
 {
 	admin_opts	o;
+	cft_connopt conn;
 	cfc_conn   *c = NULL;
 	cf_arena   *a;
 	cf_status  *s;
@@ -410,7 +355,10 @@ run_admin(int argc, char **argv, admin_cmd cmd)
 		fprintf(stderr, "colfam %s: out of memory\n", admin_names[cmd]);
 		return 1;
 	}
-	s = open_conn(&o, &c);
+	/* the admin methods name their keyspace: no set_keyspace on connect */
+	conn = o.conn;
+	conn.keyspace = NULL;
+	s = cft_connopt_connect(&conn, &c);
 	if (s == NULL)
 	{
 		if (cmd == A_STATUS || cmd == A_INFO)

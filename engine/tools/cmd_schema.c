@@ -11,6 +11,7 @@
 
 #include "tools/backend.h"
 #include "tools/commands.h"
+#include "tools/connopt.h"
 #include "tools/schema_load.h"
 
 static void
@@ -27,19 +28,24 @@ usage(FILE *out)
 			"  -p, --port   server port (default 9160)\n");
 }
 
+enum
+{
+	O_UPDATE = 256, O_DRY_RUN, O_HELP
+};
+
 int
 cft_cmd_schema(int argc, char **argv)
 {
+	/* -h and -p of the connection options: the schema is loaded without a login */
 	static const struct option opts[] = {
-		{"update", no_argument, NULL, 'u'},
-		{"dry-run", no_argument, NULL, 'n'},
+		{"update", no_argument, NULL, O_UPDATE},
+		{"dry-run", no_argument, NULL, O_DRY_RUN},
 		{"host", required_argument, NULL, 'h'},
 		{"port", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, '?' + 256},
+		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0}
 	};
-	const char *host = "localhost";
-	long		port = 9160;
+	cft_connopt co;
 	bool		update = false,
 				dry_run = false;
 	int			c;
@@ -50,31 +56,25 @@ cft_cmd_schema(int argc, char **argv)
 	cft_backend b;
 	int			rc = 0;
 
+	cft_connopt_init(&co);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h:p:", opts, NULL)) != -1)
 	{
-		char	   *end;
+		int			taken = cft_connopt_take(&co, c, optarg, "schema", stderr);
 
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
 		switch (c)
 		{
-			case 'u':
+			case O_UPDATE:
 				update = true;
 				break;
-			case 'n':
+			case O_DRY_RUN:
 				dry_run = true;
 				break;
-			case 'h':
-				host = optarg;
-				break;
-			case 'p':
-				port = strtol(optarg, &end, 10);
-				if (*optarg == '\0' || *end != '\0' || port < 1 || port > 65535)
-				{
-					fprintf(stderr, "colfam schema: port must be 1-65535, not \"%s\"\n", optarg);
-					return 2;
-				}
-				break;
-			case '?' + 256:
+			case O_HELP:
 				usage(stdout);
 				return 0;
 			default:
@@ -107,7 +107,7 @@ cft_cmd_schema(int argc, char **argv)
 		cf_arena_free(arena);
 		return 0;
 	}
-	if ((st = cft_backend_connect(host, (int) port, &b)) != NULL)
+	if ((st = cft_backend_connect(co.host, co.port, &b)) != NULL)
 	{
 		fprintf(stderr, "colfam schema: %s\n", cf_status_msg(st));
 		cf_status_free(st);

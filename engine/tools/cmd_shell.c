@@ -19,6 +19,7 @@
 
 #include "tools/cli_exec.h"
 #include "tools/commands.h"
+#include "tools/connopt.h"
 
 #define HISTORY_FILE ".colfam_history"
 #define HISTORY_LINES 500
@@ -175,59 +176,34 @@ int
 cft_cmd_shell(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'h'},
-		{"port", required_argument, NULL, 'p'},
-		{"keyspace", required_argument, NULL, 'k'},
-		{"username", required_argument, NULL, 'u'},
-		{"password", required_argument, NULL, 'P'},
+		CFT_CONNOPT_LONG,
 		{"file", required_argument, NULL, 'f'},
 		{"batch", no_argument, NULL, 'B'},
 		{"continue", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, '?' + 256},
 		{NULL, 0, NULL, 0}
 	};
-	const char *host = NULL,
-			   *keyspace = NULL,
-			   *user = NULL,
-			   *password = NULL,
-			   *file = NULL;
-	long		port = 9160;
-	bool		port_given = false,
-				batch = false,
+	cft_connopt co;
+	const char *file = NULL;
+	bool		batch = false,
 				cont = false,
 				quit = false;
 	int			c,
 				failed = 0;
 	cft_shell  *sh;
 
+	cft_connopt_init(&co);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h:p:k:u:P:f:B", opts, NULL)) != -1)
 	{
-		char	   *end;
+		int			taken = cft_connopt_take(&co, c, optarg, "shell", stderr);
 
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
 		switch (c)
 		{
-			case 'h':
-				host = optarg;
-				break;
-			case 'p':
-				port = strtol(optarg, &end, 10);
-				if (*optarg == '\0' || *end != '\0' || port < 1 || port > 65535)
-				{
-					fprintf(stderr, "colfam shell: port must be 1-65535, not \"%s\"\n", optarg);
-					return 2;
-				}
-				port_given = true;
-				break;
-			case 'k':
-				keyspace = optarg;
-				break;
-			case 'u':
-				user = optarg;
-				break;
-			case 'P':
-				password = optarg;
-				break;
 			case 'f':
 				file = optarg;
 				break;
@@ -251,11 +227,8 @@ cft_cmd_shell(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (password && !user)
-	{
-		fprintf(stderr, "colfam shell: -P needs -u USER\n");
+	if (!cft_connopt_check(&co, "shell", stderr))
 		return 2;
-	}
 	if (file && batch)
 	{
 		fprintf(stderr, "colfam shell: -f and --batch exclude each other (-f is batch mode)\n");
@@ -266,23 +239,23 @@ cft_cmd_shell(int argc, char **argv)
 		fprintf(stderr, "colfam shell: out of memory\n");
 		return 1;
 	}
-	if (host || port_given || keyspace || user)
+	if (co.given)
 	{
 		cft_stmt	s;
 		cf_status  *st;
 
 		memset(&s, 0, sizeof(s));
 		s.kind = CFT_CONNECT;
-		s.host = host ? host : "localhost";
-		s.port = (int) port;
-		s.user = user;
-		s.password = password;
+		s.host = co.host;
+		s.port = co.port;
+		s.user = co.user;
+		s.password = co.password;
 		st = cft_shell_exec(sh, &s, NULL);
-		if (st == NULL && keyspace)
+		if (st == NULL && co.keyspace)
 		{
 			memset(&s, 0, sizeof(s));
 			s.kind = CFT_USE;
-			s.name = keyspace;
+			s.name = co.keyspace;
 			st = cft_shell_exec(sh, &s, NULL);
 		}
 		if (st != NULL)

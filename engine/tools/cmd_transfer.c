@@ -11,6 +11,7 @@
 
 #include "client/client.h"
 #include "tools/commands.h"
+#include "tools/connopt.h"
 #include "tools/sstable_json.h"
 
 #define DEFAULT_BATCH 500
@@ -19,11 +20,7 @@
 
 typedef struct xfer_opts
 {
-	const char *host;
-	long		port;
-	const char *keyspace;
-	const char *user;
-	const char *password;
+	cft_connopt conn;
 	const char *output;
 	long		batch;
 	bool		quiet;
@@ -48,11 +45,7 @@ static int
 parse(int argc, char **argv, bool export, xfer_opts *o, const char **cf, const char **file)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'h'},
-		{"port", required_argument, NULL, 'p'},
-		{"keyspace", required_argument, NULL, 'k'},
-		{"username", required_argument, NULL, 'u'},
-		{"password", required_argument, NULL, 'P'},
+		CFT_CONNOPT_LONG,
 		{"output", required_argument, NULL, 'o'},
 		{"batch-size", required_argument, NULL, 'b'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -63,42 +56,37 @@ parse(int argc, char **argv, bool export, xfer_opts *o, const char **cf, const c
 	int			c;
 
 	memset(o, 0, sizeof(*o));
-	o->host = "localhost";
-	o->port = CFC_DEFAULT_PORT;
+	cft_connopt_init(&o->conn);
 	o->batch = DEFAULT_BATCH;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, export ? "h:p:k:u:P:o:q" : "h:p:k:u:P:q", opts, NULL)) != -1)
 	{
+		int			taken = cft_connopt_take(&o->conn, c, optarg, name, stderr);
 		char	   *end;
 
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
 		switch (c)
 		{
-			case 'h':
-				o->host = optarg;
-				break;
-			case 'p':
-				o->port = strtol(optarg, &end, 10);
-				if (*optarg == '\0' || *end != '\0' || o->port < 1 || o->port > 65535)
+			case 'o':
+				if (!export)
 				{
-					fprintf(stderr, "colfam %s: port must be 1-65535, not \"%s\"\n", name, optarg);
+					fprintf(stderr, "colfam import: -o/--output is an option of export only "
+							"(import reads FILE)\n");
 					return 2;
 				}
-				break;
-			case 'k':
-				o->keyspace = optarg;
-				break;
-			case 'u':
-				o->user = optarg;
-				break;
-			case 'P':
-				o->password = optarg;
-				break;
-			case 'o':
 				o->output = optarg;
 				break;
 			case 'b':
+				if (export)
+				{
+					fprintf(stderr, "colfam export: --batch-size is an option of import only\n");
+					return 2;
+				}
 				o->batch = strtol(optarg, &end, 10);
-				if (export || *optarg == '\0' || *end != '\0' || o->batch < 1 || o->batch > 100000)
+				if (*optarg == '\0' || *end != '\0' || o->batch < 1 || o->batch > 100000)
 				{
 					fprintf(stderr, "colfam %s: --batch-size must be 1-100000, not \"%s\"\n",
 							name, optarg);
@@ -116,7 +104,7 @@ parse(int argc, char **argv, bool export, xfer_opts *o, const char **cf, const c
 				return 2;
 		}
 	}
-	if (o->keyspace == NULL)
+	if (o->conn.keyspace == NULL)
 	{
 		fprintf(stderr, "colfam %s: -k KEYSPACE is required\n", name);
 		usage(stderr, export);
@@ -127,40 +115,11 @@ parse(int argc, char **argv, bool export, xfer_opts *o, const char **cf, const c
 		usage(stderr, export);
 		return 2;
 	}
-	if (o->password && !o->user)
-	{
-		fprintf(stderr, "colfam %s: -P needs -u USER\n", name);
+	if (!cft_connopt_check(&o->conn, name, stderr))
 		return 2;
-	}
 	*cf = argv[optind];
 	*file = export ? o->output : argv[optind + 1];
 	return -1;
-}
-
-static cf_status *
-open_conn(const xfer_opts *o, cfc_conn **c)
-{
-	char		hosts[600];
-	cfc_options co;
-	cf_status  *st;
-
-	if (strchr(o->host, ':') != NULL && o->host[0] != '[')
-		snprintf(hosts, sizeof(hosts), "[%s]:%ld", o->host, o->port);
-	else
-		snprintf(hosts, sizeof(hosts), "%s:%ld", o->host, o->port);
-	memset(&co, 0, sizeof(co));
-	co.hosts = hosts;
-	co.keyspace = o->keyspace;
-	co.username = o->user;
-	co.password = o->password;
-	if ((st = cfc_new(&co, c)) != NULL)
-		return st;
-	if ((st = cfc_connect(*c)) != NULL)
-	{
-		cfc_free(*c);
-		*c = NULL;
-	}
-	return st;
 }
 
 static int
@@ -179,8 +138,8 @@ run(int argc, char **argv, bool export)
 
 	if (rc >= 0)
 		return rc;
-	if ((st = open_conn(&o, &c)) == NULL)
-		st = cft_cf_is_super(c, o.keyspace, cf, &super);
+	if ((st = cft_connopt_connect(&o.conn, &c)) == NULL)
+		st = cft_cf_is_super(c, o.conn.keyspace, cf, &super);
 	if (st == NULL)
 	{
 		if (export)

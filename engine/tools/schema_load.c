@@ -30,13 +30,9 @@
 static cf_slice
 arena_slice(cf_arena *a, const char *s, size_t n)
 {
-	char	   *p = cf_arena_alloc(a, n + 1);
+	char	   *p = cf_arena_strndup(a, s, n);
 
-	if (p == NULL)
-		return cf_slice_of(NULL, 0);
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return cf_slice_of(p, n);
+	return p ? cf_slice_of(p, n) : cf_slice_of(NULL, 0);
 }
 
 static cf_status *file_error(const char *file, long line, const char *fmt,...)
@@ -70,21 +66,6 @@ type_class(const char *file, long line, const char *what, const char *v, cf_slic
 	}
 	*out = cf_slice_str(cft_type_class(t));
 	return NULL;
-}
-
-/* Appends a def to a growing arena array. */
-static void *
-grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t elem)
-{
-	void	   *na;
-
-	if (n < *cap)
-		return arr;
-	*cap = *cap ? *cap * 2 : 8;
-	na = cf_arena_alloc(a, *cap * elem);
-	if (na != NULL && n)
-		memcpy(na, arr, n * elem);
-	return na;
 }
 
 static cf_status *
@@ -282,7 +263,8 @@ xml_keyspace(const char *file, xmlNode *node, cf_arena *a, cf_t_ks_def *ks)
 			continue;
 		if (strcmp(n, "ColumnFamily") == 0)
 		{
-			cf_t_cf_def *defs = grow(a, ks->cf_defs, ks->n_cf_defs, &cap, sizeof(cf_t_cf_def));
+			cf_t_cf_def *defs = cf_arena_grow(a, ks->cf_defs, ks->n_cf_defs, &cap,
+											  sizeof(cf_t_cf_def));
 
 			if (defs == NULL)
 				return nomem();
@@ -350,7 +332,7 @@ xml_keyspaces(const char *file, xmlNode *node, cf_arena *a, cf_t_ks_def **out,
 			return file_error(file, xmlGetLineNo(c), "unknown element <%s> in <Keyspaces>\n"
 							  "hint: <Keyspaces> holds only <Keyspace Name=\"...\">",
 							  (const char *) c->name);
-		defs = grow(a, *out, *n, cap, sizeof(cf_t_ks_def));
+		defs = cf_arena_grow(a, *out, *n, cap, sizeof(cf_t_ks_def));
 		if (defs == NULL)
 			return nomem();
 		*out = defs;
@@ -736,7 +718,8 @@ json_keyspace(const json_src *js, const char *name, json_object *o, cf_arena *a,
 		path[1] = key;
 		if (json_object_is_type(v, json_type_object) && strcmp(key, "strategy_options") != 0)
 		{
-			cf_t_cf_def *defs = grow(a, ks->cf_defs, ks->n_cf_defs, &cap, sizeof(cf_t_cf_def));
+			cf_t_cf_def *defs = cf_arena_grow(a, ks->cf_defs, ks->n_cf_defs, &cap,
+											  sizeof(cf_t_cf_def));
 
 			if (defs == NULL)
 				return nomem();
@@ -839,7 +822,7 @@ parsed:
 	{
 		json_object_object_foreach(root, key, v)
 		{
-			cf_t_ks_def *defs = grow(arena, *out, *n_out, &cap, sizeof(cf_t_ks_def));
+			cf_t_ks_def *defs = cf_arena_grow(arena, *out, *n_out, &cap, sizeof(cf_t_ks_def));
 
 			if (defs == NULL)
 			{

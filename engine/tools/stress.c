@@ -20,6 +20,7 @@
 
 #include "client/client.h"
 #include "tools/commands.h"
+#include "tools/connopt.h"
 #include "tools/progress.h"
 
 #define MAX_THREADS 1000
@@ -541,28 +542,17 @@ worker_main(void *arg)
 
 /* ---------------------------------------------------------------- setup */
 
+/* A connection to o's host and port, using keyspace (NULL: none). */
 static cf_status *
 open_conn(const cft_stress_opts *o, const char *keyspace, cfc_conn **out)
 {
-	char		hosts[600];
-	cfc_options co;
-	cf_status  *s;
+	cft_connopt co;
 
-	if (strchr(o->host, ':') != NULL && o->host[0] != '[')
-		snprintf(hosts, sizeof(hosts), "[%s]:%d", o->host, o->port);
-	else
-		snprintf(hosts, sizeof(hosts), "%s:%d", o->host, o->port);
-	memset(&co, 0, sizeof(co));
-	co.hosts = hosts;
+	cft_connopt_init(&co);
+	co.host = o->host;
+	co.port = o->port;
 	co.keyspace = keyspace;
-	if ((s = cfc_new(&co, out)) != NULL)
-		return s;
-	if ((s = cfc_connect(*out)) != NULL)
-	{
-		cfc_free(*out);
-		*out = NULL;
-	}
-	return s;
+	return cft_connopt_connect(&co, out);
 }
 
 /* The keyspace and CF, created when missing (py_stress's create_keyspace). */

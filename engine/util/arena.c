@@ -134,6 +134,37 @@ cf_arena_dup(cf_arena *a, const void *p, size_t n)
 	return q;
 }
 
+char *
+cf_arena_strndup(cf_arena *a, const char *p, size_t n)
+{
+	char	   *s = cf_arena_alloc(a, n + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+void *
+cf_arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t elem)
+{
+	size_t		nc;
+	void	   *na;
+
+	if (n < *cap)
+		return arr;
+	nc = *cap ? *cap * 2 : 8;
+	if (nc < *cap || nc > SIZE_MAX / elem)
+		return NULL;
+	if ((na = cf_arena_alloc(a, nc * elem)) == NULL)
+		return NULL;
+	if (n > 0)
+		memcpy(na, arr, n * elem);
+	*cap = nc;
+	return na;
+}
+
 size_t
 cf_arena_memory_usage(const cf_arena *a)
 {

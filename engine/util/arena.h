@@ -27,6 +27,17 @@ void	   *cf_arena_alloc(cf_arena *a, size_t n);
 /* Copies n bytes into the arena; NULL on no memory. */
 void	   *cf_arena_dup(cf_arena *a, const void *p, size_t n);
 
+/* The n bytes at p (which need no NUL) as a NUL-terminated string; NULL on no memory. */
+char	   *cf_arena_strndup(cf_arena *a, const char *p, size_t n);
+
+/*
+ * Room for one more element in a growing arena array arr of n elements of elem bytes
+ * with room for *cap: arr itself while n < *cap, else a copy with *cap doubled (8
+ * when 0). NULL on no memory (arr stays valid; the old copy is not freed until the
+ * arena is).
+ */
+void	   *cf_arena_grow(cf_arena *a, void *arr, size_t n, size_t *cap, size_t elem);
+
 /* Bytes allocated from the system so far, block overheads included. */
 size_t		cf_arena_memory_usage(const cf_arena *a);
 

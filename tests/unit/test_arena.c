@@ -1,4 +1,7 @@
-/* tests/unit/test_arena.c — util/arena: alignment, big blocks, usage, dup, zero sizes. */
+/*
+ * tests/unit/test_arena.c — util/arena: alignment, big blocks, usage, dup, strndup,
+ * growing arrays, zero sizes.
+ */
 #include "support/cmocka_prelude.h"
 
 #include <stdlib.h>
@@ -156,6 +159,50 @@ zero_size_pointers_are_unique(void **state)
 }
 
 static void
+strndup_terminates(void **state)
+{
+	cf_arena   *a = cf_arena_new(4096);
+	char	   *s;
+
+	(void) state;
+	s = cf_arena_strndup(a, "hello, world", 5);
+	assert_string_equal(s, "hello");
+	s = cf_arena_strndup(a, "", 0);
+	assert_string_equal(s, "");
+	cf_arena_free(a);
+}
+
+static void
+grow_doubles_and_keeps_elements(void **state)
+{
+	cf_arena   *a = cf_arena_new(4096);
+	int		   *arr = NULL;
+	int		   *na;
+	size_t		n = 0,
+				cap = 0;
+
+	(void) state;
+	for (int i = 0; i < 100; i++)
+	{
+		na = cf_arena_grow(a, arr, n, &cap, sizeof(int));
+		assert_non_null(na);
+		if (n < 8 && arr != NULL)
+			assert_ptr_equal(na, arr);	/* room left: the same array */
+		arr = na;
+		arr[n++] = i;
+		assert_true(n <= cap);
+	}
+	assert_int_equal(cap, 128);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(arr[i], i);
+	/* a size that cannot be allocated fails without touching cap */
+	cap = n = SIZE_MAX / 2;
+	assert_null(cf_arena_grow(a, arr, n, &cap, sizeof(int)));
+	assert_int_equal(cap, SIZE_MAX / 2);
+	cf_arena_free(a);
+}
+
+static void
 impossible_request_fails_cleanly(void **state)
 {
 	cf_arena   *a = cf_arena_new(4096);
@@ -179,6 +226,8 @@ main(void)
 		cmocka_unit_test(big_requests_get_their_own_block),
 		cmocka_unit_test(usage_grows_and_covers_requests),
 		cmocka_unit_test(dup_copies),
+		cmocka_unit_test(strndup_terminates),
+		cmocka_unit_test(grow_doubles_and_keeps_elements),
 		cmocka_unit_test(zero_size_pointers_are_unique),
 		cmocka_unit_test(impossible_request_fails_cleanly),
 	};

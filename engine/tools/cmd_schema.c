@@ -58,6 +58,7 @@ cft_cmd_schema(int argc, char **argv)
 
 	cft_connopt_init(&co);
 	optind = 1;
+	opterr = 1;				/* getopt reports (another command may have silenced it) */
 	while ((c = getopt_long(argc, argv, "h:p:", opts, NULL)) != -1)
 	{
 		int			taken = cft_connopt_take(&co, c, optarg, "schema", stderr);

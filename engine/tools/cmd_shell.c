@@ -194,6 +194,7 @@ cft_cmd_shell(int argc, char **argv)
 
 	cft_connopt_init(&co);
 	optind = 1;
+	opterr = 1;				/* getopt reports (another command may have silenced it) */
 	while ((c = getopt_long(argc, argv, "h:p:k:u:P:f:B", opts, NULL)) != -1)
 	{
 		int			taken = cft_connopt_take(&co, c, optarg, "shell", stderr);

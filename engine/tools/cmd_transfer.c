@@ -59,6 +59,7 @@ parse(int argc, char **argv, bool export, xfer_opts *o, const char **cf, const c
 	cft_connopt_init(&o->conn);
 	o->batch = DEFAULT_BATCH;
 	optind = 1;
+	opterr = 1;				/* getopt reports (another command may have silenced it) */
 	while ((c = getopt_long(argc, argv, export ? "h:p:k:u:P:o:q" : "h:p:k:u:P:q", opts, NULL)) != -1)
 	{
 		int			taken = cft_connopt_take(&o->conn, c, optarg, name, stderr);

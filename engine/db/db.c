@@ -1870,7 +1870,20 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		}
 	}
 	if (s == NULL)
+	{
+		/* new segments come after every flushed position, whatever the clock says */
+		cf_commitlog_pos last = cf_cfstore_replay_position(db->system);
+
+		for (size_t i = 0; i < db->nstores; i++)
+		{
+			cf_commitlog_pos p = cf_cfstore_replay_position(db->stores[i].cf);
+
+			if (cf_commitlog_pos_cmp(p, last) > 0)
+				last = p;
+		}
+		cf_commitlog_start_after(db->log, last);
 		s = cf_commitlog_replay(db->log, replay_record, db, &rst);
+	}
 	if (s == NULL && repersist)
 	{
 		pthread_mutex_lock(&db->schema_mu);

@@ -380,6 +380,38 @@ enospc_during_flush(void **state)
 	cf_env_fault_free(env);
 }
 
+/*
+ * Segment ids come from the wall clock in milliseconds. Every segment retired and the
+ * db opened again within the same millisecond: the new segment must still come after
+ * every position an SSTable recorded as flushed, or replay takes the new records for
+ * flushed ones and an acknowledged write is lost after a crash.
+ */
+static void
+segment_ids_grow_past_flushed_positions(void **state)
+{
+	db_fixture *f = *state;
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+
+	cf_env_fault_set_time(env, 1800000000LL * 1000000);	/* the clock stands still */
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	add_schema(f->db);
+	OK(write_v(f->db, 1, 1, 1));
+	OK(cf_db_close(f->db));		/* flushed: SSTables record where in the log */
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	OK(cf_db_close(f->db));		/* its segments retired: the log directory is empty */
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	OK(write_v(f->db, 2, 2, 2));	/* acknowledged: synced to the log */
+	OK(cf_env_fault_crash(env));
+	cf_status_free(cf_db_abandon(f->db));
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	assert_int_equal(read_v(f->db, 1), 1);
+	assert_int_equal(read_v(f->db, 2), 2);
+	check_index_matches_rows(f->db, "after a crash in the same millisecond");
+	OK(cf_db_close(f->db));
+	f->db = NULL;
+	cf_env_fault_free(env);
+}
+
 /* ---- power loss with writers running ---- */
 
 #define WRITERS 4
@@ -529,6 +561,8 @@ main(void)
 										db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(enospc_during_flush, db_fixture_setup,
 										db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(segment_ids_grow_past_flushed_positions,
+										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(power_loss_batch, db_fixture_setup,
 										db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(power_loss_periodic, db_fixture_setup,

@@ -8,8 +8,12 @@
  * (compactions shared, removing a dropped CF's store exclusive — so a long compaction
  * never holds the barrier); the barrier (writes shared, memtable switches, truncation
  * and store removal exclusive); mu (the schema pointer, the store table, the builds).
+ * compact_mu (one compaction at a time) is taken inside drop_lock, never with the
+ * barrier or mu held.
  * No lock is held across a commit-log fsync except the barrier in shared mode, exactly
- * as Cassandra's switch lock, and a key-lock stripe.
+ * as Cassandra's switch lock, a key-lock stripe, and drop_lock in shared mode (a write
+ * holds it from its store lookups to its memtable switches; a schema change, its only
+ * exclusive holder, waits for the barrier anyway).
  *
  * The epoch counts the changes that invalidate a write prepared against an older
  * state: a schema published (an index may have appeared: a write prepared without it
@@ -378,6 +382,23 @@ switch_store(cf_db *db, cf_cfstore *cf)
 	return s;
 }
 
+/* The stores a write touches, each looked up once. */
+typedef struct write_store
+{
+	uint32_t	id;
+	cf_cfstore *cf;
+	bool		is_index;
+} write_store;
+
+static const write_store *
+write_store_of(const write_store *st, size_t n, uint32_t id)
+{
+	for (size_t j = 0; j < n; j++)
+		if (st[j].id == id)
+			return &st[j];
+	return NULL;
+}
+
 /*
  * Logs the mutations as one commit-log record (cf_mutation_batch_encode) and applies
  * every CF update of them to its store: index stores place a row by its key, the
@@ -385,6 +406,10 @@ switch_store(cf_db *db, cf_cfstore *cf)
  * them. With epoch set, nothing is logged if the db's epoch moved since the caller
  * read it: *stale is set and NULL returned, for the caller to start over. Switches
  * memtables that crossed a threshold.
+ *
+ * drop_lock (shared) is held throughout: no schema change can close a store between
+ * its lookup and its admit, apply or switch. A store already gone is refused before
+ * anything is logged.
  */
 static cf_status *
 write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *epoch,
@@ -394,9 +419,11 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 	cf_buf		tokens = CF_BUF_INIT;	/* each mutation's token, one after the other */
 	size_t		tok_at[16];
 	size_t	   *tok = nm <= 15 ? tok_at : malloc((nm + 1) * sizeof(*tok));
-	uint32_t	ids[64];
-	uint32_t   *idp = ids;
-	size_t		nids = 0;
+	uint32_t	ids_at[64];
+	uint32_t   *ids = ids_at;	/* for the record: each CF once */
+	write_store st_at[64];
+	write_store *st = st_at;
+	size_t		nst = 0;
 	size_t		total = 0;
 	cf_cfstore *due[64];
 	size_t		ndue = 0;
@@ -406,22 +433,34 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 		*stale = false;
 	for (size_t i = 0; i < nm; i++)
 		total += ms[i].n_cfs;
-	if (tok == NULL || (total > 64 && (idp = malloc(total * sizeof(*idp))) == NULL))
+	if (total > 64)
 	{
-		if (tok != tok_at)
-			free(tok);
-		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		ids = malloc(total * sizeof(*ids));
+		st = malloc(total * sizeof(*st));
 	}
-	/* the record names each CF once */
-	for (size_t i = 0; i < nm; i++)
-		for (size_t k = 0; k < ms[i].n_cfs; k++)
+	if (tok == NULL || ids == NULL || st == NULL)
+	{
+		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		goto out;
+	}
+	pthread_rwlock_rdlock(&db->drop_lock);
+	for (size_t i = 0; s == NULL && i < nm; i++)
+		for (size_t k = 0; s == NULL && k < ms[i].n_cfs; k++)
 		{
-			size_t		j = 0;
+			uint32_t	id = ms[i].cfs[k].cf_id;
 
-			while (j < nids && idp[j] != ms[i].cfs[k].cf_id)
-				j++;
-			if (j == nids)
-				idp[nids++] = ms[i].cfs[k].cf_id;
+			if (write_store_of(st, nst, id))
+				continue;
+			st[nst].id = ids[nst] = id;
+			st[nst].cf = store_lookup(db, id, &st[nst].is_index);
+			if (st[nst].cf == NULL && epoch && atomic_load(&db->epoch) != *epoch)
+			{
+				*stale = true;	/* dropped since the caller read the schema */
+				goto unlock;
+			}
+			if (st[nst].cf == NULL)
+				s = cf_status_make(CF_ERR_NOT_FOUND, "column family %u was dropped", id);
+			nst++;
 		}
 	/*
 	 * Tokens before the record is logged (a key the partitioner refuses must not reach
@@ -433,31 +472,16 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 
 		tok[i] = tokens.len;
 		for (size_t k = 0; k < ms[i].n_cfs && !base; k++)
-		{
-			bool		is_index;
-
-			base = store_lookup(db, ms[i].cfs[k].cf_id, &is_index) == NULL || !is_index;
-		}
+			base = !write_store_of(st, nst, ms[i].cfs[k].cf_id)->is_index;
 		if (base)
 			s = cf_partitioner_token(db->o.partitioner, ms[i].key, &tokens);
 	}
 	tok[nm] = tokens.len;
 	if (s == NULL)
 		s = cf_mutation_batch_encode(ms, nm, &rec);
-	/*
-	 * backpressure before the record is logged: a refused write leaves no trace.
-	 * drop_lock (shared) keeps a schema change from closing a store between its
-	 * lookup and its admit (the apply below is under the barrier).
-	 */
-	pthread_rwlock_rdlock(&db->drop_lock);
-	for (size_t i = 0; s == NULL && i < nids; i++)
-	{
-		cf_cfstore *cf = cfstore_by_id(db, idp[i]);
-
-		if (cf)
-			s = cf_cfstore_admit(cf);
-	}
-	pthread_rwlock_unlock(&db->drop_lock);
+	/* backpressure before the record is logged: a refused write leaves no trace */
+	for (size_t j = 0; s == NULL && j < nst; j++)
+		s = cf_cfstore_admit(st[j].cf);
 	if (s == NULL)
 	{
 		pthread_rwlock_rdlock(&db->barrier);
@@ -465,35 +489,28 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 		{
 			pthread_rwlock_unlock(&db->barrier);
 			*stale = true;
-			goto out;
+			goto unlock;
 		}
-		s = cf_commitlog_append(db->log, idp, nids, cf_slice_of(rec.data, rec.len), NULL);
+		s = cf_commitlog_append(db->log, ids, nst, cf_slice_of(rec.data, rec.len), NULL);
 		for (size_t i = 0; s == NULL && i < nm; i++)
 		{
 			for (size_t k = 0; s == NULL && k < ms[i].n_cfs; k++)
 			{
 				const cf_cf_update *u = &ms[i].cfs[k];
-				bool		is_index;
-				cf_cfstore *cf = store_lookup(db, u->cf_id, &is_index);
+				const write_store *w = write_store_of(st, nst, u->cf_id);
 				bool		switch_due = false;
-				cf_slice	t = is_index ? ms[i].key :
+				cf_slice	t = w->is_index ? ms[i].key :
 					cf_slice_of(tokens.data + tok[i], tok[i + 1] - tok[i]);
 
-				if (cf == NULL)
-				{
-					s = cf_status_make(CF_ERR_NOT_FOUND, "column family %u was dropped",
-									   u->cf_id);
-					break;
-				}
-				s = cf_cfstore_apply(cf, t, ms[i].key, u, &switch_due);
+				s = cf_cfstore_apply(w->cf, t, ms[i].key, u, &switch_due);
 				if (s == NULL && switch_due && ndue < 64)
 				{
 					size_t		j = 0;
 
-					while (j < ndue && due[j] != cf)
+					while (j < ndue && due[j] != w->cf)
 						j++;
 					if (j == ndue)
-						due[ndue++] = cf;
+						due[ndue++] = w->cf;
 				}
 			}
 		}
@@ -501,9 +518,13 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 	}
 	for (size_t i = 0; s == NULL && i < ndue; i++)
 		s = switch_store(db, due[i]);
+unlock:
+	pthread_rwlock_unlock(&db->drop_lock);
 out:
-	if (idp != ids)
-		free(idp);
+	if (ids != ids_at)
+		free(ids);
+	if (st != st_at)
+		free(st);
 	if (tok != tok_at)
 		free(tok);
 	cf_buf_free(&rec);
@@ -1870,7 +1891,20 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		}
 	}
 	if (s == NULL)
+	{
+		/* new segments come after every flushed position, whatever the clock says */
+		cf_commitlog_pos last = cf_cfstore_replay_position(db->system);
+
+		for (size_t i = 0; i < db->nstores; i++)
+		{
+			cf_commitlog_pos p = cf_cfstore_replay_position(db->stores[i].cf);
+
+			if (cf_commitlog_pos_cmp(p, last) > 0)
+				last = p;
+		}
+		cf_commitlog_start_after(db->log, last);
 		s = cf_commitlog_replay(db->log, replay_record, db, &rst);
+	}
 	if (s == NULL && repersist)
 	{
 		pthread_mutex_lock(&db->schema_mu);

@@ -153,10 +153,7 @@ unzstd(ZSTD_DCtx *dctx, const uint8_t *stored, size_t slen, uint8_t *dst, uint32
 	if (fcs != raw_len)
 		return cf_status_make(CF_ERR_CORRUPTION, "zstd block: frame size %llu, trailer says %" PRIu32,
 							  fcs, raw_len);
-	if (dctx)
-		got = ZSTD_decompressDCtx(dctx, dst, raw_len, stored, slen);
-	else
-		got = ZSTD_decompress(dst, raw_len, stored, slen);
+	got = ZSTD_decompressDCtx(dctx, dst, raw_len, stored, slen);
 	if (ZSTD_isError(got) || got != raw_len)
 	{
 		if (ZSTD_isError(got) && ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation)

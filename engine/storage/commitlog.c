@@ -684,6 +684,18 @@ out:
 	return s;
 }
 
+void
+cf_commitlog_start_after(cf_commitlog *log, cf_commitlog_pos pos)
+{
+	pthread_mutex_lock(&log->mu);
+	if (log->active == NULL && log->next_id <= pos.segment)
+	{
+		log->next_id = pos.segment + 1;
+		log->written_end = (cf_commitlog_pos) {log->next_id, 0};
+	}
+	pthread_mutex_unlock(&log->mu);
+}
+
 cf_commitlog_pos
 cf_commitlog_position(cf_commitlog *log)
 {

@@ -30,9 +30,10 @@
  *    damage anywhere else is CF_ERR_CORRUPTION. Replay truncates the torn tail and the
  *    log then starts a new segment, so older segments are always whole.
  *  - Segment ids grow across restarts: a new log starts at max(largest existing id + 1,
- *    the wall clock in milliseconds), as Cassandra does, so positions stored elsewhere
- *    (an SSTable's "flushed up to") stay ordered after every segment was deleted,
- *    unless the clock steps back past that.
+ *    the wall clock in milliseconds), as Cassandra does, and past every position the
+ *    owner says it stored elsewhere (cf_commitlog_start_after: an SSTable's "flushed up
+ *    to"), so those stay ordered after every segment was deleted, even when the log is
+ *    opened again within the same millisecond or the clock steps back.
  *
  * Thread safety: cf_commitlog_append, _position, _cf_flushed, _sync and _stats may be
  * called from any number of threads at once. cf_commitlog_replay must run alone, once,
@@ -162,6 +163,15 @@ cf_status  *cf_commitlog_open(const cf_commitlog_options *opts, cf_commitlog **o
  */
 cf_status  *cf_commitlog_replay(cf_commitlog *log, cf_commitlog_replay_fn fn, void *arg,
 								 cf_commitlog_replay_stats *stats);
+
+/*
+ * Makes every position the log hands out from now on come after pos: the first new
+ * segment's id is at least pos.segment + 1. For positions kept elsewhere (a flushed
+ * SSTable's) that may name a segment since deleted, whose id the clock could give out
+ * again; replay would then take the new records for flushed ones.
+ * REQUIRES: called before the first append, with no other call under way.
+ */
+void		cf_commitlog_start_after(cf_commitlog *log, cf_commitlog_pos pos);
 
 /*
  * Appends one record naming n CF ids (1 <= n <= 65535) with the payload, and returns

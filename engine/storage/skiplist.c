@@ -278,12 +278,14 @@ cf_skiplist_insert(cf_skiplist *list, const void *key)
 	return sl_link(list, prev, key);
 }
 
-const void *
-cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
-						   const void *(*make) (void *arg), void *arg, bool *inserted)
+/*
+ * The end of both find-or-insert calls: x is the first node >= key, prev its
+ * predecessors. Returns x's key if it equals key, else links what make builds.
+ */
+static const void *
+sl_found_or_made(cf_skiplist *list, cf_skiplist_node *x, cf_skiplist_node **prev,
+				 const void *key, const void *(*make) (void *arg), void *arg, bool *inserted)
 {
-	cf_skiplist_node *prev[SL_MAX_HEIGHT];
-	cf_skiplist_node *x = sl_find_ge(list, key, prev);
 	const void *made;
 
 	*inserted = false;
@@ -296,6 +298,16 @@ cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
 		return NULL;
 	*inserted = true;
 	return made;
+}
+
+const void *
+cf_skiplist_find_or_insert(cf_skiplist *list, const void *key,
+						   const void *(*make) (void *arg), void *arg, bool *inserted)
+{
+	cf_skiplist_node *prev[SL_MAX_HEIGHT];
+	cf_skiplist_node *x = sl_find_ge(list, key, prev);
+
+	return sl_found_or_made(list, x, prev, key, make, arg, inserted);
 }
 
 const void *
@@ -316,18 +328,8 @@ cf_skiplist_find_or_insert_hint(cf_skiplist *list, const cf_skiplist_hint *hint,
 {
 	cf_skiplist_node *prev[SL_MAX_HEIGHT];
 	cf_skiplist_node *x = sl_find_ge_from(list, key, hint->prev, prev);
-	const void *made;
 
-	*inserted = false;
-	if (x != NULL && list->cmp(list->ctx, x->key, key) == 0)
-		return x->key;
-	if ((made = make(arg)) == NULL)
-		return NULL;
-	assert(list->cmp(list->ctx, made, key) == 0);
-	if (!sl_link(list, prev, made))
-		return NULL;
-	*inserted = true;
-	return made;
+	return sl_found_or_made(list, x, prev, key, make, arg, inserted);
 }
 
 const void *

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -201,6 +202,30 @@ fill(cf_db *db, int *last, int64_t *ts, int n)
 	}
 }
 
+/*
+ * Writes random values to random rows until a write is refused or max were
+ * acknowledged; last[] and *acked follow every acknowledged write. Returns the refusal
+ * (NULL if none came).
+ */
+static cf_status *
+write_until_refused(cf_db *db, int *last, int64_t *ts, int max, int *acked)
+{
+	cf_status  *s = NULL;
+
+	while (s == NULL && *acked < max)
+	{
+		int			k = (int) rnd(NKEYS);
+		int			v = (int) rnd(NVALS);
+
+		if ((s = write_v(db, k, v, ++*ts)) == NULL)
+		{
+			last[k] = v;
+			++*acked;
+		}
+	}
+	return s;
+}
+
 static void
 expect_rows(cf_db *db, const int *last, const char *when)
 {
@@ -227,8 +252,7 @@ failed_fsync_in_batch_mode(void **state)
 	int			last[NKEYS];
 	int64_t		ts = 0;
 	int			acked = 0;
-	cf_status  *s = NULL;
-	int			failed_k = -1;
+	cf_status  *s;
 
 	rng = seed_of("failed fsync");
 	for (int k = 0; k < NKEYS; k++)
@@ -239,19 +263,8 @@ failed_fsync_in_batch_mode(void **state)
 	OK(cf_db_flush(f->db, KS, NULL));	/* some in SSTables, some only in the log */
 	fill(f->db, last, &ts, 50);
 	cf_env_fault_fail(env, CF_FAULT_SYNC, (int) rnd(20), EIO, 1);
-	while (s == NULL)
-	{
-		int			k = (int) rnd(NKEYS);
-		int			v = (int) rnd(NVALS);
-
-		if ((s = write_v(f->db, k, v, ++ts)) == NULL)
-		{
-			last[k] = v;
-			acked++;
-		}
-		else
-			failed_k = k;
-	}
+	s = write_until_refused(f->db, last, &ts, INT_MAX, &acked);
+	assert_non_null(s);
 	assert_int_equal(cf_status_code(s), CF_ERR_IO);
 	print_message("failed fsync: %d more writes acknowledged, then: %s\n", acked,
 				  cf_status_msg(s));
@@ -262,7 +275,6 @@ failed_fsync_in_batch_mode(void **state)
 	cf_status_free(cf_db_abandon(f->db));
 	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	expect_rows(f->db, last, "after a failed fsync");
-	(void) failed_k;
 	check_index_matches_rows(f->db, "after a failed fsync");
 	OK(cf_db_close(f->db));
 	f->db = NULL;
@@ -278,9 +290,7 @@ enospc_in_the_commit_log(void **state)
 	int			last[NKEYS];
 	int64_t		ts = 0;
 	int			acked = 0;
-	cf_status  *s = NULL;
-	int			failed_k = -1;
-	int			failed_v = -1;
+	cf_status  *s;
 
 	rng = seed_of("ENOSPC in the commit log");
 	for (int k = 0; k < NKEYS; k++)
@@ -289,22 +299,8 @@ enospc_in_the_commit_log(void **state)
 	add_schema(f->db);
 	fill(f->db, last, &ts, 100);
 	cf_env_fault_set_space(env, 20000 + rnd(20000));
-	while (s == NULL)
-	{
-		int			k = (int) rnd(NKEYS);
-		int			v = (int) rnd(NVALS);
-
-		if ((s = write_v(f->db, k, v, ++ts)) == NULL)
-		{
-			last[k] = v;
-			acked++;
-		}
-		else
-		{
-			failed_k = k;
-			failed_v = v;
-		}
-	}
+	s = write_until_refused(f->db, last, &ts, INT_MAX, &acked);
+	assert_non_null(s);			/* a write was refused */
 	assert_true(cf_status_code(s) == CF_ERR_NO_SPACE || cf_status_code(s) == CF_ERR_IO);
 	print_message("ENOSPC in the commit log: %d writes acknowledged, then: %s\n", acked,
 				  cf_status_msg(s));
@@ -315,7 +311,6 @@ enospc_in_the_commit_log(void **state)
 	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	/* the torn record of the failed write is cut off at replay: row and index alike */
 	expect_rows(f->db, last, "after ENOSPC in the commit log");
-	assert_true(failed_k >= 0 && failed_v >= 0);
 	check_index_matches_rows(f->db, "after ENOSPC in the commit log");
 	OK(cf_db_close(f->db));
 	f->db = NULL;
@@ -335,7 +330,7 @@ enospc_during_flush(void **state)
 	int			last[NKEYS];
 	int64_t		ts = 0;
 	int			acked = 0;
-	cf_status  *s = NULL;
+	cf_status  *s;
 
 	rng = seed_of("ENOSPC during flush");
 	for (int k = 0; k < NKEYS; k++)
@@ -344,17 +339,7 @@ enospc_during_flush(void **state)
 	add_schema(f->db);
 	fill(f->db, last, &ts, 30);
 	cf_env_fault_fail(env, CF_FAULT_OPEN_WRITE, 0, ENOSPC, -1);
-	while (s == NULL && acked < 100000)
-	{
-		int			k = (int) rnd(NKEYS);
-		int			v = (int) rnd(NVALS);
-
-		if ((s = write_v(f->db, k, v, ++ts)) == NULL)
-		{
-			last[k] = v;
-			acked++;
-		}
-	}
+	s = write_until_refused(f->db, last, &ts, 100000, &acked);
 	assert_non_null(s);
 	assert_int_equal(cf_status_code(s), CF_ERR_NO_SPACE);
 	assert_non_null(strstr(cf_status_msg(s), "flushing fails"));
@@ -375,6 +360,38 @@ enospc_during_flush(void **state)
 	OK(cf_db_compact(f->db, KS, "Rows", true));
 	expect_rows(f->db, last, "after the disk has room again");
 	check_index_matches_rows(f->db, "after the disk has room again");
+	OK(cf_db_close(f->db));
+	f->db = NULL;
+	cf_env_fault_free(env);
+}
+
+/*
+ * Segment ids come from the wall clock in milliseconds. Every segment retired and the
+ * db opened again within the same millisecond: the new segment must still come after
+ * every position an SSTable recorded as flushed, or replay takes the new records for
+ * flushed ones and an acknowledged write is lost after a crash.
+ */
+static void
+segment_ids_grow_past_flushed_positions(void **state)
+{
+	db_fixture *f = *state;
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+
+	cf_env_fault_set_time(env, 1800000000LL * 1000000);	/* the clock stands still */
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	add_schema(f->db);
+	OK(write_v(f->db, 1, 1, 1));
+	OK(cf_db_close(f->db));		/* flushed: SSTables record where in the log */
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	OK(cf_db_close(f->db));		/* its segments retired: the log directory is empty */
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	OK(write_v(f->db, 2, 2, 2));	/* acknowledged: synced to the log */
+	OK(cf_env_fault_crash(env));
+	cf_status_free(cf_db_abandon(f->db));
+	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	assert_int_equal(read_v(f->db, 1), 1);
+	assert_int_equal(read_v(f->db, 2), 2);
+	check_index_matches_rows(f->db, "after a crash in the same millisecond");
 	OK(cf_db_close(f->db));
 	f->db = NULL;
 	cf_env_fault_free(env);
@@ -529,6 +546,8 @@ main(void)
 										db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(enospc_during_flush, db_fixture_setup,
 										db_fixture_teardown),
+		cmocka_unit_test_setup_teardown(segment_ids_grow_past_flushed_positions,
+										db_fixture_setup, db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(power_loss_batch, db_fixture_setup,
 										db_fixture_teardown),
 		cmocka_unit_test_setup_teardown(power_loss_periodic, db_fixture_setup,

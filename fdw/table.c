@@ -24,7 +24,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "thrift/cassandra.h"
+#include "client/client.h"
 
 static const char *const role_names[] = {
 	[COLFAM_ROLE_NONE] = "none",

@@ -15,11 +15,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -862,6 +865,60 @@ garbage_replies_are_protocol_errors_and_reset(void **state)
 	cf_arena_free(a);
 	cfc_free(c);
 	fake_stop(f);
+}
+
+/*
+ * A reply frame too big for memory is CF_ERR_NO_MEMORY naming the host, not a crash
+ * (the message once read the host after the close had forgotten it). Run in a child
+ * whose address space is capped; not under ASan, which needs terabytes of it.
+ */
+static void
+a_reply_too_big_for_memory_is_no_memory(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	(void) state;
+	skip();
+#else
+	static const uint8_t big[] = {0x7f, 0xff, 0xff, 0x00, 'x'};	/* ~2 GiB announced */
+	fake	   *f = fake_start(canned_handler);
+	pid_t		pid;
+	int			wstatus = 0;
+
+	(void) state;
+	fake_push(f, (step) {.kind = ACT_RAW, .raw = big, .raw_len = sizeof(big)});
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+	{
+		struct rlimit rl = {(rlim_t) 1 << 30, (rlim_t) 1 << 30};
+		char		hosts[64];
+		cfc_options opt = {0};
+		cfc_conn   *c;
+		cf_arena   *a;
+		cf_slice	str;
+		cf_status  *s;
+		int			ok;
+
+		/* A crash must end the child, not return into cmocka's runner in it. */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		snprintf(hosts, sizeof(hosts), "127.0.0.1:%d", f->port);
+		opt.hosts = hosts;
+		opt.max_frame = INT32_MAX;
+		if (setrlimit(RLIMIT_AS, &rl) != 0 || cfc_new(&opt, &c) != NULL ||
+			(a = cf_arena_new(0)) == NULL)
+			_exit(2);
+		s = cfc_describe_version(c, a, &str);
+		ok = cf_status_code(s) == CF_ERR_NO_MEMORY &&
+			strstr(cf_status_msg(s), hosts) != NULL && cfc_host(c) == NULL;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	assert_true(WIFEXITED(wstatus));
+	assert_int_equal(WEXITSTATUS(wstatus), 0);
+	fake_stop(f);
+#endif
 }
 
 static void
@@ -1761,6 +1818,7 @@ main(void)
 		cmocka_unit_test(describe_and_session_wrappers),
 		cmocka_unit_test(declared_exceptions_map_to_codes),
 		cmocka_unit_test(garbage_replies_are_protocol_errors_and_reset),
+		cmocka_unit_test(a_reply_too_big_for_memory_is_no_memory),
 		cmocka_unit_test(requests_over_max_frame_are_not_sent),
 		cmocka_unit_test(a_silent_server_times_out),
 		cmocka_unit_test(connect_timeout_to_a_blackhole),

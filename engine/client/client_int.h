@@ -70,6 +70,24 @@ cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
 /* ---- in call.c ---- */
 
 /*
+ * The steps of one call, shared by cfc_roundtrip and the admin methods (admin.c):
+ *
+ * cfc_begin_call: closes the socket when the last call was abandoned (c->in_call still
+ * set: its reply is unread); a NULL *arena becomes a fresh scratch arena of c.
+ * cfc_begin_frame: starts c->wbuf as a frame (length placeholder); returns the next
+ * sequence id, for the CALL message the caller then appends.
+ * cfc_exchange: sends that frame (CF_ERR_TOO_LARGE and nothing sent when it exceeds
+ * max_frame) and receives the reply frame into arena; errors as cfc_recv_frame.
+ * cfc_bad_reply: a reply that did not decode (s, freed): CF_ERR_PROTOCOL naming method
+ * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step.
+ */
+cf_status  *cfc_begin_call(cfc_conn *c, cf_arena **arena);
+int32_t		cfc_begin_frame(cfc_conn *c);
+cf_status  *cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply,
+						 bool *lost);
+cf_status  *cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s);
+
+/*
  * One request and its reply on the connected socket: no retry, no reconnect. Used by
  * cfc_call and by connect (login, set_keyspace). Declared exceptions stay in res.
  */

@@ -177,11 +177,22 @@ cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena
 	return NULL;
 }
 
-/* Copies a NUL-terminated string into a slice (no copy). */
-static cf_slice
-str_slice(const char *s)
+void
+cfc_login_args(const char *username, const char *password, cf_t_string_pair cred[2],
+			   cf_t_args *args)
 {
-	return s ? cf_slice_str(s) : cf_slice_of("", 0);
+	cred[0] = (cf_t_string_pair) {cf_slice_str("username"), cfc_str_slice(username)};
+	cred[1] = (cf_t_string_pair) {cf_slice_str("password"), cfc_str_slice(password)};
+	memset(args, 0, sizeof(*args));
+	args->auth_request.credentials = cred;
+	args->auth_request.n_credentials = password ? 2 : 1;
+}
+
+void
+cfc_wipe_frame(cfc_conn *c)
+{
+	if (c->wbuf.data != NULL)
+		explicit_bzero(c->wbuf.data, c->wbuf.len);
 }
 
 cf_status *
@@ -196,19 +207,13 @@ cfc_session_setup(cfc_conn *c, bool *lost)
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	if (c->username != NULL)
 	{
-		cf_t_string_pair cred[2] = {
-			{cf_slice_str("username"), str_slice(c->username)},
-			{cf_slice_str("password"), str_slice(c->password)},
-		};
+		cf_t_string_pair cred[2];
 
-		memset(&args, 0, sizeof(args));
-		args.auth_request.credentials = cred;
-		args.auth_request.n_credentials = c->password ? 2 : 1;
+		cfc_login_args(c->username, c->password, cred, &args);
 		s = cfc_roundtrip(c, CF_T_M_LOGIN, &args, c->scratch, &res, lost);
 		if (s == NULL)
 			s = cfc_exception_status(c, CF_T_M_LOGIN, 0, &res);
-		if (c->wbuf.data != NULL)
-			explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
+		cfc_wipe_frame(c);		/* the frame held the password */
 	}
 	if (s == NULL && c->keyspace != NULL)
 	{

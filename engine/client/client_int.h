@@ -98,6 +98,20 @@ cf_status  *cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args,
 cf_status  *cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,
 								 const cf_t_result *res);
 
+/* A C string as a slice over it (no copy); NULL is the empty slice. */
+static inline cf_slice
+cfc_str_slice(const char *s)
+{
+	return s ? cf_slice_str(s) : cf_slice_of("", 0);
+}
+
+/* login's arguments: cred holds username and, when not NULL, password. */
+void		cfc_login_args(const char *username, const char *password,
+						   cf_t_string_pair cred[2], cf_t_args *args);
+
+/* Zeroes the frame last sent (after a login: it held the password). */
+void		cfc_wipe_frame(cfc_conn *c);
+
 /* login and set_keyspace on a fresh connection; closes it on failure. */
 cf_status  *cfc_session_setup(cfc_conn *c, bool *lost);
 

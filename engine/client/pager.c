@@ -285,6 +285,12 @@ cfc_column_pager_next(cfc_column_pager *p, const cf_t_cosc **items, size_t *n_ou
 }
 
 void
+cfc_column_pager_set_page_size(cfc_column_pager *p, int32_t page_size)
+{
+	p->page_size = clamp_page(page_size);
+}
+
+void
 cfc_column_pager_free(cfc_column_pager *p)
 {
 	if (p == NULL)
@@ -506,6 +512,12 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 	*rows = got + skip;
 	*n_out = fresh;
 	return NULL;
+}
+
+void
+cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size)
+{
+	p->page_size = clamp_page(page_size);
 }
 
 void

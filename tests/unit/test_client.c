@@ -1616,6 +1616,81 @@ column_pager_pages_names_and_resumes_after_errors(void **state)
 	fake_stop(f);
 }
 
+/*
+ * A column pager whose page size changes after the first page (a LIMIT's size first,
+ * then a fetch size): the first page has first columns, the later ones at most later
+ * (some exactly later), and nothing is lost or repeated.
+ */
+static void
+check_column_pager_resized(cfc_conn *c, cf_t_slice_predicate pred, int32_t first,
+						   int32_t later)
+{
+	cf_t_column_parent parent = {S("Wide"), false, {0}};
+	cfc_column_pager *p;
+	int			want[ROW_N];
+	int			seen[ROW_N];
+	size_t		nw = sim_slice(&pred, want);
+	size_t		total = 0;
+	size_t		biggest = 0;
+	int			pages = 0;
+
+	expect_ok(cfc_column_pager_new(c, S("row"), &parent, &pred, first, 0, &p));
+	for (;; pages++)
+	{
+		const cf_t_cosc *items;
+		size_t		n;
+
+		expect_ok(cfc_column_pager_next(p, &items, &n));
+		if (n == 0)
+			break;
+		if (pages == 0)
+		{
+			assert_int_equal(n, first);
+			cfc_column_pager_set_page_size(p, later);
+		}
+		else
+		{
+			assert_true(n <= (size_t) later);
+			biggest = n > biggest ? n : biggest;
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			assert_true(total < ROW_N);
+			seen[total++] = atoi((const char *) items[i].column.name.p + 1) / 3;
+		}
+	}
+	cfc_column_pager_free(p);
+	assert_int_equal(biggest, later);
+	assert_int_equal(total, nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+}
+
+static void
+column_pager_page_size_can_change(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_slice_predicate all = {false, NULL, 0, true, {{0}, {0}, false, INT32_MAX}};
+	cf_slice	names[40];
+	char		buf[40][16];
+	cf_t_slice_predicate byname = {.has_column_names = true, .column_names = names,
+	.n_column_names = 40};
+
+	(void) state;
+	check_column_pager_resized(c, all, 3, 10);
+	check_column_pager_resized(c, all, 30, 7);
+	all.slice_range.reversed = true;
+	check_column_pager_resized(c, all, 1, 25);
+	for (int i = 0; i < 40; i++)
+	{
+		snprintf(buf[i], sizeof(buf[i]), "n%03d", 3 * i);	/* all exist */
+		names[i] = S(buf[i]);
+	}
+	check_column_pager_resized(c, byname, 5, 12);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /* Runs a range pager to the end: key indices seen; the calls it made. */
 static size_t
 run_range_pager(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t page,
@@ -1671,6 +1746,73 @@ check_range_pager(cfc_conn *c, fake *f, cf_t_key_range range, int32_t page)
 	if (ns != nw || memcmp(want, seen, nw * sizeof(int)) != 0)
 		fail_msg("page %d, %s range: %zu rows paged, %zu expected", (int) page,
 				 range.has_start_token ? "token" : "key", ns, nw);
+}
+
+/* As check_column_pager_resized, for a range pager. */
+static void
+check_range_pager_resized(cfc_conn *c, cf_t_key_range range, int32_t first, int32_t later)
+{
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cfc_range_pager *p;
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	cf_t_key_range sim = range;
+	size_t		nw;
+	size_t		total = 0;
+	size_t		biggest = 0;
+	int			pages = 0;
+
+	if (!sim.has_start_token)
+		sim.has_start_key = sim.has_end_key = true;
+	nw = sim_range(&sim, want);
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, first, 0, &p));
+	for (;; pages++)
+	{
+		const cf_t_key_slice *rows;
+		size_t		n;
+
+		expect_ok(cfc_range_pager_next(p, &rows, &n));
+		if (n == 0)
+			break;
+		if (pages == 0)
+		{
+			assert_int_equal(n, first);
+			cfc_range_pager_set_page_size(p, later);
+		}
+		else
+		{
+			assert_true(n <= (size_t) later);
+			biggest = n > biggest ? n : biggest;
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			assert_true(total < KEYS_N);
+			seen[total++] = atoi((const char *) rows[i].key.p + 3);
+		}
+	}
+	cfc_range_pager_free(p);
+	assert_int_equal(biggest, later);
+	assert_int_equal(total, nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+}
+
+static void
+range_pager_page_size_can_change(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_key_range keyr = {.count = INT32_MAX};
+	cf_t_key_range tokr = {.count = INT32_MAX, .has_start_token = true,
+	.has_end_token = true};
+
+	(void) state;
+	check_range_pager_resized(c, keyr, 2, 20);
+	check_range_pager_resized(c, keyr, 20, 3);
+	check_range_pager_resized(c, tokr, 1, 10);
+	check_range_pager_resized(c, tokr, 10, 4);
+	cfc_free(c);
+	fake_stop(f);
 }
 
 /* The text form of key i's token. */
@@ -1830,7 +1972,9 @@ main(void)
 		cmocka_unit_test(an_abandoned_call_resets_the_connection),
 		cmocka_unit_test(column_pager_pages_a_wide_row),
 		cmocka_unit_test(column_pager_pages_names_and_resumes_after_errors),
+		cmocka_unit_test(column_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_pages_keys_and_tokens),
+		cmocka_unit_test(range_pager_page_size_can_change),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

@@ -31,12 +31,8 @@ cfc_login(cfc_conn *c, const char *username, const char *password)
 		free(u);
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	}
-	if (c->username)
-		explicit_bzero(c->username, strlen(c->username));
-	if (c->password)
-		explicit_bzero(c->password, strlen(c->password));
-	free(c->username);
-	free(c->password);
+	cfc_free_secret(c->username);
+	cfc_free_secret(c->password);
 	c->username = u;
 	c->password = p;
 	return NULL;

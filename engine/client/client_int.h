@@ -51,6 +51,9 @@ struct cfc_conn
 
 /* ---- in conn.c ---- */
 
+/* Zeroes and frees a stored credential; NULL is ignored. */
+void		cfc_free_secret(char *s);
+
 /* Closes the socket, drops buffered bytes; the next call reconnects. */
 void		cfc_close_socket(cfc_conn *c);
 

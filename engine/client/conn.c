@@ -206,8 +206,8 @@ cfc_new(const cfc_options *opt, cfc_conn **out)
 	return NULL;
 }
 
-static void
-free_secret(char *s)
+void
+cfc_free_secret(char *s)
 {
 	if (s != NULL)
 	{
@@ -229,8 +229,8 @@ cfc_free(cfc_conn *c)
 	}
 	free(c->hosts);
 	free(c->keyspace);
-	free_secret(c->username);
-	free_secret(c->password);
+	cfc_free_secret(c->username);
+	cfc_free_secret(c->password);
 	cf_buf_free(&c->wbuf);
 	cf_arena_free(c->scratch);
 	free(c);

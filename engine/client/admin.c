@@ -3,12 +3,11 @@
  * cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats (client.h).
  *
  * One attempt each, no failover resend: a flush or a compaction lost mid-flight may
- * be running still, and resending it elsewhere would act on another node. The frame
- * handling is call.c's (send, receive into the arena, close on garbage).
+ * be running still, and resending it elsewhere would act on another node. The steps
+ * of a call are call.c's (frame, send, receive into the arena, close on garbage).
  */
 #include "client/client_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,59 +18,30 @@ admin_call(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
 		   cf_ta_result *res)
 {
 	const char *name = cf_ta_method_name(m);
-	char		what[64];
-	const uint8_t *payload = NULL;
-	size_t		len = 0;
 	int32_t		seqid;
+	cf_slice	reply;
 	bool		lost;
 	cf_t_limits lim = cf_t_limits_default();
 	cf_status  *s;
 
 	memset(res, 0, sizeof(*res));
-	if (c->in_call)
-		cfc_close_socket(c);	/* the last call was abandoned: its reply is unread */
-	if (arena == NULL)
-	{
-		cf_arena_free(c->scratch);
-		if ((c->scratch = cf_arena_new(4096)) == NULL)
-			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		arena = c->scratch;
-	}
-	if ((s = cfc_connect(c)) != NULL)
+	if ((s = cfc_begin_call(c, &arena)) != NULL)
 		return s;
-	seqid = c->seqid = c->seqid == INT32_MAX ? 1 : c->seqid + 1;
-	cf_buf_reset(&c->wbuf);
-	cf_buf_put_u32(&c->wbuf, 0);
-	if ((s = cf_ta_write_call(&c->wbuf, m, seqid, args)) != NULL ||
-		(s = cf_buf_status(&c->wbuf)) != NULL)
-		return cf_status_wrap(s, "encoding %s", name);
-	if (c->wbuf.len - 4 > c->max_frame)
-		return cf_status_make(CF_ERR_TOO_LARGE, "%s: the request is %zu bytes, over "
-							  "max_frame (%zu bytes)", name, c->wbuf.len - 4, c->max_frame);
-	cf_buf_patch_u32(&c->wbuf, 0, (uint32_t) (c->wbuf.len - 4));
-
 	c->in_call = true;
-	snprintf(what, sizeof(what), "sending %s to", name);
-	s = cfc_send_frame(c, what, &lost);
-	snprintf(what, sizeof(what), "reading the reply to %s from", name);
-	if (s == NULL)
-		s = cfc_recv_frame(c, what, arena, &payload, &len, &lost);
+	if ((s = cfc_connect(c)) == NULL)
+	{
+		seqid = cfc_begin_frame(c);
+		if ((s = cf_ta_write_call(&c->wbuf, m, seqid, args)) != NULL)
+			s = cf_status_wrap(s, "encoding %s", name);
+		else
+			s = cfc_exchange(c, name, arena, &reply, &lost);
+	}
 	c->in_call = false;
 	if (s != NULL)
 		return s;
 	lim.max_string = c->max_frame;
-	s = cf_ta_read_reply(cf_slice_of(payload, len), m, seqid, &lim, arena, res);
-	if (s != NULL)
-	{
-		cf_status  *w = cf_status_make(cf_status_code(s) == CF_ERR_NO_MEMORY ?
-									   CF_ERR_NO_MEMORY : CF_ERR_PROTOCOL,
-									   "%s: bad reply from %s: %s", name,
-									   c->hosts[c->host].desc, cf_status_msg(s));
-
-		cf_status_free(s);
-		cfc_close_socket(c);
-		return w;
-	}
+	if ((s = cf_ta_read_reply(reply, m, seqid, &lim, arena, res)) != NULL)
+		return cfc_bad_reply(c, name, s);
 	if (res->has_ire)
 		return cf_status_make(CF_ERR_INVALID, "%s: invalid request: %.*s", name,
 							  (int) (res->ire.why.len > 512 ? 512 : res->ire.why.len),

@@ -7,32 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cf_slice
-cstr(const char *s)
-{
-	return s ? cf_slice_str(s) : cf_slice_of("", 0);
-}
-
 cf_status *
 cfc_login(cfc_conn *c, const char *username, const char *password)
 {
-	cf_t_args	args = {0};
+	cf_t_args	args;
 	cf_t_result res;
-	cf_t_string_pair cred[2] = {
-		{cf_slice_str("username"), cstr(username)},
-		{cf_slice_str("password"), cstr(password)},
-	};
+	cf_t_string_pair cred[2];
 	char	   *u;
 	char	   *p = NULL;
 	cf_status  *s;
 
 	if (username == NULL)
 		return cf_status_make(CF_ERR_INVALID, "login: no username given");
-	args.auth_request.credentials = cred;
-	args.auth_request.n_credentials = password ? 2 : 1;
+	cfc_login_args(username, password, cred, &args);
 	s = cfc_call(c, CF_T_M_LOGIN, &args, NULL, &res);
-	if (c->wbuf.data != NULL)
-		explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
+	cfc_wipe_frame(c);			/* the frame held the password */
 	if (s != NULL)
 		return s;
 	/* Logged in: every reconnect logs in as this user from now on. */
@@ -42,12 +31,8 @@ cfc_login(cfc_conn *c, const char *username, const char *password)
 		free(u);
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	}
-	if (c->username)
-		explicit_bzero(c->username, strlen(c->username));
-	if (c->password)
-		explicit_bzero(c->password, strlen(c->password));
-	free(c->username);
-	free(c->password);
+	cfc_free_secret(c->username);
+	cfc_free_secret(c->password);
 	c->username = u;
 	c->password = p;
 	return NULL;
@@ -251,7 +236,7 @@ cfc_truncate(cfc_conn *c, const char *cfname)
 	cf_t_args	args = {0};
 	cf_t_result res;
 
-	args.cfname = cstr(cfname);
+	args.cfname = cfc_str_slice(cfname);
 	return cfc_call(c, CF_T_M_TRUNCATE, &args, NULL, &res);
 }
 
@@ -339,7 +324,7 @@ cfc_describe_ring(cfc_conn *c, const char *keyspace, cf_arena *arena,
 	cf_t_result res;
 	cf_status  *s;
 
-	args.keyspace = cstr(keyspace);
+	args.keyspace = cfc_str_slice(keyspace);
 	if ((s = cfc_call(c, CF_T_M_DESCRIBE_RING, &args, arena, &res)) == NULL)
 	{
 		*out = res.token_ranges;
@@ -355,7 +340,7 @@ cfc_describe_keyspace(cfc_conn *c, const char *keyspace, cf_arena *arena, cf_t_k
 	cf_t_result res;
 	cf_status  *s;
 
-	args.keyspace = cstr(keyspace);
+	args.keyspace = cfc_str_slice(keyspace);
 	if ((s = cfc_call(c, CF_T_M_DESCRIBE_KEYSPACE, &args, arena, &res)) == NULL)
 		*out = res.ks_def;
 	return s;
@@ -370,9 +355,9 @@ cfc_describe_splits(cfc_conn *c, const char *cfname, const char *start_token,
 	cf_t_result res;
 	cf_status  *s;
 
-	args.cfname = cstr(cfname);
-	args.start_token = cstr(start_token);
-	args.end_token = cstr(end_token);
+	args.cfname = cfc_str_slice(cfname);
+	args.start_token = cfc_str_slice(start_token);
+	args.end_token = cfc_str_slice(end_token);
 	args.keys_per_split = keys_per_split;
 	if ((s = cfc_call(c, CF_T_M_DESCRIBE_SPLITS, &args, arena, &res)) == NULL)
 	{
@@ -408,7 +393,7 @@ cfc_system_drop_column_family(cfc_conn *c, const char *cfname, cf_arena *arena,
 {
 	cf_t_args	args = {0};
 
-	args.cfname = cstr(cfname);
+	args.cfname = cfc_str_slice(cfname);
 	return string_call(c, CF_T_M_SYSTEM_DROP_COLUMN_FAMILY, &args, arena, schema_id);
 }
 
@@ -438,6 +423,6 @@ cfc_system_drop_keyspace(cfc_conn *c, const char *keyspace, cf_arena *arena,
 {
 	cf_t_args	args = {0};
 
-	args.keyspace = cstr(keyspace);
+	args.keyspace = cfc_str_slice(keyspace);
 	return string_call(c, CF_T_M_SYSTEM_DROP_KEYSPACE, &args, arena, schema_id);
 }

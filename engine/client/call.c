@@ -94,59 +94,105 @@ cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl, const cf_t_re
 }
 
 cf_status *
-cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
-			  cf_t_result *res, bool *lost)
+cfc_begin_call(cfc_conn *c, cf_arena **arena)
 {
-	const char *name = cf_t_method_name(m);
+	if (c->in_call)
+		cfc_close_socket(c);	/* the last call was abandoned (longjmp): reply unread */
+	if (*arena == NULL)
+	{
+		cf_arena_free(c->scratch);
+		if ((c->scratch = cf_arena_new(4096)) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		*arena = c->scratch;
+	}
+	return NULL;
+}
+
+int32_t
+cfc_begin_frame(cfc_conn *c)
+{
+	c->seqid = c->seqid == INT32_MAX ? 1 : c->seqid + 1;
+	cf_buf_reset(&c->wbuf);
+	cf_buf_put_u32(&c->wbuf, 0);	/* the frame length, patched by cfc_exchange */
+	return c->seqid;
+}
+
+cf_status *
+cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bool *lost)
+{
 	char		what[64];
 	const uint8_t *payload = NULL;
 	size_t		len = 0;
-	int32_t		seqid;
-	cf_t_limits lim = cf_t_limits_default();
 	cf_status  *s;
 
 	*lost = false;
-	memset(res, 0, sizeof(*res));
-	seqid = c->seqid = c->seqid == INT32_MAX ? 1 : c->seqid + 1;
-	cf_buf_reset(&c->wbuf);
-	cf_buf_put_u32(&c->wbuf, 0);
-	if ((s = cf_t_write_call(&c->wbuf, m, seqid, args)) != NULL ||
-		(s = cf_buf_status(&c->wbuf)) != NULL)
-		return cf_status_wrap(s, "encoding %s", name);
 	if (c->wbuf.len - 4 > c->max_frame)
 		return cf_status_make(CF_ERR_TOO_LARGE, "%s: the request is %zu bytes, over "
-							  "max_frame (%zu bytes); send less per call (fewer keys or "
-							  "mutations)", name, c->wbuf.len - 4, c->max_frame);
+							  "max_frame (%zu bytes); send less per call (fewer keys, "
+							  "mutations or names)", name, c->wbuf.len - 4, c->max_frame);
 	cf_buf_patch_u32(&c->wbuf, 0, (uint32_t) (c->wbuf.len - 4));
-
 	snprintf(what, sizeof(what), "sending %s to", name);
 	if ((s = cfc_send_frame(c, what, lost)) != NULL)
 		return s;
 	snprintf(what, sizeof(what), "reading the reply to %s from", name);
 	if ((s = cfc_recv_frame(c, what, arena, &payload, &len, lost)) != NULL)
 		return s;
-	lim.max_string = c->max_frame;
-	s = cf_t_read_reply(cf_slice_of(payload, len), m, seqid, &lim, arena, res);
-	if (s != NULL)
-	{
-		/* Garbage, a TApplicationException, a stray seqid: start afresh next time. */
-		cf_code		code = cf_status_code(s) == CF_ERR_NO_MEMORY ? CF_ERR_NO_MEMORY
-			: CF_ERR_PROTOCOL;
-		cf_status  *w = cf_status_make(code, "%s: bad reply from %s: %s", name,
-									   c->hosts[c->host].desc, cf_status_msg(s));
-
-		cf_status_free(s);
-		cfc_close_socket(c);
-		return w;
-	}
+	*reply = cf_slice_of(payload, len);
 	return NULL;
 }
 
-/* Copies a NUL-terminated string into a slice (no copy). */
-static cf_slice
-str_slice(const char *s)
+cf_status *
+cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s)
 {
-	return s ? cf_slice_str(s) : cf_slice_of("", 0);
+	cf_code		code = cf_status_code(s) == CF_ERR_NO_MEMORY ? CF_ERR_NO_MEMORY
+		: CF_ERR_PROTOCOL;
+	cf_status  *w = cf_status_make(code, "%s: bad reply from %s: %s", name,
+								   c->hosts[c->host].desc, cf_status_msg(s));
+
+	cf_status_free(s);
+	cfc_close_socket(c);
+	return w;
+}
+
+cf_status *
+cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+			  cf_t_result *res, bool *lost)
+{
+	const char *name = cf_t_method_name(m);
+	int32_t		seqid = cfc_begin_frame(c);
+	cf_slice	reply;
+	cf_t_limits lim = cf_t_limits_default();
+	cf_status  *s;
+
+	*lost = false;
+	memset(res, 0, sizeof(*res));
+	if ((s = cf_t_write_call(&c->wbuf, m, seqid, args)) != NULL)
+		return cf_status_wrap(s, "encoding %s", name);
+	if ((s = cfc_exchange(c, name, arena, &reply, lost)) != NULL)
+		return s;
+	lim.max_string = c->max_frame;
+	/* Garbage, a TApplicationException, a stray seqid: start afresh next time. */
+	if ((s = cf_t_read_reply(reply, m, seqid, &lim, arena, res)) != NULL)
+		return cfc_bad_reply(c, name, s);
+	return NULL;
+}
+
+void
+cfc_login_args(const char *username, const char *password, cf_t_string_pair cred[2],
+			   cf_t_args *args)
+{
+	cred[0] = (cf_t_string_pair) {cf_slice_str("username"), cfc_str_slice(username)};
+	cred[1] = (cf_t_string_pair) {cf_slice_str("password"), cfc_str_slice(password)};
+	memset(args, 0, sizeof(*args));
+	args->auth_request.credentials = cred;
+	args->auth_request.n_credentials = password ? 2 : 1;
+}
+
+void
+cfc_wipe_frame(cfc_conn *c)
+{
+	if (c->wbuf.data != NULL)
+		explicit_bzero(c->wbuf.data, c->wbuf.len);
 }
 
 cf_status *
@@ -161,19 +207,13 @@ cfc_session_setup(cfc_conn *c, bool *lost)
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	if (c->username != NULL)
 	{
-		cf_t_string_pair cred[2] = {
-			{cf_slice_str("username"), str_slice(c->username)},
-			{cf_slice_str("password"), str_slice(c->password)},
-		};
+		cf_t_string_pair cred[2];
 
-		memset(&args, 0, sizeof(args));
-		args.auth_request.credentials = cred;
-		args.auth_request.n_credentials = c->password ? 2 : 1;
+		cfc_login_args(c->username, c->password, cred, &args);
 		s = cfc_roundtrip(c, CF_T_M_LOGIN, &args, c->scratch, &res, lost);
 		if (s == NULL)
 			s = cfc_exception_status(c, CF_T_M_LOGIN, 0, &res);
-		if (c->wbuf.data != NULL)
-			explicit_bzero(c->wbuf.data, c->wbuf.len);	/* the frame held the password */
+		cfc_wipe_frame(c);		/* the frame held the password */
 	}
 	if (s == NULL && c->keyspace != NULL)
 	{
@@ -217,15 +257,8 @@ cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 
 	if (cf_t_method_name(m) == NULL)
 		return cf_status_make(CF_ERR_INVALID, "cfc_call: no method %d", (int) m);
-	if (c->in_call)
-		cfc_close_socket(c);	/* the last call was abandoned (longjmp): reply unread */
-	if (arena == NULL)
-	{
-		cf_arena_free(c->scratch);
-		if ((c->scratch = cf_arena_new(4096)) == NULL)
-			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		arena = c->scratch;
-	}
+	if ((s = cfc_begin_call(c, &arena)) != NULL)
+		return s;
 	c->in_call = true;
 	for (attempt = 1;; attempt++)
 	{

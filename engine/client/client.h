@@ -245,6 +245,12 @@ cf_status  *cfc_column_pager_new(cfc_conn *c, cf_slice key,
 								 int cl, cfc_column_pager **out);
 cf_status  *cfc_column_pager_next(cfc_column_pager *p, const cf_t_cosc **items,
 								  size_t *n_out);
+/*
+ * Sets the page size of the pages still to come (clamped as by _new: at least 1); the
+ * total and the position are unchanged. E.g. a first page the size of a LIMIT, later
+ * pages of a fetch size.
+ */
+void		cfc_column_pager_set_page_size(cfc_column_pager *p, int32_t page_size);
 void		cfc_column_pager_free(cfc_column_pager *p);
 
 /*
@@ -270,6 +276,8 @@ cf_status  *cfc_range_pager_new(cfc_conn *c, const cf_t_column_parent *parent,
 								cfc_range_pager **out);
 cf_status  *cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows,
 								 size_t *n_out);
+/* As cfc_column_pager_set_page_size. */
+void		cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size);
 void		cfc_range_pager_free(cfc_range_pager *p);
 
 /*

@@ -51,6 +51,9 @@ struct cfc_conn
 
 /* ---- in conn.c ---- */
 
+/* Zeroes and frees a stored credential; NULL is ignored. */
+void		cfc_free_secret(char *s);
+
 /* Closes the socket, drops buffered bytes; the next call reconnects. */
 void		cfc_close_socket(cfc_conn *c);
 
@@ -70,6 +73,24 @@ cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
 /* ---- in call.c ---- */
 
 /*
+ * The steps of one call, shared by cfc_roundtrip and the admin methods (admin.c):
+ *
+ * cfc_begin_call: closes the socket when the last call was abandoned (c->in_call still
+ * set: its reply is unread); a NULL *arena becomes a fresh scratch arena of c.
+ * cfc_begin_frame: starts c->wbuf as a frame (length placeholder); returns the next
+ * sequence id, for the CALL message the caller then appends.
+ * cfc_exchange: sends that frame (CF_ERR_TOO_LARGE and nothing sent when it exceeds
+ * max_frame) and receives the reply frame into arena; errors as cfc_recv_frame.
+ * cfc_bad_reply: a reply that did not decode (s, freed): CF_ERR_PROTOCOL naming method
+ * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step.
+ */
+cf_status  *cfc_begin_call(cfc_conn *c, cf_arena **arena);
+int32_t		cfc_begin_frame(cfc_conn *c);
+cf_status  *cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply,
+						 bool *lost);
+cf_status  *cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s);
+
+/*
  * One request and its reply on the connected socket: no retry, no reconnect. Used by
  * cfc_call and by connect (login, set_keyspace). Declared exceptions stay in res.
  */
@@ -79,6 +100,20 @@ cf_status  *cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args,
 /* The status for res->exception of method m sent at level cl (NULL when none). */
 cf_status  *cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,
 								 const cf_t_result *res);
+
+/* A C string as a slice over it (no copy); NULL is the empty slice. */
+static inline cf_slice
+cfc_str_slice(const char *s)
+{
+	return s ? cf_slice_str(s) : cf_slice_of("", 0);
+}
+
+/* login's arguments: cred holds username and, when not NULL, password. */
+void		cfc_login_args(const char *username, const char *password,
+						   cf_t_string_pair cred[2], cf_t_args *args);
+
+/* Zeroes the frame last sent (after a login: it held the password). */
+void		cfc_wipe_frame(cfc_conn *c);
 
 /* login and set_keyspace on a fresh connection; closes it on failure. */
 cf_status  *cfc_session_setup(cfc_conn *c, bool *lost);

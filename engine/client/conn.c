@@ -206,8 +206,8 @@ cfc_new(const cfc_options *opt, cfc_conn **out)
 	return NULL;
 }
 
-static void
-free_secret(char *s)
+void
+cfc_free_secret(char *s)
 {
 	if (s != NULL)
 	{
@@ -229,8 +229,8 @@ cfc_free(cfc_conn *c)
 	}
 	free(c->hosts);
 	free(c->keyspace);
-	free_secret(c->username);
-	free_secret(c->password);
+	cfc_free_secret(c->username);
+	cfc_free_secret(c->password);
 	cf_buf_free(&c->wbuf);
 	cf_arena_free(c->scratch);
 	free(c);
@@ -561,9 +561,11 @@ cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena, const uint8_t **p
 	p = cf_arena_alloc(arena, n);
 	if (p == NULL)
 	{
+		/* Made before the close, which forgets the host. */
+		s = cf_status_make(CF_ERR_NO_MEMORY, "%s %s: out of memory for a %u-byte reply",
+						   what, c->hosts[c->host].desc, n);
 		cfc_close_socket(c);	/* the frame is unread: the stream is out of step */
-		return cf_status_make(CF_ERR_NO_MEMORY, "%s %s: out of memory for a %u-byte reply",
-							  what, c->hosts[c->host].desc, n);
+		return s;
 	}
 	if ((s = recv_exact(c, p, n, what, lost)) != NULL)
 		return s;

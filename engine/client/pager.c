@@ -102,6 +102,55 @@ new_page(cf_arena **page)
 	return *page ? NULL : cf_status_make(CF_ERR_NO_MEMORY, "out of memory for a page");
 }
 
+/* Where a scan is: what both pagers track from page to page. */
+typedef struct progress
+{
+	bool		started;		/* a page came back: continue from last */
+	bool		done;
+	int64_t		remaining;		/* items still wanted */
+	cf_buf		last;			/* the name or key of the last item returned */
+} progress;
+
+/* The count to ask for: a page, or what is still wanted, plus extra repeated items. */
+static int64_t
+page_want(const progress *pg, int32_t page_size, int extra)
+{
+	return (pg->remaining < page_size ? pg->remaining : page_size) + extra;
+}
+
+/*
+ * Takes a reply of n items (size bytes each; name_of gives an item's name or key) that
+ * came back for count want: drops the first when it repeats the last item returned,
+ * caps at what is still wanted, remembers the new last item, and ends the scan on a
+ * short or empty page. The fresh items are items[*skip .. *skip + *fresh).
+ */
+static cf_status *
+take_page(progress *pg, const char *method, int64_t want, const void *items, size_t n,
+		  size_t size, cf_slice (*name_of) (const void *item), size_t *skip,
+		  size_t *fresh)
+{
+	const char *base = items;
+
+	if ((int64_t) n > want)
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: %zu items came back for count %d",
+							  method, n, (int) want);
+	*skip = pg->started && n > 0 && cf_slice_eq(name_of(base), buf_slice(&pg->last));
+	*fresh = n - *skip;
+	if ((int64_t) *fresh > pg->remaining)
+		*fresh = (size_t) pg->remaining;
+	if (*fresh > 0)
+	{
+		set_buf(&pg->last, name_of(base + (*skip + *fresh - 1) * size));
+		if (!cf_buf_ok(&pg->last))
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		pg->remaining -= (int64_t) *fresh;
+		pg->started = true;
+	}
+	if ((int64_t) n < want || pg->remaining == 0 || *fresh == 0)
+		pg->done = true;
+	return NULL;
+}
+
 /* ---------------------------------------------------------------- column pager */
 
 struct cfc_column_pager
@@ -114,16 +163,15 @@ struct cfc_column_pager
 	cf_t_slice_predicate pred;
 	int32_t		page_size;
 	int			cl;
-	bool		started;		/* a page came back: continue from last */
-	bool		done;
-	int64_t		remaining;		/* slice range: columns still wanted */
-	cf_buf		last;			/* slice range: the last name returned */
+	progress	pg;				/* slice range; names use only pg.done */
 	size_t		next_name;		/* names: the first name of the next page */
 };
 
 static cf_slice
-cosc_name(const cf_t_cosc *c)
+cosc_name(const void *item)
 {
+	const cf_t_cosc *c = item;
+
 	return c->has_super_column ? c->super_column.name : c->column.name;
 }
 
@@ -152,12 +200,13 @@ cfc_column_pager_new(cfc_conn *c, cf_slice key, const cf_t_column_parent *parent
 	keep_predicate(&k, pred, &p->pred);
 	p->page_size = clamp_page(page_size);
 	p->cl = cl;
-	cf_buf_init(&p->last, 0);
+	cf_buf_init(&p->pg.last, 0);
 	if (p->pred.has_column_names)
 		p->pred.has_slice_range = false;	/* column_names wins, as on the server */
 	else
-		p->remaining = p->pred.slice_range.count > 0 ? p->pred.slice_range.count : 0;
-	p->done = p->pred.has_column_names ? p->pred.n_column_names == 0 : p->remaining == 0;
+		p->pg.remaining = p->pred.slice_range.count > 0 ? p->pred.slice_range.count : 0;
+	p->pg.done = p->pred.has_column_names ? p->pred.n_column_names == 0
+		: p->pg.remaining == 0;
 	if (k.oom)
 	{
 		cfc_column_pager_free(p);
@@ -196,7 +245,7 @@ column_names_page(cfc_column_pager *p, const cf_t_cosc **items, size_t *n_out)
 			return NULL;
 		}
 	}
-	p->done = true;
+	p->pg.done = true;
 	return NULL;
 }
 
@@ -207,7 +256,7 @@ cfc_column_pager_next(cfc_column_pager *p, const cf_t_cosc **items, size_t *n_ou
 	int64_t		want;
 	cf_t_cosc  *got;
 	size_t		n;
-	size_t		skip = 0;
+	size_t		skip;
 	size_t		fresh;
 	cf_status  *s;
 
@@ -215,39 +264,30 @@ cfc_column_pager_next(cfc_column_pager *p, const cf_t_cosc **items, size_t *n_ou
 	*n_out = 0;
 	if ((s = new_page(&p->page)) != NULL)
 		return s;
-	if (p->done)
+	if (p->pg.done)
 		return NULL;
 	if (p->pred.has_column_names)
 		return column_names_page(p, items, n_out);
 
-	want = (p->remaining < p->page_size ? p->remaining : p->page_size) + p->started;
+	want = page_want(&p->pg, p->page_size, p->pg.started);
 	pred.slice_range.count = (int32_t) want;
-	if (p->started)
-		pred.slice_range.start = buf_slice(&p->last);
+	if (p->pg.started)
+		pred.slice_range.start = buf_slice(&p->pg.last);
 	s = cfc_get_slice(p->c, p->key, &p->parent, &pred, p->cl, p->page, &got, &n);
 	if (s != NULL)
 		return s;				/* nothing changed: next() asks again */
-	if ((int64_t) n > want)
-		return cf_status_make(CF_ERR_PROTOCOL, "get_slice: %zu columns came back for "
-							  "count %d", n, (int) want);
-	if (p->started && n > 0 && cf_slice_eq(cosc_name(&got[0]), buf_slice(&p->last)))
-		skip = 1;
-	fresh = n - skip;
-	if ((int64_t) fresh > p->remaining)
-		fresh = (size_t) p->remaining;
-	if (fresh > 0)
-	{
-		set_buf(&p->last, cosc_name(&got[skip + fresh - 1]));
-		if (!cf_buf_ok(&p->last))
-			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		p->remaining -= (int64_t) fresh;
-		p->started = true;
-	}
-	if ((int64_t) n < want || p->remaining == 0 || fresh == 0)
-		p->done = true;
+	if ((s = take_page(&p->pg, "get_slice", want, got, n, sizeof(*got), cosc_name, &skip,
+					   &fresh)) != NULL)
+		return s;
 	*items = got + skip;
 	*n_out = fresh;
 	return NULL;
+}
+
+void
+cfc_column_pager_set_page_size(cfc_column_pager *p, int32_t page_size)
+{
+	p->page_size = clamp_page(page_size);
 }
 
 void
@@ -257,7 +297,7 @@ cfc_column_pager_free(cfc_column_pager *p)
 		return;
 	cf_arena_free(p->keep);
 	cf_arena_free(p->page);
-	cf_buf_free(&p->last);
+	cf_buf_free(&p->pg.last);
 	free(p);
 }
 
@@ -335,10 +375,7 @@ struct cfc_range_pager
 	bool		by_token;
 	int32_t		page_size;
 	int			cl;
-	bool		started;
-	bool		done;
-	int64_t		remaining;
-	cf_buf		last;			/* the last key returned */
+	progress	pg;				/* pg.last: the last key returned */
 	cf_buf		partitioner;	/* describe_partitioner's answer, once asked */
 	cf_buf		token;			/* the token text of last */
 };
@@ -385,9 +422,9 @@ cfc_range_pager_new(cfc_conn *c, const cf_t_column_parent *parent,
 	}
 	p->page_size = clamp_page(page_size);
 	p->cl = cl;
-	p->remaining = range->count > 0 ? range->count : 0;
-	p->done = p->remaining == 0;
-	cf_buf_init(&p->last, 0);
+	p->pg.remaining = range->count > 0 ? range->count : 0;
+	p->pg.done = p->pg.remaining == 0;
+	cf_buf_init(&p->pg.last, 0);
 	cf_buf_init(&p->partitioner, 0);
 	cf_buf_init(&p->token, 0);
 	if (k.oom)
@@ -416,7 +453,13 @@ last_token(cfc_range_pager *p)
 			return s;
 	}
 	cf_buf_reset(&p->token);
-	return cfc_token_string(buf_slice(&p->partitioner), buf_slice(&p->last), &p->token);
+	return cfc_token_string(buf_slice(&p->partitioner), buf_slice(&p->pg.last), &p->token);
+}
+
+static cf_slice
+key_slice_key(const void *item)
+{
+	return ((const cf_t_key_slice *) item)->key;
 }
 
 cf_status *
@@ -427,7 +470,7 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 	int			extra = 0;
 	cf_t_key_slice *got;
 	size_t		n;
-	size_t		skip = 0;
+	size_t		skip;
 	size_t		fresh;
 	cf_status  *s;
 
@@ -435,55 +478,46 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 	*n_out = 0;
 	if ((s = new_page(&p->page)) != NULL)
 		return s;
-	if (p->done)
+	if (p->pg.done)
 		return NULL;
-	if (p->started && p->by_token)
+	if (p->pg.started && p->by_token)
 	{
 		if ((s = last_token(p)) != NULL)
 			return s;
 		/* (end, end] would be the whole ring again: the range is exhausted. */
 		if (cf_slice_eq(buf_slice(&p->token), p->range.end_token))
 		{
-			p->done = true;
+			p->pg.done = true;
 			return NULL;
 		}
 		range.start_token = buf_slice(&p->token);
 	}
-	else if (p->started)
+	else if (p->pg.started)
 	{
-		range.start_key = buf_slice(&p->last);
+		range.start_key = buf_slice(&p->pg.last);
 		extra = 1;
 	}
-	want = (p->remaining < p->page_size ? p->remaining : p->page_size) + extra;
+	want = page_want(&p->pg, p->page_size, extra);
 	range.count = (int32_t) want;
 	s = cfc_get_range_slices(p->c, &p->parent, &p->pred, &range, p->cl, p->page, &got, &n);
 	if (s != NULL)
 		return s;
-	if ((int64_t) n > want)
-		return cf_status_make(CF_ERR_PROTOCOL, "get_range_slices: %zu rows came back for "
-							  "count %d", n, (int) want);
-	if (p->started && n > 0 && cf_slice_eq(got[0].key, buf_slice(&p->last)))
-		skip = 1;
-	fresh = n - skip;
-	if ((int64_t) fresh > p->remaining)
-		fresh = (size_t) p->remaining;
-	if (fresh > 0)
-	{
-		set_buf(&p->last, got[skip + fresh - 1].key);
-		if (!cf_buf_ok(&p->last))
-			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		p->remaining -= (int64_t) fresh;
-		p->started = true;
-	}
-	if ((int64_t) n < want || p->remaining == 0 || fresh == 0)
-		p->done = true;
+	if ((s = take_page(&p->pg, "get_range_slices", want, got, n, sizeof(*got),
+					   key_slice_key, &skip, &fresh)) != NULL)
+		return s;
 	/* A key range ends at its end key, which is inclusive: nothing can follow it. */
 	if (!p->by_token && p->range.end_key.len > 0 && fresh > 0 &&
-		cf_slice_eq(buf_slice(&p->last), p->range.end_key))
-		p->done = true;
+		cf_slice_eq(buf_slice(&p->pg.last), p->range.end_key))
+		p->pg.done = true;
 	*rows = got + skip;
 	*n_out = fresh;
 	return NULL;
+}
+
+void
+cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size)
+{
+	p->page_size = clamp_page(page_size);
 }
 
 void
@@ -493,7 +527,7 @@ cfc_range_pager_free(cfc_range_pager *p)
 		return;
 	cf_arena_free(p->keep);
 	cf_arena_free(p->page);
-	cf_buf_free(&p->last);
+	cf_buf_free(&p->pg.last);
 	cf_buf_free(&p->partitioner);
 	cf_buf_free(&p->token);
 	free(p);

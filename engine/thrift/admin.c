@@ -1,7 +1,8 @@
 /*
  * thrift/admin.c — see admin.h. The admin methods' structs as tstruct tables, and
  * the message-level codec, shaped as cassandra.c's (header, one args or result
- * struct) but kept apart so the 0.7 IDL's tables stay exactly the 0.7 IDL.
+ * struct) but kept apart so the 0.7 IDL's tables stay exactly the 0.7 IDL. A reply's
+ * header (TApplicationException, name and seqid checks) is read by cassandra.c.
  */
 #include "thrift/admin.h"
 
@@ -56,21 +57,6 @@ static const cf_ts_field ire_f[] = {
 };
 STRUCT(st_ire, "InvalidRequestException", cf_ta_ire, ire_f);
 static const cf_ts_type t_ire = {.kind = CF_TS_STRUCT, .st = &st_ire};
-
-/* TApplicationException {1: string message, 2: i32 type}, both optional. */
-typedef struct app_exception
-{
-	bool		has_message;
-	cf_slice	message;
-	bool		has_type;
-	int32_t		type;
-} app_exception;
-
-static const cf_ts_field app_exception_f[] = {
-	OPT(1, app_exception, message, t_string),
-	OPT(2, app_exception, type, t_i32),
-};
-STRUCT(st_app_exception, "TApplicationException", app_exception, app_exception_f);
 
 /* ---- methods ---- */
 
@@ -203,7 +189,6 @@ cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid, const cf_t_limits 
 				 cf_arena *arena, cf_ta_result *res)
 {
 	const method_desc *md = method_of(m);
-	cf_t_message_header h;
 	cf_tb_dec	d;
 	cf_rd		r;
 	cf_status  *s;
@@ -212,29 +197,9 @@ cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid, const cf_t_limits 
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
 	cf_rd_init(&r, msg.p, msg.len);
-	if ((s = cf_t_read_message_header(&r, &h)) != NULL)
-		return cf_status_wrap(s, "%s reply", md->name);
+	if ((s = cf_t_read_reply_header(&r, md->name, seqid, lim, arena)) != NULL)
+		return s;
 	dec_init(&d, &r, lim, arena);
-	if (h.type == CF_T_EXCEPTION)
-	{
-		app_exception e;
-
-		cf_ts_read_struct(&d, &st_app_exception, &e);
-		if ((s = cf_tb_dec_status(&d, "TApplicationException")) != NULL)
-			return cf_status_wrap(s, "%s", md->name);
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: server error: %.*s (type %d)",
-							  md->name, (int) e.message.len, (const char *) e.message.p,
-							  (int) e.type);
-	}
-	if (h.type != CF_T_REPLY)
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: message type %d where a reply is expected",
-							  md->name, (int) h.type);
-	if (!cf_slice_eq(h.name, cf_slice_str(md->name)))
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply is for method '%.*s'",
-							  md->name, (int) h.name.len, (const char *) h.name.p);
-	if (h.seqid != seqid)
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: reply has sequence id %d, expected %d",
-							  md->name, (int) h.seqid, (int) seqid);
 	cf_ts_read_struct(&d, md->result, res);
 	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
 		return cf_status_wrap(s, "%s", md->name);

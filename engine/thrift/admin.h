@@ -23,7 +23,8 @@
  *
  * The codec is that of thrift/cassandra.h (the same tbinary/tstruct primitives, the
  * same limits, zero-copy decode into a caller's arena, strict message headers) and
- * reuses its message header and TApplicationException writers.
+ * reuses its message header and TApplicationException writers and its reply-header
+ * reader.
  *
  * Thread safety: no global mutable state.
  */

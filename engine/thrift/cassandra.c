@@ -652,11 +652,37 @@ read_result(cf_tb_dec *d, const method_desc *md, cf_t_result *res, bool *got)
 }
 
 cf_status *
+cf_t_read_reply_header(cf_rd *r, const char *method, int32_t seqid,
+					   const cf_t_limits *lim, cf_arena *arena)
+{
+	cf_t_message_header h;
+	cf_tb_dec	d;
+	cf_status  *s;
+
+	if ((s = cf_t_read_message_header(r, &h)) != NULL)
+		return cf_status_wrap(s, "%s reply", method);
+	if (h.type == CF_T_EXCEPTION)
+	{
+		dec_init(&d, r, lim, arena);
+		return read_app_exception(&d, method);
+	}
+	if (h.type != CF_T_REPLY)
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: message type %d where a reply is expected",
+							  method, (int) h.type);
+	if (!cf_slice_eq(h.name, cf_slice_str(method)))
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply is for method '%.*s'",
+							  method, (int) h.name.len, (const char *) h.name.p);
+	if (h.seqid != seqid)
+		return cf_status_make(CF_ERR_PROTOCOL, "%s: reply has sequence id %d, expected %d",
+							  method, (int) h.seqid, (int) seqid);
+	return NULL;
+}
+
+cf_status *
 cf_t_read_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *lim,
 				cf_arena *arena, cf_t_result *res)
 {
 	const method_desc *md = method_of(m);
-	cf_t_message_header h;
 	cf_tb_dec	d;
 	cf_rd		r;
 	cf_status  *s;
@@ -666,20 +692,9 @@ cf_t_read_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *l
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no method %d", (int) m);
 	cf_rd_init(&r, msg.p, msg.len);
-	if ((s = cf_t_read_message_header(&r, &h)) != NULL)
-		return cf_status_wrap(s, "%s reply", md->name);
+	if ((s = cf_t_read_reply_header(&r, md->name, seqid, lim, arena)) != NULL)
+		return s;
 	dec_init(&d, &r, lim, arena);
-	if (h.type == CF_T_EXCEPTION)
-		return read_app_exception(&d, md->name);
-	if (h.type != CF_T_REPLY)
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: message type %d where a reply is expected",
-							  md->name, (int) h.type);
-	if (!cf_slice_eq(h.name, cf_slice_str(md->name)))
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply is for method '%.*s'",
-							  md->name, (int) h.name.len, (const char *) h.name.p);
-	if (h.seqid != seqid)
-		return cf_status_make(CF_ERR_PROTOCOL, "%s: reply has sequence id %d, expected %d",
-							  md->name, (int) h.seqid, (int) seqid);
 	read_result(&d, md, res, &got);
 	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
 		return cf_status_wrap(s, "%s", md->name);

@@ -509,6 +509,16 @@ cf_status  *cf_t_write_call(cf_buf *out, cf_t_method m, int32_t seqid,
 cf_status  *cf_t_read_reply(cf_slice msg, cf_t_method m, int32_t seqid,
 							const cf_t_limits *lim, cf_arena *arena, cf_t_result *res);
 
+/*
+ * Client side. Reads the header of a reply to method (r at the start of the message)
+ * and leaves r at the result struct: an EXCEPTION message is CF_ERR_PROTOCOL carrying
+ * the TApplicationException's message and type (decoded under lim into arena); another
+ * message type, method name or sequence id than a REPLY to method with seqid is
+ * CF_ERR_PROTOCOL. What cf_t_read_reply and thrift/admin.c's cf_ta_read_reply share.
+ */
+cf_status  *cf_t_read_reply_header(cf_rd *r, const char *method, int32_t seqid,
+								   const cf_t_limits *lim, cf_arena *arena);
+
 /* Standalone struct codecs (tests, export/import, the tool's schema loader). */
 void		cf_t_write_ks_def(cf_buf *out, const cf_t_ks_def *v);
 cf_status  *cf_t_read_ks_def(cf_rd *r, const cf_t_limits *lim, cf_arena *arena,

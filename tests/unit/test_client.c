@@ -15,11 +15,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -864,6 +867,60 @@ garbage_replies_are_protocol_errors_and_reset(void **state)
 	fake_stop(f);
 }
 
+/*
+ * A reply frame too big for memory is CF_ERR_NO_MEMORY naming the host, not a crash
+ * (the message once read the host after the close had forgotten it). Run in a child
+ * whose address space is capped; not under ASan, which needs terabytes of it.
+ */
+static void
+a_reply_too_big_for_memory_is_no_memory(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	(void) state;
+	skip();
+#else
+	static const uint8_t big[] = {0x7f, 0xff, 0xff, 0x00, 'x'};	/* ~2 GiB announced */
+	fake	   *f = fake_start(canned_handler);
+	pid_t		pid;
+	int			wstatus = 0;
+
+	(void) state;
+	fake_push(f, (step) {.kind = ACT_RAW, .raw = big, .raw_len = sizeof(big)});
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+	{
+		struct rlimit rl = {(rlim_t) 1 << 30, (rlim_t) 1 << 30};
+		char		hosts[64];
+		cfc_options opt = {0};
+		cfc_conn   *c;
+		cf_arena   *a;
+		cf_slice	str;
+		cf_status  *s;
+		int			ok;
+
+		/* A crash must end the child, not return into cmocka's runner in it. */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		snprintf(hosts, sizeof(hosts), "127.0.0.1:%d", f->port);
+		opt.hosts = hosts;
+		opt.max_frame = INT32_MAX;
+		if (setrlimit(RLIMIT_AS, &rl) != 0 || cfc_new(&opt, &c) != NULL ||
+			(a = cf_arena_new(0)) == NULL)
+			_exit(2);
+		s = cfc_describe_version(c, a, &str);
+		ok = cf_status_code(s) == CF_ERR_NO_MEMORY &&
+			strstr(cf_status_msg(s), hosts) != NULL && cfc_host(c) == NULL;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+	assert_true(WIFEXITED(wstatus));
+	assert_int_equal(WEXITSTATUS(wstatus), 0);
+	fake_stop(f);
+#endif
+}
+
 static void
 requests_over_max_frame_are_not_sent(void **state)
 {
@@ -1559,6 +1616,81 @@ column_pager_pages_names_and_resumes_after_errors(void **state)
 	fake_stop(f);
 }
 
+/*
+ * A column pager whose page size changes after the first page (a LIMIT's size first,
+ * then a fetch size): the first page has first columns, the later ones at most later
+ * (some exactly later), and nothing is lost or repeated.
+ */
+static void
+check_column_pager_resized(cfc_conn *c, cf_t_slice_predicate pred, int32_t first,
+						   int32_t later)
+{
+	cf_t_column_parent parent = {S("Wide"), false, {0}};
+	cfc_column_pager *p;
+	int			want[ROW_N];
+	int			seen[ROW_N];
+	size_t		nw = sim_slice(&pred, want);
+	size_t		total = 0;
+	size_t		biggest = 0;
+	int			pages = 0;
+
+	expect_ok(cfc_column_pager_new(c, S("row"), &parent, &pred, first, 0, &p));
+	for (;; pages++)
+	{
+		const cf_t_cosc *items;
+		size_t		n;
+
+		expect_ok(cfc_column_pager_next(p, &items, &n));
+		if (n == 0)
+			break;
+		if (pages == 0)
+		{
+			assert_int_equal(n, first);
+			cfc_column_pager_set_page_size(p, later);
+		}
+		else
+		{
+			assert_true(n <= (size_t) later);
+			biggest = n > biggest ? n : biggest;
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			assert_true(total < ROW_N);
+			seen[total++] = atoi((const char *) items[i].column.name.p + 1) / 3;
+		}
+	}
+	cfc_column_pager_free(p);
+	assert_int_equal(biggest, later);
+	assert_int_equal(total, nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+}
+
+static void
+column_pager_page_size_can_change(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_slice_predicate all = {false, NULL, 0, true, {{0}, {0}, false, INT32_MAX}};
+	cf_slice	names[40];
+	char		buf[40][16];
+	cf_t_slice_predicate byname = {.has_column_names = true, .column_names = names,
+	.n_column_names = 40};
+
+	(void) state;
+	check_column_pager_resized(c, all, 3, 10);
+	check_column_pager_resized(c, all, 30, 7);
+	all.slice_range.reversed = true;
+	check_column_pager_resized(c, all, 1, 25);
+	for (int i = 0; i < 40; i++)
+	{
+		snprintf(buf[i], sizeof(buf[i]), "n%03d", 3 * i);	/* all exist */
+		names[i] = S(buf[i]);
+	}
+	check_column_pager_resized(c, byname, 5, 12);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /* Runs a range pager to the end: key indices seen; the calls it made. */
 static size_t
 run_range_pager(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t page,
@@ -1614,6 +1746,73 @@ check_range_pager(cfc_conn *c, fake *f, cf_t_key_range range, int32_t page)
 	if (ns != nw || memcmp(want, seen, nw * sizeof(int)) != 0)
 		fail_msg("page %d, %s range: %zu rows paged, %zu expected", (int) page,
 				 range.has_start_token ? "token" : "key", ns, nw);
+}
+
+/* As check_column_pager_resized, for a range pager. */
+static void
+check_range_pager_resized(cfc_conn *c, cf_t_key_range range, int32_t first, int32_t later)
+{
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cfc_range_pager *p;
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	cf_t_key_range sim = range;
+	size_t		nw;
+	size_t		total = 0;
+	size_t		biggest = 0;
+	int			pages = 0;
+
+	if (!sim.has_start_token)
+		sim.has_start_key = sim.has_end_key = true;
+	nw = sim_range(&sim, want);
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, first, 0, &p));
+	for (;; pages++)
+	{
+		const cf_t_key_slice *rows;
+		size_t		n;
+
+		expect_ok(cfc_range_pager_next(p, &rows, &n));
+		if (n == 0)
+			break;
+		if (pages == 0)
+		{
+			assert_int_equal(n, first);
+			cfc_range_pager_set_page_size(p, later);
+		}
+		else
+		{
+			assert_true(n <= (size_t) later);
+			biggest = n > biggest ? n : biggest;
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			assert_true(total < KEYS_N);
+			seen[total++] = atoi((const char *) rows[i].key.p + 3);
+		}
+	}
+	cfc_range_pager_free(p);
+	assert_int_equal(biggest, later);
+	assert_int_equal(total, nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+}
+
+static void
+range_pager_page_size_can_change(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_key_range keyr = {.count = INT32_MAX};
+	cf_t_key_range tokr = {.count = INT32_MAX, .has_start_token = true,
+	.has_end_token = true};
+
+	(void) state;
+	check_range_pager_resized(c, keyr, 2, 20);
+	check_range_pager_resized(c, keyr, 20, 3);
+	check_range_pager_resized(c, tokr, 1, 10);
+	check_range_pager_resized(c, tokr, 10, 4);
+	cfc_free(c);
+	fake_stop(f);
 }
 
 /* The text form of key i's token. */
@@ -1761,6 +1960,7 @@ main(void)
 		cmocka_unit_test(describe_and_session_wrappers),
 		cmocka_unit_test(declared_exceptions_map_to_codes),
 		cmocka_unit_test(garbage_replies_are_protocol_errors_and_reset),
+		cmocka_unit_test(a_reply_too_big_for_memory_is_no_memory),
 		cmocka_unit_test(requests_over_max_frame_are_not_sent),
 		cmocka_unit_test(a_silent_server_times_out),
 		cmocka_unit_test(connect_timeout_to_a_blackhole),
@@ -1772,7 +1972,9 @@ main(void)
 		cmocka_unit_test(an_abandoned_call_resets_the_connection),
 		cmocka_unit_test(column_pager_pages_a_wide_row),
 		cmocka_unit_test(column_pager_pages_names_and_resumes_after_errors),
+		cmocka_unit_test(column_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_pages_keys_and_tokens),
+		cmocka_unit_test(range_pager_page_size_can_change),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

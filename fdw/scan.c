@@ -568,6 +568,8 @@ next_items(ColfamScanState *s)
 		if (s->cpager != NULL)
 		{
 			check(s, cfc_column_pager_next(s->cpager, &items, &n), "reading");
+			/* a LIMIT sized the first page; the pages after it are fetch_size */
+			cfc_column_pager_set_page_size(s->cpager, s->spec->fetch_size);
 			if (n > 0 && s->skip_name.len > 0 &&
 				cf_slice_eq(cosc_name(&items[0]), cf_slice_of(s->skip_name.data, s->skip_name.len)))
 			{
@@ -670,6 +672,7 @@ next_items(ColfamScanState *s)
 			const cf_t_key_slice *rows;
 
 			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
+			cfc_range_pager_set_page_size(s->rpager, s->spec->fetch_size);
 			if (n == 0)
 				return NI_END;
 			s->rows = rows;

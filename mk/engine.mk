@@ -102,7 +102,7 @@ $(O)/tests/%: $(O)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
 # over the tests' object rule above.
 BENCH_SRCS = $(wildcard tests/bench/*.c)
 BENCHES = $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
-BENCH_CFLAGS = -std=gnu11 $(OPT) $(WARN) -pthread -D_GNU_SOURCE -Iengine
+BENCH_CFLAGS = -std=gnu11 $(OPT) $(WARN) -pthread -D_GNU_SOURCE -Iengine -Itests/unit
 BENCH_LIBS = -lleveldb
 
 .PHONY: benches
@@ -112,7 +112,8 @@ $(O)/obj/tests/bench/%.o: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
 
-$(O)/bench/%: $(O)/obj/tests/bench/%.o $(LIB)
+# Benchmarks share the tests' socket helpers (tests/unit/support/sockio).
+$(O)/bench/%: $(O)/obj/tests/bench/%.o $(O)/obj/tests/unit/support/sockio.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(OPT) -o $@ $^ $(BENCH_LIBS) $(ENGINE_LIBS) $(LINK_LIBS)
 

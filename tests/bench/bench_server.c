@@ -32,6 +32,8 @@
 #include "server/server.h"
 #include "util/log.h"
 
+#include "support/sockio.h"
+
 static atomic_int phase;		/* 0 warm-up, 1 counting, 2 stop */
 
 typedef struct client
@@ -63,25 +65,6 @@ now_us(void)
 	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static bool
-io_all(int fd, void *p, size_t n, bool rd)
-{
-	uint8_t    *b = p;
-
-	while (n)
-	{
-		ssize_t		r = rd ? recv(fd, b, n, 0) : send(fd, b, n, MSG_NOSIGNAL);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		b += r;
-		n -= (size_t) r;
-	}
-	return true;
-}
-
 static void *
 client_main(void *arg)
 {
@@ -109,8 +92,8 @@ client_main(void *arg)
 	{
 		int64_t		t0 = now_us();
 
-		if (!io_all(fd, req, fl * (size_t) c->depth, false) ||
-			!io_all(fd, rep, fl * (size_t) c->depth, true) ||
+		if (!test_send_all(fd, req, fl * (size_t) c->depth) ||
+			!test_recv_all(fd, rep, fl * (size_t) c->depth) ||
 			memcmp(req, rep, fl * (size_t) c->depth) != 0)
 		{
 			c->failed = 1;

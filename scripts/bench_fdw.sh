@@ -64,15 +64,37 @@ die() { log "error: $*"; exit 1; }
 for v in ROWS COLS VSIZE ENTRIES AUTHORS CLIENTS SECS SCANS ROUNDS FETCH; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
 done
-command -v pgbench >/dev/null 2>&1 || die "pgbench not found; run scripts/deps.sh bench"
+[[ -x $("${PG_CONFIG:-pg_config}" --bindir)/pgbench ]] || die "pgbench not found; run scripts/deps.sh bench"
 
 BIN=$ROOT/build/release/bin
 harness_init
-log "building colfamd, colfam and colfam_fdw; installing the extension"
-${MAKE:-make} -s engine >/dev/null || die "build failed"
-harness_install_extension || die "could not install colfam_fdw"
-SO=$("${PG_CONFIG:-pg_config}" --pkglibdir)/colfam_fdw.so
-SO_SUM=$(md5sum <"$SO")
+log "building colfamd, colfam and colfam_fdw"
+${MAKE:-make} -s -j"$(nproc)" all >/dev/null || die "build failed"
+
+# Both PostgreSQL servers run from a private overlay of the installation: its programs
+# copied (PostgreSQL finds its lib and share directories from its own path), the rest
+# linked, and this tree's colfam_fdw in it. The bench thus measures this tree's build,
+# whatever else installs colfam_fdw into the system meanwhile, and installs nothing.
+pg_overlay() {          # → prints the overlay's bindir
+  local pgc=${PG_CONFIG:-pg_config} bindir libdir sharedir o=$H_TMP/pginst f
+  bindir=$("$pgc" --bindir) libdir=$("$pgc" --pkglibdir) sharedir=$("$pgc" --sharedir)
+  mkdir -p "$o$bindir" "$o$libdir" "$o$sharedir/extension"
+  cp -a "$bindir/." "$o$bindir/"
+  for f in "$libdir"/*; do
+    [[ $(basename "$f") == colfam_fdw* ]] || ln -s "$f" "$o$libdir/"
+  done
+  for f in "$sharedir"/*; do
+    [[ $(basename "$f") == extension ]] || ln -s "$f" "$o$sharedir/"
+  done
+  for f in "$sharedir"/extension/*; do
+    [[ $(basename "$f") == colfam_fdw* ]] || ln -s "$f" "$o$sharedir/extension/"
+  done
+  cp colfam_fdw.so "$o$libdir/"
+  cp colfam_fdw.control fdw/colfam_fdw--*.sql "$o$sharedir/extension/"
+  echo "$o$bindir"
+}
+PG_BIN=$(pg_overlay) || die "could not make the PostgreSQL overlay"
+harness_pg_bindir() { echo "$PG_BIN"; }
 
 # --- servers -------------------------------------------------------------------------
 C_HOST=127.0.0.2
@@ -249,7 +271,7 @@ run_pgbench() {
   shift 2
   mkdir -p "$dir"
   PGOPTIONS="-c search_path=$schema,public" \
-    timeout $((SECS * 4 + 600)) pgbench -n -h "$A_HOST" -p "$A_PORT" -l \
+    timeout $((SECS * 4 + 600)) "$PG_BIN/pgbench" -n -h "$A_HOST" -p "$A_PORT" -l \
     --log-prefix="$dir/tx" "$@" postgres >"$H_TMP/pgbench-$name.out" 2>&1 ||
     { cat "$H_TMP/pgbench-$name.out" >&2; die "pgbench $name failed"; }
   cat "$dir"/tx* | awk '{ print $2, $3 }' >"$H_TMP/lat-$name"   # transaction_no, µs
@@ -282,8 +304,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
   done
 done
 kill -0 "$C_PID" 2>/dev/null || die "colfamd exited during the run"
-[[ $(md5sum <"$SO") == "$SO_SUM" ]] ||
-  log "warning: $SO changed during the run (another build installed over it)"
 
 # --- report ---------------------------------------------------------------------------
 # min–max of the numbers in "$@" with FMT
@@ -308,7 +328,8 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "Machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo);" \
        "Linux $(uname -r); $(psql_a -At -c 'SELECT version()' | cut -d, -f1); $("$BIN/colfamd" -V 2>/dev/null | head -n 1)."
-  echo "colfamd, both PostgreSQL servers and pgbench share the CPUs (other work on the machine adds noise)."
+  echo "colfamd, both PostgreSQL servers and pgbench share the CPUs (other work on the machine adds noise)." \
+       "colfam_fdw is this tree's build ($(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- fdw engine/client 2>/dev/null || echo ', with uncommitted changes')), loaded from a private copy of the installation."
   echo
   echo "Data: Wide, $ROWS rows × $COLS columns = $NCOLS columns of $VSIZE-byte values (keys 0000000…," \
        "names C0…C$((COLS - 1)), BytesType), in colfamd (one batch_mutate per row, colfam stress)," \

@@ -52,6 +52,7 @@ typedef struct ColfamScanState
 	int			cl;
 	List	   *value_states;	/* ExprState per spec->values */
 	MemoryContext batch_cxt;	/* one SQL row's decoding; reset per row */
+	MemoryContext key_cxt;		/* key_datum; reset per Cassandra row */
 	MemoryContext req_cxt;		/* the request of one (re)scan */
 
 	/* the request */
@@ -84,6 +85,8 @@ typedef struct ColfamScanState
 	bool		row_continues;	/* the range row filled row_pred: its pager is next */
 	cf_buf		skip_name;		/* a continued row's pager returns this name first */
 	cf_buf		key_copy;		/* cur_key's bytes when the row's page is gone */
+	bool		key_decoded;	/* key_datum holds cur_key as the key column's type */
+	Datum		key_datum;		/* decoded once per row, not once per SQL row */
 	cf_t_slice_predicate row_pred;	/* range and index scans: pred, at most
 									 * COLFAM_ROW_COLUMNS columns a row */
 } ColfamScanState;
@@ -533,6 +536,7 @@ start_row(ColfamScanState *s, cf_slice key, const cf_t_cosc *items, size_t n)
 	cf_buf_reset(&s->key_copy);
 	cf_buf_put(&s->key_copy, key.p, key.len);
 	s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+	s->key_decoded = false;
 	s->items = items;
 	s->n_items = n;
 	s->item_i = s->sub_i = 0;
@@ -696,6 +700,27 @@ decode(ColfamScanState *s, AttrNumber att, cf_slice b)
 	return colfam_bytes_to_datum(c->typid, c->typmod, (const char *) b.p, b.len, &ctx);
 }
 
+/*
+ * The current row's key as the key column's Datum. A wide row makes one SQL row per
+ * column in the 'columns' mapping: the key is decoded once, into key_cxt, which lives
+ * until the scan moves to another row (longer than the executor's per-tuple memory).
+ */
+static Datum
+row_key_datum(ColfamScanState *s)
+{
+	if (!s->key_decoded)
+	{
+		MemoryContext old;
+
+		MemoryContextReset(s->key_cxt);
+		old = MemoryContextSwitchTo(s->key_cxt);
+		s->key_datum = decode(s, s->table->key_att, s->cur_key);
+		MemoryContextSwitchTo(old);
+		s->key_decoded = true;
+	}
+	return s->key_datum;
+}
+
 static Datum
 writetime_datum(ColfamScanState *s, int64 us)
 {
@@ -722,7 +747,8 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 {
 	ColfamTable *t = s->table;
 
-	put(s, values, nulls, t->key_att, decode(s, t->key_att, s->cur_key));
+	if (t->key_att != InvalidAttrNumber)
+		put(s, values, nulls, t->key_att, row_key_datum(s));
 	if (super != NULL && t->super_att != InvalidAttrNumber)
 		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
 	put(s, values, nulls, t->name_att, decode(s, t->name_att, col->name));
@@ -768,7 +794,8 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 	StringInfoData extra;
 	bool		any_extra = false;
 
-	put(s, values, nulls, t->key_att, decode(s, t->key_att, s->cur_key));
+	if (t->key_att != InvalidAttrNumber)
+		put(s, values, nulls, t->key_att, row_key_datum(s));
 	if (super != NULL && t->super_att != InvalidAttrNumber)
 		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
 	if (t->extra_att != InvalidAttrNumber)
@@ -960,6 +987,8 @@ colfam_begin_scan(ForeignScanState *node, int eflags)
 	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row",
 										 ALLOCSET_DEFAULT_SIZES);
 	s->req_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw request",
+									   ALLOCSET_SMALL_SIZES);
+	s->key_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row key",
 									   ALLOCSET_SMALL_SIZES);
 	cf_buf_init(&s->skip_name, 0);
 	cf_buf_init(&s->key_copy, 0);

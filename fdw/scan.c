@@ -11,7 +11,8 @@
  * Rows come from libcolfam's pagers: a column pager per key (KEYS), a range pager
  * (KEY_RANGE, TOKEN_RANGE, ALL), pages of get_indexed_slices (INDEX). In a range,
  * each row's slice asks for COLFAM_ROW_COLUMNS columns; a row that fills it goes on
- * with a column pager from its last name. Nothing holds more than a page, except that
+ * with a column pager from its last name, and the range pages after it ask more
+ * columns and fewer rows (widen_range_rows). Nothing holds more than a page, except that
  * the 'rows' mapping assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
@@ -88,7 +89,11 @@ typedef struct ColfamScanState
 	bool		key_decoded;	/* key_datum holds cur_key as the key column's type */
 	Datum		key_datum;		/* decoded once per row, not once per SQL row */
 	cf_t_slice_predicate row_pred;	/* range and index scans: pred, at most
-									 * COLFAM_ROW_COLUMNS columns a row */
+									 * COLFAM_ROW_COLUMNS columns a row (a range
+									 * scan widens it: widen_range_rows) */
+	int			range_rows;		/* rows a range page asks after the first */
+	size_t		row_width;		/* columns of cur_key's row so far (range scans) */
+	size_t		widest_row;		/* the widest range row so far */
 } ColfamScanState;
 
 /* What next_items found. */
@@ -554,6 +559,33 @@ open_column_pager(ColfamScanState *s, const cf_t_slice_predicate *pred, int page
 }
 
 /*
+ * Range scans over wide rows: a row that filled its slice of the range page goes on
+ * with a column pager, one more round trip per row. Before the next range page, when
+ * some row so far was at least as wide as the page's slice, the pages to come ask
+ * columns enough for the widest row seen (at least twice as many as before) and fewer
+ * rows, so that a page still holds at most fetch_size x COLFAM_ROW_COLUMNS columns.
+ * Only pages not yet asked change: the rows already read keep the count they were
+ * read with, which is what decides whether they continue.
+ */
+static void
+widen_range_rows(ColfamScanState *s)
+{
+	int64		budget = (int64) s->spec->fetch_size * COLFAM_ROW_COLUMNS;
+	int64		have = s->row_pred.slice_range.count;
+	int64		want;
+
+	if (!s->row_pred.has_slice_range || (int64) s->widest_row < have ||
+		have >= s->pred.slice_range.count || have >= budget)
+		return;
+	want = Max(have * 2, (int64) s->widest_row + 1);
+	want = Min(want, Min(budget, (int64) s->pred.slice_range.count));
+	s->row_pred.slice_range.count = (int32) want;
+	s->range_rows = (int) Max(1, budget / want);
+	cfc_range_pager_set_row_count(s->rpager, (int32) want);
+	cfc_range_pager_set_page_size(s->rpager, s->range_rows);
+}
+
+/*
  * The next piece of the scan (see NextItems). Every row begins with one NI_ITEMS with
  * s->new_row set, even a row without columns; the rest of a row that came through a
  * column pager follows as more NI_ITEMS, then NI_ROW_END. For KEYS each key is a row
@@ -581,6 +613,8 @@ next_items(ColfamScanState *s)
 				n--;
 			}
 			s->skip_name.len = 0;
+			s->row_width += n;
+			s->widest_row = Max(s->widest_row, s->row_width);
 			s->new_row = s->first_page;
 			s->first_page = false;
 			if (n == 0)
@@ -624,6 +658,8 @@ next_items(ColfamScanState *s)
 
 			start_row(s, r->key, r->columns, r->n_columns);
 			s->new_row = true;
+			s->row_width = r->n_columns;
+			s->widest_row = Max(s->widest_row, s->row_width);
 			s->row_continues = s->row_pred.has_slice_range &&
 				s->row_pred.slice_range.count < s->pred.slice_range.count &&
 				r->n_columns == (size_t) s->row_pred.slice_range.count;
@@ -669,14 +705,20 @@ next_items(ColfamScanState *s)
 			continue;
 		}
 		if (s->rpager == NULL)
+		{
 			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
 										 s->spec->first_count, s->cl, &s->rpager),
 				  "scanning");
+			s->range_rows = s->spec->fetch_size;
+			s->widest_row = 0;
+		}
+		else
+			widen_range_rows(s);
 		{
 			const cf_t_key_slice *rows;
 
 			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
-			cfc_range_pager_set_page_size(s->rpager, s->spec->fetch_size);
+			cfc_range_pager_set_page_size(s->rpager, s->range_rows);
 			if (n == 0)
 				return NI_END;
 			s->rows = rows;

@@ -278,6 +278,12 @@ cf_status  *cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows
 								 size_t *n_out);
 /* As cfc_column_pager_set_page_size. */
 void		cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size);
+/*
+ * The SliceRange count (columns per row) of the pages still to come, when the pager's
+ * predicate is a SliceRange (else nothing changes): a scan that finds its rows wide can
+ * ask fewer rows with more columns each. The rows already returned are not asked again.
+ */
+void		cfc_range_pager_set_row_count(cfc_range_pager *p, int32_t count);
 void		cfc_range_pager_free(cfc_range_pager *p);
 
 /*

@@ -521,6 +521,13 @@ cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size)
 }
 
 void
+cfc_range_pager_set_row_count(cfc_range_pager *p, int32_t count)
+{
+	if (p->pred.has_slice_range && count > 0)
+		p->pred.slice_range.count = count;
+}
+
+void
 cfc_range_pager_free(cfc_range_pager *p)
 {
 	if (p == NULL)

@@ -1431,6 +1431,9 @@ sim_range(const cf_t_key_range *r, int *out)
 	return n;
 }
 
+/* The SliceRange count of the last get_range_slices (-1: column names). */
+static atomic_int sim_row_count;
+
 static void
 sim_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 			cf_t_result *res)
@@ -1459,6 +1462,8 @@ sim_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 			res->n_coscs = n;
 			break;
 		case CF_T_M_GET_RANGE_SLICES:
+			atomic_store(&sim_row_count, args->predicate.has_slice_range
+						 ? args->predicate.slice_range.count : -1);
 			n = sim_range(&args->range, idx);
 			res->key_slices = cf_arena_alloc(arena, n * sizeof(cf_t_key_slice));
 			memset(res->key_slices, 0, n * sizeof(cf_t_key_slice));
@@ -1815,6 +1820,64 @@ range_pager_page_size_can_change(void **state)
 	fake_stop(f);
 }
 
+/*
+ * A range pager's columns per row can change between pages: the next page asks the
+ * new SliceRange count, the rows go on where they were; a names predicate stays.
+ */
+static void
+range_pager_row_count_can_change(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cf_slice	name = S("n000");
+	cf_t_slice_predicate byname = {.has_column_names = true, .column_names = &name,
+	.n_column_names = 1};
+	cf_t_key_range range = {.count = INT32_MAX};
+	cfc_range_pager *p;
+	const cf_t_key_slice *rows;
+	size_t		n;
+	size_t		total = 0;
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	cf_t_key_range sim = range;
+
+	(void) state;
+	sim.has_start_key = sim.has_end_key = true;
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, 20, 0, &p));
+	expect_ok(cfc_range_pager_next(p, &rows, &n));
+	assert_int_equal(n, 20);
+	assert_int_equal(atomic_load(&sim_row_count), 10);
+	for (size_t i = 0; i < n; i++)
+		seen[total++] = atoi((const char *) rows[i].key.p + 3);
+	cfc_range_pager_set_row_count(p, 500);
+	cfc_range_pager_set_row_count(p, 0);	/* not a count: ignored */
+	for (;;)
+	{
+		expect_ok(cfc_range_pager_next(p, &rows, &n));
+		if (n == 0)
+			break;
+		assert_int_equal(atomic_load(&sim_row_count), 500);
+		for (size_t i = 0; i < n; i++)
+		{
+			assert_true(total < KEYS_N);
+			seen[total++] = atoi((const char *) rows[i].key.p + 3);
+		}
+	}
+	cfc_range_pager_free(p);
+	assert_int_equal(total, sim_range(&sim, want));
+	assert_memory_equal(seen, want, total * sizeof(int));
+
+	expect_ok(cfc_range_pager_new(c, &parent, &byname, &range, 20, 0, &p));
+	cfc_range_pager_set_row_count(p, 500);
+	expect_ok(cfc_range_pager_next(p, &rows, &n));
+	assert_int_equal(atomic_load(&sim_row_count), -1);
+	cfc_range_pager_free(p);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /* The text form of key i's token. */
 static cf_slice
 token_text(int i, cf_buf *b)
@@ -1975,6 +2038,7 @@ main(void)
 		cmocka_unit_test(column_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_pages_keys_and_tokens),
 		cmocka_unit_test(range_pager_page_size_can_change),
+		cmocka_unit_test(range_pager_row_count_can_change),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

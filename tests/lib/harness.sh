@@ -11,6 +11,8 @@
 #   harness_free_port HOST            prints a port nobody listens on at HOST
 #   harness_wait_tcp HOST PORT SECS   waits until HOST:PORT accepts a connection
 #   harness_on_exit CMD...            registers a cleanup action (run in reverse order)
+#   harness_positive_ints VAR...      fails naming the first VAR not a positive integer
+#   harness_cpu_model                 prints the CPU's model name (benchmark reports)
 #
 # A colfamd node is one harness_spawn: pick 127.0.0.N, a free port there, a data dir
 # under $H_TMP, spawn, wait for the port. PostgreSQL refuses to run as root, so as root
@@ -23,6 +25,21 @@ H_KEEP=${H_KEEP:-0}     # 1: keep the temp dir for inspection
 harness_log() { printf '[harness] %s\n' "$*" >&2; }
 
 harness_on_exit() { H_CLEANUP+=("$*"); }
+
+harness_positive_ints() {
+  local v
+  for v in "$@"; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+      { printf 'error: %s must be a positive integer (got '"'"'%s'"'"')\n' "$v" "${!v}" >&2; return 1; }
+  done
+}
+
+harness_cpu_model() {
+  local m
+  m=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+  [[ -n $m ]] || m=$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')
+  echo "${m:-unknown CPU}"
+}
 
 harness_cleanup() {
   local rc=$? i

@@ -12,7 +12,9 @@
  * (KEY_RANGE, TOKEN_RANGE, ALL), pages of get_indexed_slices (INDEX). In a range,
  * each row's slice asks for COLFAM_ROW_COLUMNS columns; a row that fills it goes on
  * with a column pager from its last name, and the range pages after it ask more
- * columns and fewer rows (widen_range_rows). Nothing holds more than a page, except that
+ * columns and fewer rows (widen_range_rows). From its second page on, a range pager
+ * prefetches: colfamd makes the next page while this backend turns the last one into
+ * rows (so a range scan may hold two pages). Nothing holds more than a page, except that
  * the 'rows' mapping assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
@@ -709,6 +711,7 @@ next_items(ColfamScanState *s)
 			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
 										 s->spec->first_count, s->cl, &s->rpager),
 				  "scanning");
+			cfc_range_pager_set_prefetch(s->rpager, true);
 			s->range_rows = s->spec->fetch_size;
 			s->widest_row = 0;
 		}

@@ -423,26 +423,40 @@ find_cf(MetaEntry *m, const char *cf)
 	return NULL;
 }
 
-/* The keyspace's description (every CF), fresh within COLFAM_META_TTL_SEC. */
-static MetaEntry *
-keyspace_meta(Oid serverid, const char *keyspace, bool refresh)
+/*
+ * The entry of (serverid, keyspace) in the backend's cache *hash (named name, entries
+ * of entrysize starting with a MetaKey), created on first use; *found says whether it
+ * was there.
+ */
+static void *
+keyspace_entry(HTAB **hash, const char *name, Size entrysize, Oid serverid,
+			   const char *keyspace, bool *found)
 {
 	MetaKey		k;
-	MetaEntry  *m;
-	bool		found;
 
-	if (meta_hash == NULL)
+	if (*hash == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(MetaKey);
-		ctl.entrysize = sizeof(MetaEntry);
-		meta_hash = hash_create("colfam_fdw metadata", 8, &ctl, HASH_ELEM | HASH_BLOBS);
+		ctl.entrysize = entrysize;
+		*hash = hash_create(name, 8, &ctl, HASH_ELEM | HASH_BLOBS);
 	}
 	memset(&k, 0, sizeof(k));
 	k.serverid = serverid;
 	strlcpy(k.keyspace, keyspace, sizeof(k.keyspace));
-	m = hash_search(meta_hash, &k, HASH_ENTER, &found);
+	return hash_search(*hash, &k, HASH_ENTER, found);
+}
+
+/* The keyspace's description (every CF), fresh within COLFAM_META_TTL_SEC. */
+static MetaEntry *
+keyspace_meta(Oid serverid, const char *keyspace, bool refresh)
+{
+	MetaEntry  *m;
+	bool		found;
+
+	m = keyspace_entry(&meta_hash, "colfam_fdw metadata", sizeof(MetaEntry), serverid,
+					   keyspace, &found);
 	if (!found)
 	{
 		m->cxt = NULL;
@@ -579,22 +593,11 @@ fill_stats(StatsEntry *e, Oid serverid, const char *keyspace)
 bool
 colfam_cf_estimate(const ColfamTable *t, double *keys, double *columns)
 {
-	MetaKey		k;
 	StatsEntry *e;
 	bool		found;
 
-	if (stats_hash == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(MetaKey);
-		ctl.entrysize = sizeof(StatsEntry);
-		stats_hash = hash_create("colfam_fdw estimates", 8, &ctl, HASH_ELEM | HASH_BLOBS);
-	}
-	memset(&k, 0, sizeof(k));
-	k.serverid = t->serverid;
-	strlcpy(k.keyspace, t->keyspace, sizeof(k.keyspace));
-	e = hash_search(stats_hash, &k, HASH_ENTER, &found);
+	e = keyspace_entry(&stats_hash, "colfam_fdw estimates", sizeof(StatsEntry),
+					   t->serverid, t->keyspace, &found);
 	if (!found)
 	{
 		e->cxt = NULL;

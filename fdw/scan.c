@@ -248,6 +248,60 @@ sql_compare(Oid typid, Oid collid, Datum a, Datum b)
 	return DatumGetInt32(FunctionCall2Coll(&tc->cmp_proc_finfo, collid, a, b));
 }
 
+/* A key of key = ANY and where SQL gave it, for distinct_keys. */
+typedef struct KeyAt
+{
+	cf_slice	key;
+	int			at;
+} KeyAt;
+
+static int
+key_at_cmp(const void *a, const void *b)
+{
+	const KeyAt *x = a,
+			   *y = b;
+	int			c = cf_slice_cmp(x->key, y->key);
+
+	return c != 0 ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static int
+key_at_pos_cmp(const void *a, const void *b)
+{
+	return (((const KeyAt *) a)->at > ((const KeyAt *) b)->at) -
+		(((const KeyAt *) a)->at < ((const KeyAt *) b)->at);
+}
+
+/*
+ * The distinct keys of the list (of cf_slice *), each at its first place in the list,
+ * into a palloc'd *out; returns how many. O(n log n): key = ANY may name many keys.
+ */
+static int
+distinct_keys(List *keys, cf_slice **out)
+{
+	int			n = list_length(keys),
+				kept = 0;
+	KeyAt	   *ka = palloc(sizeof(KeyAt) * Max(n, 1));
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		ka[foreach_current_index(lc)].key = *(cf_slice *) lfirst(lc);
+		ka[foreach_current_index(lc)].at = foreach_current_index(lc);
+	}
+	/* by key, first place first: keep the first of each run of equal keys */
+	qsort(ka, n, sizeof(KeyAt), key_at_cmp);
+	for (int i = 0; i < n; i++)
+		if (i == 0 || cf_slice_cmp(ka[i].key, ka[kept - 1].key) != 0)
+			ka[kept++] = ka[i];
+	qsort(ka, kept, sizeof(KeyAt), key_at_pos_cmp);
+	*out = palloc(sizeof(cf_slice) * Max(kept, 1));
+	for (int i = 0; i < kept; i++)
+		(*out)[i] = ka[i].key;
+	pfree(ka);
+	return kept;
+}
+
 /* Builds the request of a (re)scan from the plan's values (evaluated in econtext). */
 static void
 build_request(ExprContext *econtext, ColfamScanState *s)
@@ -375,20 +429,7 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 	/* keys: distinct, as SQL's key = ANY returns a row once */
 	if (spec->kind == COLFAM_SCAN_KEYS && !s->empty)
 	{
-		ListCell   *lc;
-
-		s->keys = palloc(sizeof(cf_slice) * Max(list_length(keys), 1));
-		s->n_keys = 0;
-		foreach(lc, keys)
-		{
-			cf_slice	k = *(cf_slice *) lfirst(lc);
-			bool		dup = false;
-
-			for (int i = 0; i < s->n_keys && !dup; i++)
-				dup = cf_slice_eq(s->keys[i], k);
-			if (!dup)
-				s->keys[s->n_keys++] = k;
-		}
+		s->n_keys = distinct_keys(keys, &s->keys);
 		if (s->n_keys == 0)
 			s->empty = true;
 	}

@@ -424,8 +424,8 @@ reads_and_writes(void **state)
 	(void) state;
 	for (int i = 0; i < 5; i++)
 	{
-		char		key[16],
-					col[16],
+		char		key[32],
+					col[32],
 					val[32];
 
 		snprintf(key, sizeof(key), "row%d", i);
@@ -446,7 +446,7 @@ reads_and_writes(void **state)
 	assert_int_equal(n, 5);
 	for (size_t j = 0; j < n; j++)
 	{
-		char		col[16];
+		char		col[32];
 
 		snprintf(col, sizeof(col), "col%02d", (int) j);
 		assert_slice(cols[j].column.name, col);
@@ -617,7 +617,7 @@ write_and_read_at(cfc_conn *c, const char *cf, int cl, cf_arena *a)
 	cf_t_slice_predicate pred = all_columns(10);
 	cf_t_cosc  *cols;
 	size_t		n;
-	char		val[16];
+	char		val[32];
 
 	snprintf(val, sizeof(val), "cl%d", cl);
 	if (cl == CF_T_CL_TWO || cl == CF_T_CL_THREE)
@@ -739,7 +739,7 @@ indexed_slices(void **state)
 	(void) state;
 	for (int i = 0; i < 20; i++)
 	{
-		char		key[16];
+		char		key[32];
 		uint8_t		age[8] = {0};
 		cf_t_column agec = {.name = S("age"),.value = cf_slice_of(age, 8),
 		.timestamp = now_us()};
@@ -836,7 +836,7 @@ describe_splits_after_flush(void **state)
 	(void) state;
 	for (int i = 0; i < 600; i++)
 	{
-		char		key[16];
+		char		key[32];
 
 		snprintf(key, sizeof(key), "split%04d", i);
 		put(c, "Std", key, "c", key, 0);
@@ -871,7 +871,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 	for (int b = 0; b < LONG_ROW / 250; b++)
 	{
 		cf_t_mutation m[250];
-		char		names[250][16];
+		char		names[250][32];
 		cf_t_cf_mutations cm = {.column_family = S("Std"),.mutations = m,.n_mutations = 250};
 		cf_t_key_mutations km = {.key = S("long"),.cfs = &cm,.n_cfs = 1};
 
@@ -902,7 +902,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 			pages++;
 			for (size_t i = 0; i < n; i++, got++)
 			{
-				char		want[16];
+				char		want[32];
 
 				snprintf(want, sizeof(want), "c%05d", reversed ? LONG_ROW - 1 - got : got);
 				assert_slice(items[i].column.name, want);
@@ -917,7 +917,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 	p = parent("Pages");
 	for (int i = 0; i < LONG_RANGE; i++)
 	{
-		char		key[16];
+		char		key[32];
 
 		snprintf(key, sizeof(key), "k%05d", i);
 		put(c, "Pages", key, "v", key, 0);
@@ -951,7 +951,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 				break;
 			for (size_t i = 0; i < n; i++, got++)
 			{
-				char		key[16];
+				char		key[32];
 				int			k;
 
 				snprintf(key, sizeof(key), "%.*s", (int) rows[i].key.len,

@@ -851,6 +851,77 @@ describe_splits_after_flush(void **state)
 	cfc_free(c);
 }
 
+/*
+ * What truncate, remove and drop_column_family took away stays away after a kill -9:
+ * the commit log replay must not bring back the writes before them, and a CF added
+ * again under a dropped one's name starts empty.
+ */
+static void
+deletions_survive_a_crash(void **state)
+{
+	cfc_conn   *c = conn_new(KS);
+	cf_arena   *a = cf_arena_new(0);
+	cf_t_cf_def tr = cf_def("Trunc", "UTF8Type");
+	cf_t_cf_def dr = cf_def("Dropped", "UTF8Type");
+	cf_t_column_parent tp = parent("Trunc");
+	cf_t_slice_predicate pred = all_columns(100);
+	int32_t		count;
+
+	(void) state;
+	ok(cfc_system_add_column_family(c, &tr, a, NULL), "add Trunc");
+	ok(cfc_system_add_column_family(c, &dr, a, NULL), "add Dropped");
+	for (int i = 0; i < 50; i++)
+	{
+		char		key[32];
+
+		snprintf(key, sizeof(key), "r%d", i);
+		put(c, "Trunc", key, "c", "old", 0);
+		put(c, "Dropped", key, "c", "old", 0);
+		put(c, "Std", key, "gone", "old", 0);
+		if (i == 24)
+		{
+			/* half of it in SSTables, half in memtables and the commit log only */
+			const char *cfs[] = {"Trunc", "Dropped", "Std"};
+
+			ok(cfc_colfam_flush(c, KS, cfs, 3), "flush");
+		}
+	}
+	ok(cfc_truncate(c, "Trunc"), "truncate");
+	put(c, "Trunc", "r1", "after", "new", 0);
+	ok(cfc_system_drop_column_family(c, "Dropped", a, NULL), "drop Dropped");
+	for (int i = 0; i < 50; i++)
+	{
+		char		key[32];
+		cf_t_column_path cp = path("Std", "gone");
+
+		snprintf(key, sizeof(key), "r%d", i);
+		ok(cfc_remove(c, S(key), &cp, now_us(), 0), "remove");
+	}
+
+	test_colfamd_kill(node);
+	test_colfamd_restart(node);
+	cfc_disconnect(c);
+
+	ok(cfc_get_count(c, S("r2"), &tp, &pred, 0, &count), "count after the crash");
+	if (count != 0)
+		fail_msg("a truncated row has %d columns again after kill -9 and restart", count);
+	assert_null(get_value(c, "Trunc", "r1", "c", 0, a, true));
+	assert_string_equal(get_value(c, "Trunc", "r1", "after", 0, a, false), "new");
+	assert_null(get_value(c, "Std", "r7", "gone", 0, a, true));
+	ok(cfc_system_add_column_family(c, &dr, a, NULL), "add Dropped again");
+	{
+		cf_t_column_parent dp = parent("Dropped");
+
+		ok(cfc_get_count(c, S("r3"), &dp, &pred, 0, &count), "count in the new Dropped");
+		if (count != 0)
+			fail_msg("a CF added again under a dropped one's name has its old data");
+	}
+	ok(cfc_system_drop_column_family(c, "Dropped", a, NULL), "drop Dropped again");
+	ok(cfc_system_drop_column_family(c, "Trunc", a, NULL), "drop Trunc");
+	cf_arena_free(a);
+	cfc_free(c);
+}
+
 /* ---------------------------------------------------------------- pagers */
 
 #define LONG_ROW 2500
@@ -1096,6 +1167,7 @@ main(void)
 		cmocka_unit_test(indexed_slices),
 		cmocka_unit_test(invalid_requests),
 		cmocka_unit_test(describe_splits_after_flush),
+		cmocka_unit_test(deletions_survive_a_crash),
 		cmocka_unit_test(pagers_page_through_long_slices_and_ranges),
 		cmocka_unit_test(authentication_and_access),
 	};

@@ -86,15 +86,6 @@ assert_slice(cf_slice s, const char *text)
 		fail_msg("got \"%.*s\", expected \"%s\"", (int) s.len, (const char *) s.p, text);
 }
 
-static int64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static cf_t_column_parent
 parent(const char *cf)
 {
@@ -118,7 +109,7 @@ static void
 put(cfc_conn *c, const char *cf, const char *key, const char *col, const char *val, int cl)
 {
 	cf_t_column_parent p = parent(cf);
-	cf_t_column col_ = {.name = S(col),.value = S(val),.timestamp = now_us()};
+	cf_t_column col_ = {.name = S(col),.value = S(val),.timestamp = test_timestamp_us(NULL)};
 
 	ok(cfc_insert(c, S(key), &p, &col_, cl), "insert");
 }
@@ -498,11 +489,11 @@ reads_and_writes(void **state)
 
 	/* remove: a column, then a whole row */
 	ok(cfc_remove(c, S("row4"), &(cf_t_column_path) {.column_family = S("Std"),
-				  .has_column = true,.column = S("col00")}, now_us(), 0), "remove column");
+				  .has_column = true,.column = S("col00")}, test_timestamp_us(NULL), 0), "remove column");
 	assert_null(get_value(c, "Std", "row4", "col00", 0, a, true));
 	ok(cfc_get_count(c, S("row4"), &p, &pred, 0, &count), "get_count after remove");
 	assert_int_equal(count, 4);
-	ok(cfc_remove(c, S("row3"), &(cf_t_column_path) {.column_family = S("Std")}, now_us(), 0),
+	ok(cfc_remove(c, S("row3"), &(cf_t_column_path) {.column_family = S("Std")}, test_timestamp_us(NULL), 0),
 	   "remove row");
 	ok(cfc_get_count(c, S("row3"), &p, &pred, 0, &count), "get_count of a removed row");
 	assert_int_equal(count, 0);
@@ -518,13 +509,13 @@ reads_and_writes(void **state)
 	{
 		cf_t_mutation m1[2] = {
 			{.has_cosc = true,.cosc = {.has_column = true,.column = {.name = S("b1"),
-			.value = S("x1"),.timestamp = now_us()}}},
+			.value = S("x1"),.timestamp = test_timestamp_us(NULL)}}},
 			{.has_cosc = true,.cosc = {.has_column = true,.column = {.name = S("b2"),
-			.value = S("x2"),.timestamp = now_us()}}},
+			.value = S("x2"),.timestamp = test_timestamp_us(NULL)}}},
 		};
 		cf_slice	delnames[] = {S("col01"), S("col02")};
 		cf_t_mutation m2[1] = {
-			{.has_deletion = true,.deletion = {.timestamp = now_us(),.has_predicate = true,
+			{.has_deletion = true,.deletion = {.timestamp = test_timestamp_us(NULL),.has_predicate = true,
 			.predicate = {.has_column_names = true,.column_names = delnames,
 			.n_column_names = 2}}},
 		};
@@ -573,7 +564,7 @@ reads_and_writes(void **state)
 		cf_t_column_parent sp = {.column_family = S("Sup"),.has_super_column = true,
 		.super_column = S("sc1")};
 		cf_t_column_parent top = parent("Sup");
-		cf_t_column sc = {.name = S("sub"),.value = S("subval"),.timestamp = now_us()};
+		cf_t_column sc = {.name = S("sub"),.value = S("subval"),.timestamp = test_timestamp_us(NULL)};
 		cf_t_column_path gp = {.column_family = S("Sup"),.has_super_column = true,
 		.super_column = S("sc1"),.has_column = true,.column = S("sub")};
 		cf_t_cosc	got;
@@ -622,7 +613,7 @@ write_and_read_at(cfc_conn *c, const char *cf, int cl, cf_arena *a)
 	snprintf(val, sizeof(val), "cl%d", cl);
 	if (cl == CF_T_CL_TWO || cl == CF_T_CL_THREE)
 	{
-		cf_t_column col = {.name = S(val),.value = S(val),.timestamp = now_us()};
+		cf_t_column col = {.name = S(val),.value = S(val),.timestamp = test_timestamp_us(NULL)};
 
 		fails(cfc_insert(c, S("cl"), &p, &col, cl), CF_ERR_UNAVAILABLE,
 			  "too few live replicas", "a write at TWO or THREE, RF 1");
@@ -668,7 +659,7 @@ every_consistency_level(void **state)
 	{
 		if (cl == CF_T_CL_LOCAL_QUORUM || cl == CF_T_CL_EACH_QUORUM)
 		{
-			cf_t_column col = {.name = S("x"),.value = S("x"),.timestamp = now_us()};
+			cf_t_column col = {.name = S("x"),.value = S("x"),.timestamp = test_timestamp_us(NULL)};
 
 			fails(cfc_insert(c, S("cl"), &p, &col, cl), CF_ERR_INVALID,
 				  "not compatible with replication strategy", "a DC level, SimpleStrategy");
@@ -695,9 +686,9 @@ ttl_expires(void **state)
 	cfc_conn   *c = conn_new(KS);
 	cf_arena   *a = cf_arena_new(0);
 	cf_t_column_parent p = parent("Std");
-	cf_t_column col = {.name = S("t"),.value = S("short-lived"),.timestamp = now_us(),
+	cf_t_column col = {.name = S("t"),.value = S("short-lived"),.timestamp = test_timestamp_us(NULL),
 	.has_ttl = true,.ttl = 1};
-	cf_t_column keep = {.name = S("k"),.value = S("stays"),.timestamp = now_us()};
+	cf_t_column keep = {.name = S("k"),.value = S("stays"),.timestamp = test_timestamp_us(NULL)};
 	time_t		start = time(NULL);
 	char	   *v;
 
@@ -742,7 +733,7 @@ indexed_slices(void **state)
 		char		key[32];
 		uint8_t		age[8] = {0};
 		cf_t_column agec = {.name = S("age"),.value = cf_slice_of(age, 8),
-		.timestamp = now_us()};
+		.timestamp = test_timestamp_us(NULL)};
 
 		snprintf(key, sizeof(key), "u%02d", i);
 		put(c, "Idx", key, "state", i % 3 == 0 ? "TX" : "CA", 0);
@@ -772,7 +763,7 @@ indexed_slices(void **state)
 		  "index", "no indexed EQ expression");
 	/* the LongType validator */
 	fails(cfc_insert(c, S("u00"), &p, &(cf_t_column) {.name = S("age"),.value = S("abc"),
-					 .timestamp = now_us()}, 0), CF_ERR_INVALID, "LongType",
+					 .timestamp = test_timestamp_us(NULL)}, 0), CF_ERR_INVALID, "LongType",
 		  "a 3-byte LongType value");
 	cf_arena_free(a);
 	cfc_free(c);
@@ -895,7 +886,7 @@ deletions_survive_a_crash(void **state)
 		cf_t_column_path cp = path("Std", "gone");
 
 		snprintf(key, sizeof(key), "r%d", i);
-		ok(cfc_remove(c, S(key), &cp, now_us(), 0), "remove");
+		ok(cfc_remove(c, S(key), &cp, test_timestamp_us(NULL), 0), "remove");
 	}
 
 	test_colfamd_kill(node);
@@ -950,7 +941,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 		{
 			snprintf(names[i], sizeof(names[i]), "c%05d", b * 250 + i);
 			m[i] = (cf_t_mutation) {.has_cosc = true,.cosc = {.has_column = true,
-			.column = {.name = S(names[i]),.value = S(names[i]),.timestamp = now_us()}}};
+			.column = {.name = S(names[i]),.value = S(names[i]),.timestamp = test_timestamp_us(NULL)}}};
 		}
 		ok(cfc_batch_mutate(c, &km, 1, 0), "batch_mutate a long row");
 	}
@@ -1125,7 +1116,7 @@ authentication_and_access(void **state)
 	assert_string_equal(get_value(carol, "Data", "k", "c", 0, a, false), "secret");
 	{
 		cf_t_column_parent p = parent("Data");
-		cf_t_column col = {.name = S("c"),.value = S("mine"),.timestamp = now_us()};
+		cf_t_column col = {.name = S("c"),.value = S("mine"),.timestamp = test_timestamp_us(NULL)};
 
 		fails(cfc_insert(carol, S("k"), &p, &col, 0), CF_ERR_INVALID,
 			  "carol does not have WRITE", "carol writes");

@@ -69,28 +69,6 @@ typedef struct writer
 	char		error[512];		/* an error before the kill */
 } writer;
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* A per-writer strictly increasing client timestamp (microseconds). */
-static int64_t
-next_ts(writer *w)
-{
-	struct timespec ts;
-	int64_t		t;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	t = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	w->ts = t > w->ts ? t : w->ts + 1;
-	return w->ts;
-}
-
 static void
 remember(writer *w, const record *r)
 {
@@ -143,7 +121,7 @@ writer_main(void *arg)
 			snprintf(r.col, sizeof(r.col), "v");
 			snprintf(r.value, sizeof(r.value), "insert %d/%d/%ld %u", w->cycle, w->id, seq,
 					 rand_r(&w->seed));
-			col = (cf_t_column) {.name = S(r.col),.value = S(r.value),.timestamp = next_ts(w)};
+			col = (cf_t_column) {.name = S(r.col),.value = S(r.value),.timestamp = test_timestamp_us(&w->ts)};
 			if (failed(w, cfc_insert(c, S(r.key), &p, &col, CF_T_CL_ONE), "insert"))
 				break;
 			remember(w, &r);
@@ -158,7 +136,7 @@ writer_main(void *arg)
 						lm;
 			cf_t_cf_mutations cm[BATCH_ROWS + 1];
 			cf_t_key_mutations km[BATCH_ROWS + 1];
-			int64_t		ts = next_ts(w);
+			int64_t		ts = test_timestamp_us(&w->ts);
 
 			for (int k = 0; k < BATCH_ROWS; k++)
 			{
@@ -248,7 +226,7 @@ kill9_under_load_loses_nothing_acknowledged(void **state)
 	size_t		n_all = 0;
 	long		last_acked[WRITERS] = {0},
 				last_sent[WRITERS] = {0};
-	long		start = now_ms();
+	long		start = test_clock_ms();
 	int			cycle;
 
 	(void) state;
@@ -268,7 +246,7 @@ kill9_under_load_loses_nothing_acknowledged(void **state)
 		cfc_free(admin);
 	}
 
-	for (cycle = 0; cycle < CYCLES && (cycle < 2 || now_ms() - start < BUDGET_MS); cycle++)
+	for (cycle = 0; cycle < CYCLES && (cycle < 2 || test_clock_ms() - start < BUDGET_MS); cycle++)
 	{
 		writer		w[WRITERS];
 		atomic_bool stop = false,
@@ -344,7 +322,7 @@ kill9_under_load_loses_nothing_acknowledged(void **state)
 		print_message("cycle %d: killed after %d ms; %zu writes acknowledged, %zu checked "
 					  "(all cycles)\n", cycle, run_ms, acked, checked);
 	}
-	print_message("%d cycles in %ld ms\n", cycle, now_ms() - start);
+	print_message("%d cycles in %ld ms\n", cycle, test_clock_ms() - start);
 	if (n_all == 0)
 		fail_msg("no write was acknowledged in %d cycles: nothing was tested", cycle);
 	cfc_free(c);

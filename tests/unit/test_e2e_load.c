@@ -59,27 +59,6 @@ typedef struct client
 	int64_t		ts;
 } client;
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static int64_t
-next_ts(client *cl)
-{
-	struct timespec ts;
-	int64_t		t;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	t = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	cl->ts = t > cl->ts ? t : cl->ts + 1;
-	return cl->ts;
-}
-
 static bool
 is(cf_slice s, const char *text)
 {
@@ -171,7 +150,7 @@ op_write_own(client *cl, cfc_conn *c, char *rowkey)
 
 	own_name(k, name, sizeof(name));
 	own_value(cl, k, gen, val, sizeof(val));
-	col = (cf_t_column) {.name = S(name),.value = S(val),.timestamp = next_ts(cl)};
+	col = (cf_t_column) {.name = S(name),.value = S(val),.timestamp = test_timestamp_us(&cl->ts)};
 	if (check(cl, cfc_insert(c, S(rowkey), &p, &col, CF_T_CL_ONE), "insert"))
 		cl->gen[k] = gen;
 }
@@ -185,7 +164,7 @@ op_remove_own(client *cl, cfc_conn *c, char *rowkey)
 
 	own_name(k, name, sizeof(name));
 	cp.column = S(name);
-	if (check(cl, cfc_remove(c, S(rowkey), &cp, next_ts(cl), CF_T_CL_QUORUM), "remove"))
+	if (check(cl, cfc_remove(c, S(rowkey), &cp, test_timestamp_us(&cl->ts), CF_T_CL_QUORUM), "remove"))
 		cl->gen[k] = 0;
 }
 
@@ -199,7 +178,7 @@ op_batch_own(client *cl, cfc_conn *c, char *rowkey)
 	long		gens[3];
 	cf_t_cf_mutations cm = {.column_family = S("Own"),.mutations = m,.n_mutations = 3};
 	cf_t_key_mutations km = {.key = S(rowkey),.cfs = &cm,.n_cfs = 1};
-	int64_t		ts = next_ts(cl);
+	int64_t		ts = test_timestamp_us(&cl->ts);
 
 	for (int i = 0; i < 3; i++)
 	{
@@ -359,7 +338,7 @@ client_main(void *arg)
 		cfc_free(c);
 		return NULL;
 	}
-	while (now_ms() < cl->deadline_ms)
+	while (test_clock_ms() < cl->deadline_ms)
 	{
 		cf_arena   *a = cf_arena_new(0);
 
@@ -485,7 +464,7 @@ many_clients_for_a_bounded_time_without_error(void **state)
 
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
-	start = now_ms();
+	start = test_clock_ms();
 	for (int i = 0; i < n_clients; i++)
 	{
 		cls[i].id = i;
@@ -494,7 +473,7 @@ many_clients_for_a_bounded_time_without_error(void **state)
 		cls[i].deadline_ms = start + seconds * 1000L;
 		assert_int_equal(pthread_create(&cls[i].thread, &attr, client_main, &cls[i]), 0);
 	}
-	while (now_ms() < start + seconds * 1000L)
+	while (test_clock_ms() < start + seconds * 1000L)
 	{
 		long		rss = test_colfamd_rss_kb(d);
 
@@ -514,7 +493,7 @@ many_clients_for_a_bounded_time_without_error(void **state)
 	rss_max = rss_end > rss_max ? rss_end : rss_max;
 	print_message("%d clients, %d s: %ld operations (%.0f/s), %ld errors; colfamd RSS "
 				  "%ld KiB before, %ld KiB max, %ld KiB after\n", n_clients, seconds, ops,
-				  ops * 1000.0 / (double) (now_ms() - start), errors, rss_start, rss_max,
+				  ops * 1000.0 / (double) (test_clock_ms() - start), errors, rss_start, rss_max,
 				  rss_end);
 	assert_int_equal(errors, 0);
 	for (int i = 0; i < n_clients; i++)

@@ -41,13 +41,27 @@ struct test_colfamd
 	pid_t		pid;			/* 0: not running */
 };
 
-static long
-now_ms(void)
+long
+test_clock_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+int64_t
+test_timestamp_us(int64_t *last)
+{
+	struct timespec ts;
+	int64_t		t;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	if (last == NULL)
+		return t;
+	*last = t > *last ? t : *last + 1;
+	return *last;
 }
 
 static void
@@ -187,10 +201,10 @@ spawn(test_colfamd *d)
 static bool
 start_once(test_colfamd *d)
 {
-	long		deadline = now_ms() + START_WAIT_MS;
+	long		deadline = test_clock_ms() + START_WAIT_MS;
 
 	spawn(d);
-	while (now_ms() < deadline)
+	while (test_clock_ms() < deadline)
 	{
 		int			st;
 		pid_t		r = waitpid(d->pid, &st, WNOHANG);
@@ -270,7 +284,7 @@ test_colfamd_restart(test_colfamd *d)
 void
 test_colfamd_stop(test_colfamd *d)
 {
-	long		deadline = now_ms() + STOP_WAIT_MS;
+	long		deadline = test_clock_ms() + STOP_WAIT_MS;
 	int			st = 0;
 
 	if (d->pid == 0)
@@ -282,7 +296,7 @@ test_colfamd_stop(test_colfamd *d)
 
 		if (r == d->pid)
 			break;
-		if (now_ms() > deadline)
+		if (test_clock_ms() > deadline)
 		{
 			kill(d->pid, SIGKILL);
 			waitpid(d->pid, &st, 0);

@@ -18,6 +18,7 @@
 #define CF_TEST_COLFAMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct test_colfamd test_colfamd;
@@ -58,5 +59,15 @@ long		test_colfamd_rss_kb(const test_colfamd *d);
 
 /* Whether colfamd's log so far contains text. */
 bool		test_colfamd_log_contains(const test_colfamd *d, const char *text);
+
+/* Clocks for the tests that talk to it. Milliseconds of CLOCK_MONOTONIC. */
+long		test_clock_ms(void);
+
+/*
+ * A client timestamp (microseconds of the real-time clock, as 0.7 clients send),
+ * strictly greater than *last, which it updates: one writer's writes are then ordered
+ * even within a microsecond or when the clock steps back. last NULL: just the clock.
+ */
+int64_t		test_timestamp_us(int64_t *last);
 
 #endif

@@ -24,8 +24,8 @@
 #define MAX_EVENTS 128
 #define ACCEPT_BATCH 32
 
-static int64_t
-now_us(void)
+int64_t
+cf_srv_now_us(void)
 {
 	struct timespec ts;
 
@@ -60,7 +60,7 @@ cf_srv_conns_changed(cf_server *srv)
 static void
 log_refusal(cf_server *srv, const char *peer, const char *why)
 {
-	int64_t		now = now_us();
+	int64_t		now = cf_srv_now_us();
 	int64_t		last = atomic_load(&srv->refuse_logged_at);
 
 	if (now - last < 1000000 ||

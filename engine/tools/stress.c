@@ -25,16 +25,16 @@
 #include "tools/progress.h"
 
 #define MAX_THREADS 1000
+#define MAX_CONNECTIONS 10000
 #define MAX_COLUMNS 100000
 #define MAX_VALUE_SIZE (1024 * 1024)
 #define MIN_KEY_WIDTH 7
 
 static const char *const op_names[] = {"insert", "read", "slice", "multiget", "rangeslice"};
-static const char *const cl_names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM", "EACH_QUORUM",
-"ALL", "ANY", "TWO", "THREE"};
+const char *const stress_cl_names[STRESS_N_CLS] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
+"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
 
 #define N_OPS ((int) (sizeof(op_names) / sizeof(op_names[0])))
-#define N_CLS ((int) (sizeof(cl_names) / sizeof(cl_names[0])))
 
 /* ---------------------------------------------------------------- options */
 
@@ -46,6 +46,9 @@ usage(FILE *out)
 			"  a load generator like Cassandra 0.7's contrib/stress\n\n"
 			"  -o, --operation OP      insert, read, slice, multiget or rangeslice [insert]\n"
 			"  -t, --threads N         client threads, one connection each [50]\n"
+			"      --connections C     connections (calls in flight) [--threads]; more than\n"
+			"                          --threads: each thread drives its share of them on an\n"
+			"                          event loop, as redis-benchmark does\n"
 			"  -n, --keys N            key space: keys 0..N-1 [1000000]\n"
 			"  -c, --columns C         columns per row [5]\n"
 			"  -S, --value-size S      bytes per column value [34]\n"
@@ -130,7 +133,7 @@ opt_enum(FILE *err, const char *name, const char *arg, const char *const *names,
 
 enum
 {
-	O_SLICE_COUNT = 256, O_DISTRIBUTION, O_OPERATIONS, O_CF, O_OUTPUT, O_INTERVAL, O_HELP
+	O_SLICE_COUNT = 256, O_CONNECTIONS, O_DISTRIBUTION, O_OPERATIONS, O_CF, O_OUTPUT, O_INTERVAL, O_HELP
 };
 
 int
@@ -139,6 +142,7 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 	static const struct option opts[] = {
 		{"operation", required_argument, NULL, 'o'},
 		{"threads", required_argument, NULL, 't'},
+		{"connections", required_argument, NULL, O_CONNECTIONS},
 		{"keys", required_argument, NULL, 'n'},
 		{"columns", required_argument, NULL, 'c'},
 		{"value-size", required_argument, NULL, 'S'},
@@ -196,6 +200,10 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 				if ((ok = opt_int(err, "--threads", optarg, 1, MAX_THREADS, &v)))
 					o->threads = (int) v;
 				break;
+			case O_CONNECTIONS:
+				if ((ok = opt_int(err, "--connections", optarg, 1, MAX_CONNECTIONS, &v)))
+					o->connections = (int) v;
+				break;
 			case 'n':
 				if ((ok = opt_int(err, "--keys", optarg, 1, INT64_C(1000000000000), &v)))
 					o->keys = v;
@@ -230,7 +238,7 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 				ok = opt_double(err, "--duration", optarg, 0.001, 366 * 86400.0, &o->duration);
 				break;
 			case 'e':
-				if ((i = opt_enum(err, "--consistency", optarg, cl_names, N_CLS)) < 0)
+				if ((i = opt_enum(err, "--consistency", optarg, stress_cl_names, STRESS_N_CLS)) < 0)
 					return 2;
 				o->consistency = i;
 				break;
@@ -295,6 +303,15 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 		fprintf(err, "colfam stress: consistency ANY is for writes only\n"
 				"hint: valid levels for reads are ONE, QUORUM, LOCAL_QUORUM, EACH_QUORUM, "
 				"ALL, TWO, THREE\n");
+		return 2;
+	}
+	if (o->connections == 0)
+		o->connections = o->threads;
+	if (o->connections < o->threads)
+	{
+		fprintf(err, "colfam stress: --connections (%d) must not be below --threads (%d)\n"
+				"hint: each thread needs a connection; give fewer threads\n",
+				o->connections, o->threads);
 		return 2;
 	}
 	if (!ops_given && o->duration == 0)
@@ -711,7 +728,15 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 			m->cosc.column.name = sh.names[j];
 			m->cosc.column.value = cf_slice_of(sh.value, (size_t) o->value_size);
 		}
-		if ((s = open_conn(o, o->keyspace, &w->c)) != NULL)
+		if (o->connections > o->threads)
+		{
+			/* thread t drives connections t, t + threads, t + 2 * threads ... */
+			int			share = (o->connections - t + o->threads - 1) / o->threads;
+
+			if ((s = stress_async_open(w, share)) != NULL)
+				s = cf_status_wrap(s, "connections of thread %d of %d", t + 1, o->threads);
+		}
+		else if ((s = open_conn(o, o->keyspace, &w->c)) != NULL)
 			s = cf_status_wrap(s, "connection %d of %d", t + 1, o->threads);
 	}
 
@@ -728,7 +753,9 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 		atomic_store(&sh.running, o->threads);
 		for (; started < o->threads; started++)
 		{
-			int			e = pthread_create(&ws[started].th, NULL, worker_main, &ws[started]);
+			int			e = pthread_create(&ws[started].th, NULL,
+										   o->connections > o->threads ? stress_async_main :
+										   worker_main, &ws[started]);
 
 			if (e != 0)
 			{
@@ -779,6 +806,7 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 	for (int t = 0; ws && t < o->threads; t++)
 	{
 		cfc_free(ws[t].c);
+		stress_async_free(&ws[t]);
 		free(ws[t].muts);
 		free(ws[t].keys);
 		free(ws[t].keybuf);
@@ -808,13 +836,14 @@ report_json(const cft_stress_opts *o, const cft_stress_result *r, FILE *out)
 
 	json_object_object_add(j, "operation", json_object_new_string(op_names[o->op]));
 	json_object_object_add(j, "threads", json_object_new_int(o->threads));
+	json_object_object_add(j, "connections", json_object_new_int(o->connections));
 	json_object_object_add(j, "keys", json_object_new_int64(o->keys));
 	json_object_object_add(j, "columns", json_object_new_int(o->columns));
 	json_object_object_add(j, "value_size", json_object_new_int(o->value_size));
 	json_object_object_add(j, "batch", json_object_new_boolean(o->batch));
 	json_object_object_add(j, "distribution",
 						   json_object_new_string(o->gaussian ? "gaussian" : "uniform"));
-	json_object_object_add(j, "consistency", json_object_new_string(cl_names[o->consistency]));
+	json_object_object_add(j, "consistency", json_object_new_string(stress_cl_names[o->consistency]));
 	json_object_object_add(j, "total_ops", json_object_new_int64((int64_t) r->ops));
 	json_object_object_add(j, "seconds", json_object_new_double(r->seconds));
 	json_object_object_add(j, "ops_per_sec", json_object_new_double((double) r->ops / secs));
@@ -850,9 +879,10 @@ cft_stress_report(const cft_stress_opts *o, const cft_stress_result *r, FILE *ou
 		report_json(o, r, out);
 		return;
 	}
-	fprintf(out, "operation    %s%s, %d threads, consistency %s\n", op_names[o->op],
+	fprintf(out, "operation    %s%s, %d threads, %d connections, consistency %s\n",
+			op_names[o->op],
 			o->op != CFT_STRESS_INSERT ? "" : o->batch ? " (batch_mutate)" : " (insert per column)",
-			o->threads, cl_names[o->consistency]);
+			o->threads, o->connections, stress_cl_names[o->consistency]);
 	fprintf(out, "total ops    %llu in %.2f s\n", (unsigned long long) r->ops, r->seconds);
 	fprintf(out, "ops/s        %.0f\n", (double) r->ops / secs);
 	fprintf(out, "columns/s    %.0f %s\n", (double) r->columns / secs,

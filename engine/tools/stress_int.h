@@ -19,6 +19,10 @@
 #include "thrift/cassandra.h"
 #include "tools/stress.h"
 
+/* Consistency levels by their Thrift value (0: none), as the options spell them. */
+#define STRESS_N_CLS 9
+extern const char *const stress_cl_names[STRESS_N_CLS];
+
 typedef struct stress_shared
 {
 	const cft_stress_opts *o;

@@ -479,19 +479,31 @@ inline_run(srv_conn *c, unsigned *n)
 	return k > 0 ? lane : CF_SERVER_POOL;
 }
 
-/* After an inline job of lane: counts it, and backs the lane off if it was slow. */
+/*
+ * After an inline job of lane: counts it, and backs the lane off if one of its
+ * requests was slow because it blocked. A slow request during which the thread never
+ * blocked (its voluntary context switches did not grow since the loop's mark) was
+ * only preempted — a loaded machine, a CPU quota — and would have been as slow on a
+ * worker.
+ */
 static void
 inline_done(srv_conn *c, int lane)
 {
 	cf_server  *srv = c->loop->srv;
+	srv_loop   *l = c->loop;
+	long		nv;
 
 	srv_stat_add(&srv->st_inline_requests, c->job_ran);
 	if (c->job_slowest_us <= CF_SERVER_INLINE_SLOW_US)
 		return;
-	c->loop->lane_pool_until[lane] = cf_srv_now_us() + CF_SERVER_INLINE_BACKOFF_US;
+	nv = cf_srv_thread_nvcsw();
+	if (nv == l->inline_nvcsw)
+		return;
+	l->inline_nvcsw = nv;
+	l->lane_pool_until[lane] = cf_srv_now_us() + CF_SERVER_INLINE_BACKOFF_US;
 	srv_stat_add(&srv->st_inline_backoffs, 1);
-	cf_log_debug(SRV_LOG, "loop %u: a request of lane %d ran %" PRId64 " µs inline; that "
-				 "lane runs on the workers for %d ms", c->loop->idx, lane, c->job_slowest_us,
+	cf_log_debug(SRV_LOG, "loop %u: a request of lane %d took %" PRId64 " µs inline and blocked; "
+				 "that lane runs on the workers for %d ms", c->loop->idx, lane, c->job_slowest_us,
 				 CF_SERVER_INLINE_BACKOFF_US / 1000);
 }
 
@@ -530,6 +542,11 @@ cf_srv_conn_advance(srv_conn *c)
 			}
 			if (srv->h.route && (lane = inline_run(c, &n)) != CF_SERVER_POOL)
 			{
+				if (!c->loop->inline_marked)
+				{
+					c->loop->inline_nvcsw = cf_srv_thread_nvcsw();
+					c->loop->inline_marked = true;
+				}
 				job_take(c, n);
 				cf_srv_run_job(srv, c, true);
 				inline_done(c, lane);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,15 @@ cf_srv_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The calling thread's voluntary context switches so far (times it blocked). */
+long
+cf_srv_thread_nvcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
 }
 
 void
@@ -280,6 +290,7 @@ cf_srv_loop_main(void *arg)
 			cf_log_error(SRV_LOG, "epoll_wait: %s", strerror(errno));
 			break;
 		}
+		l->inline_marked = false;	/* epoll_wait may have blocked */
 		for (int i = 0; i < n; i++)
 		{
 			int			kind = *(int *) ev[i].data.ptr;

@@ -43,10 +43,11 @@
  * inline requests at the head of its queue runs inline; a job for the workers takes
  * every request waiting, inline ones included). route puts each inline request in a
  * lane (a kind of request that may block for the same reason, e.g. reads, writes):
- * when one inline request of a lane runs longer than CF_SERVER_INLINE_SLOW_US, the
- * loop sends that lane's requests to the workers for the next
- * CF_SERVER_INLINE_BACKOFF_US, so a request that does block (a write waiting for a
- * memtable flush) stalls its loop once, not for as long as the cause lasts.
+ * when one inline request of a lane runs longer than CF_SERVER_INLINE_SLOW_US and
+ * its thread blocked meanwhile (it was not merely preempted), the loop sends that
+ * lane's requests to the workers for the next CF_SERVER_INLINE_BACKOFF_US, so a
+ * request that does block (a write waiting for a memtable flush) stalls its loop
+ * once, not for as long as the cause lasts.
  */
 #ifndef CF_SERVER_SERVER_H
 #define CF_SERVER_SERVER_H
@@ -71,7 +72,7 @@
 #define CF_SERVER_LANES 4
 
 /* An inline request slower than this sends its lane to the workers for a while ... */
-#define CF_SERVER_INLINE_SLOW_US 2000
+#define CF_SERVER_INLINE_SLOW_US 5000
 /* ... for this long, on its loop. */
 #define CF_SERVER_INLINE_BACKOFF_US 500000
 

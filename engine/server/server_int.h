@@ -127,6 +127,8 @@ struct srv_loop
 	srv_conn   *grave;
 	uint8_t    *scratch;
 	int64_t		lane_pool_until[CF_SERVER_LANES + 1];	/* µs: backed off until then */
+	long		inline_nvcsw;	/* the thread's voluntary context switches ... */
+	bool		inline_marked;	/* ... counted since the last epoll_wait */
 };
 
 struct cf_server
@@ -203,6 +205,7 @@ srv_stat_max(atomic_uint_fast64_t *s, uint64_t v)
 
 /* in loop.c */
 int64_t		cf_srv_now_us(void);
+long		cf_srv_thread_nvcsw(void);
 void	   *cf_srv_loop_main(void *arg);
 void		cf_srv_loop_wake(srv_loop *l);
 void		cf_srv_loop_release(srv_loop *l);

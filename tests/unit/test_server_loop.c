@@ -156,6 +156,8 @@ arg_of(cf_slice req)
 	return atol(num);
 }
 
+static int64_t now_ms(void);
+
 static bool
 h_handle(void *ctx, void *session, cf_slice req, cf_buf *reply)
 {
@@ -176,6 +178,15 @@ h_handle(void *ctx, void *session, cf_slice req, cf_buf *reply)
 		case 'S':				/* S<ms>:...: sleep, then echo */
 			usleep((useconds_t) arg_of(req) * 1000);
 			cf_buf_put(reply, req.p, req.len);
+			break;
+		case 'P':				/* P<ms>:...: spin (never block), then echo */
+			{
+				int64_t		until = now_ms() + arg_of(req);
+
+				while (now_ms() < until)
+					;
+				cf_buf_put(reply, req.p, req.len);
+			}
 			break;
 		case 'U':
 			for (size_t i = 0; i < req.len; i++)
@@ -1391,13 +1402,20 @@ slow_inline_lane_backs_off(void **state)
 	cf_server_stats_get(f->srv, &st);
 	assert_int_equal(st.inline_backoffs, 1);
 	assert_int_equal(st.inline_requests, 3);	/* quick, slow, other */
-	assert_true(log_has("inline; that lane runs on the workers", NULL));
+	assert_true(log_has("inline and blocked; that lane runs on the workers", NULL));
 
 	usleep(CF_SERVER_INLINE_BACKOFF_US + 100000);
 	assert_true(roundtrip(fd, "again@", "again@"));
 	cf_server_stats_get(f->srv, &st);
 	assert_int_equal(st.inline_requests, 4);
 	assert_int_equal(st.requests, 5);
+
+	/* slow without blocking (busy, or preempted) is no reason to back off */
+	assert_true(roundtrip(fd, "P20:busy@", "P20:busy@"));
+	assert_true(roundtrip(fd, "after@", "after@"));
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.inline_backoffs, 1);
+	assert_int_equal(st.inline_requests, 6);
 	close(fd);
 	stop(f);
 }

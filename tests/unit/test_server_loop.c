@@ -1304,6 +1304,19 @@ free_without_shutdown(void **state)
 	close(fd);
 }
 
+/* Starts f's server with the test route and connects a client. */
+static int
+start_routed(fx *f)
+{
+	int			fd;
+
+	f->h.route = h_route;
+	start(f);
+	fd = cli_connect(f->port);
+	assert_true(fd >= 0);
+	return fd;
+}
+
 /* Inline and pooled requests of one pipelining connection still reply in order. */
 static void
 routed_inline_keeps_order(void **state)
@@ -1317,12 +1330,8 @@ routed_inline_keeps_order(void **state)
 	size_t		len = 0;
 	uint64_t	want_inline = 0;
 	cf_server_stats st;
-	int			fd;
+	int			fd = start_routed(f);
 
-	f->h.route = h_route;
-	start(f);
-	fd = cli_connect(f->port);
-	assert_true(fd >= 0);
 	for (int i = 0; i < N; i++)
 	{
 		char		msg[24];
@@ -1384,12 +1393,8 @@ slow_inline_lane_backs_off(void **state)
 {
 	fx		   *f = *state;
 	cf_server_stats st;
-	int			fd;
+	int			fd = start_routed(f);
 
-	f->h.route = h_route;
-	start(f);
-	fd = cli_connect(f->port);
-	assert_true(fd >= 0);
 	assert_true(roundtrip(fd, "quick@", "quick@"));
 	cf_server_stats_get(f->srv, &st);
 	assert_int_equal(st.inline_requests, 1);
@@ -1428,11 +1433,8 @@ route_ignored_without_workers(void **state)
 	cf_server_stats st;
 	int			fd;
 
-	f->h.route = h_route;
 	f->o.worker_threads = 0;
-	start(f);
-	fd = cli_connect(f->port);
-	assert_true(fd >= 0);
+	fd = start_routed(f);
 	assert_true(roundtrip(fd, "pooled", "pooled"));
 	assert_true(roundtrip(fd, "Uinline@", "UINLINE@"));
 	cf_server_stats_get(f->srv, &st);

@@ -3,7 +3,8 @@
  * executor call.
  *
  * The planner callbacks are in plan.c (pushdown, paths, EXPLAIN), the executor's in
- * scan.c (requests and paging), IMPORT FOREIGN SCHEMA in import.c.
+ * scan.c (requests and paging), IMPORT FOREIGN SCHEMA in import.c, ANALYZE in
+ * analyze.c.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -29,6 +30,7 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ReScanForeignScan = colfam_rescan;
 	routine->EndForeignScan = colfam_end_scan;
 	routine->ImportForeignSchema = colfam_import_schema;
+	routine->AnalyzeForeignTable = colfam_analyze_table;
 
 	routine->AddForeignUpdateTargets = colfam_add_update_targets;
 	routine->BeginForeignModify = colfam_begin_modify;

@@ -29,6 +29,7 @@
 
 #include "access/attnum.h"
 #include "commands/explain.h"
+#include "foreign/fdwapi.h"
 #include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pathnodes.h"
@@ -200,6 +201,7 @@ extern void colfam_report(struct cf_status *st, const char *what, const char *ke
 						  size_t key_len) pg_attribute_noreturn();
 extern int	colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names,
 								ColfamCfMeta **cfs);
+extern bool colfam_cf_estimate(const ColfamTable *t, double *keys, double *columns);
 
 /* in import.c */
 extern List *colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid);
@@ -222,10 +224,18 @@ extern TupleTableSlot *colfam_exec_delete(EState *estate, ResultRelInfo *rinfo,
 extern void colfam_end_modify(EState *estate, ResultRelInfo *rinfo);
 
 /* in scan.c */
+typedef struct ColfamScanState ColfamScanState;
 extern void colfam_begin_scan(ForeignScanState *node, int eflags);
 extern TupleTableSlot *colfam_iterate_scan(ForeignScanState *node);
 extern void colfam_rescan(ForeignScanState *node);
 extern void colfam_end_scan(ForeignScanState *node);
+extern ColfamScanState *colfam_scan_begin(ColfamScanSpec *spec, ColfamTable *table,
+										  MemoryContext cxt);
+extern bool colfam_scan_next(ColfamScanState *s, TupleTableSlot *slot);
+
+/* in analyze.c */
+extern bool colfam_analyze_table(Relation relation, AcquireSampleRowsFunc *func,
+								 BlockNumber *totalpages);
 
 /* in plan.c */
 extern void colfam_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid);

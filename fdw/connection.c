@@ -13,6 +13,13 @@
  * Metadata: describe_keyspace and describe_partitioner per (server, keyspace), cached
  * for COLFAM_META_TTL_SEC; a column family the cached answer lacks is asked again at
  * once (it may have just been created).
+ *
+ * Size estimates for the planner: colfam's admin method colfam_cfstats (every CF of a
+ * keyspace in one answer: this node's rows and columns) and describe_ring (how many
+ * nodes share the keyspace, and its replication), asked once per (server, keyspace)
+ * per backend and kept for COLFAM_STATS_TTL_SEC. A server that cannot answer (a
+ * Cassandra or older colfamd, a user without the grant cfstats needs) gives no
+ * estimate, and is not asked again within the TTL.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -33,6 +40,7 @@
 #include "client/client.h"
 
 #define COLFAM_META_TTL_SEC 10
+#define COLFAM_STATS_TTL_SEC 300
 
 typedef struct ConnKey
 {
@@ -67,8 +75,21 @@ typedef struct MetaEntry
 	ColfamCfMeta *cfs;
 } MetaEntry;
 
+/* colfam_cfstats' estimates of a keyspace's CFs, scaled to the cluster. */
+typedef struct StatsEntry
+{
+	MetaKey		key;
+	TimestampTz fetched;
+	MemoryContext cxt;			/* owns the arrays; NULL when the server gave nothing */
+	int			ncfs;
+	char	  **cf_names;
+	double	   *keys;
+	double	   *columns;
+} StatsEntry;
+
 static HTAB *conn_hash = NULL;
 static HTAB *meta_hash = NULL;
+static HTAB *stats_hash = NULL;
 
 /* ---- errors ---- */
 
@@ -184,6 +205,15 @@ inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 		hash_seq_init(&ms, meta_hash);
 		while ((m = hash_seq_search(&ms)) != NULL)
 			m->fetched = 0;
+	}
+	if (cacheid == FOREIGNSERVEROID && stats_hash != NULL)
+	{
+		HASH_SEQ_STATUS ss;
+		StatsEntry *se;
+
+		hash_seq_init(&ss, stats_hash);
+		while ((se = hash_seq_search(&ss)) != NULL)
+			se->fetched = 0;
 	}
 }
 
@@ -393,26 +423,40 @@ find_cf(MetaEntry *m, const char *cf)
 	return NULL;
 }
 
-/* The keyspace's description (every CF), fresh within COLFAM_META_TTL_SEC. */
-static MetaEntry *
-keyspace_meta(Oid serverid, const char *keyspace, bool refresh)
+/*
+ * The entry of (serverid, keyspace) in the backend's cache *hash (named name, entries
+ * of entrysize starting with a MetaKey), created on first use; *found says whether it
+ * was there.
+ */
+static void *
+keyspace_entry(HTAB **hash, const char *name, Size entrysize, Oid serverid,
+			   const char *keyspace, bool *found)
 {
 	MetaKey		k;
-	MetaEntry  *m;
-	bool		found;
 
-	if (meta_hash == NULL)
+	if (*hash == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(MetaKey);
-		ctl.entrysize = sizeof(MetaEntry);
-		meta_hash = hash_create("colfam_fdw metadata", 8, &ctl, HASH_ELEM | HASH_BLOBS);
+		ctl.entrysize = entrysize;
+		*hash = hash_create(name, 8, &ctl, HASH_ELEM | HASH_BLOBS);
 	}
 	memset(&k, 0, sizeof(k));
 	k.serverid = serverid;
 	strlcpy(k.keyspace, keyspace, sizeof(k.keyspace));
-	m = hash_search(meta_hash, &k, HASH_ENTER, &found);
+	return hash_search(*hash, &k, HASH_ENTER, found);
+}
+
+/* The keyspace's description (every CF), fresh within COLFAM_META_TTL_SEC. */
+static MetaEntry *
+keyspace_meta(Oid serverid, const char *keyspace, bool refresh)
+{
+	MetaEntry  *m;
+	bool		found;
+
+	m = keyspace_entry(&meta_hash, "colfam_fdw metadata", sizeof(MetaEntry), serverid,
+					   keyspace, &found);
 	if (!found)
 	{
 		m->cxt = NULL;
@@ -455,4 +499,120 @@ colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names, ColfamCfM
 	*names = m->cf_names;
 	*cfs = m->cfs;
 	return m->ncfs;
+}
+
+/* ---- size estimates ---- */
+
+/*
+ * How many times the data one node holds goes into the cluster's: nodes / replicas,
+ * from describe_ring (each range lists its replicas). 1 when the ring is not known.
+ */
+static double
+cluster_factor(cfc_conn *conn, const char *keyspace, cf_arena *arena)
+{
+	cf_t_token_range *ranges;
+	size_t		n;
+	cf_status  *st = cfc_describe_ring(conn, keyspace, arena, &ranges, &n);
+	List	   *nodes = NIL;
+	size_t		replicas = 1;
+
+	if (st != NULL)
+	{
+		cf_status_free(st);
+		return 1.0;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		replicas = Max(replicas, ranges[i].n_endpoints);
+		for (size_t j = 0; j < ranges[i].n_endpoints; j++)
+		{
+			char	   *ep = pnstrdup((const char *) ranges[i].endpoints[j].p,
+									  ranges[i].endpoints[j].len);
+
+			if (!list_member(nodes, makeString(ep)))
+				nodes = lappend(nodes, makeString(ep));
+		}
+	}
+	return Max(1.0, (double) list_length(nodes) / (double) replicas);
+}
+
+/* Asks colfamd for the estimates of every CF of the entry's keyspace. */
+static void
+fill_stats(StatsEntry *e, Oid serverid, const char *keyspace)
+{
+	cfc_conn   *conn = colfam_connect(serverid, keyspace);
+	cf_arena   *arena = cf_arena_new(0);
+	cf_ta_cf_stats *st;
+	size_t		n;
+	cf_status  *status;
+	double		factor;
+	MemoryContext old;
+
+	if (arena == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	if (e->cxt != NULL)
+		MemoryContextDelete(e->cxt);
+	e->cxt = NULL;
+	e->ncfs = 0;
+	e->fetched = GetCurrentTimestamp();
+	status = cfc_colfam_cfstats(conn, keyspace, arena, &st, &n);
+	if (status != NULL)
+	{
+		/* no estimates from this server: the planner's defaults apply */
+		elog(DEBUG1, "colfam_fdw: no size estimates for keyspace \"%s\": %s",
+			 keyspace, cf_status_msg(status));
+		cf_status_free(status);
+		cf_arena_free(arena);
+		return;
+	}
+	factor = cluster_factor(conn, keyspace, arena);
+	e->cxt = AllocSetContextCreate(CacheMemoryContext, "colfam_fdw estimates",
+								   ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(e->cxt);
+	e->cf_names = palloc0(sizeof(char *) * Max(n, 1));
+	e->keys = palloc0(sizeof(double) * Max(n, 1));
+	e->columns = palloc0(sizeof(double) * Max(n, 1));
+	for (size_t i = 0; i < n; i++)
+	{
+		if (!st[i].has_estimated_keys || !st[i].has_estimated_columns)
+			continue;
+		e->cf_names[e->ncfs] = pnstrdup((const char *) st[i].column_family.p,
+										st[i].column_family.len);
+		e->keys[e->ncfs] = (double) st[i].estimated_keys * factor;
+		e->columns[e->ncfs] = (double) st[i].estimated_columns * factor;
+		e->ncfs++;
+	}
+	MemoryContextSwitchTo(old);
+	cf_arena_free(arena);
+}
+
+/*
+ * colfamd's estimate of the table's column family: its rows (*keys) and columns
+ * (*columns) across the cluster. False when the server gives no estimate.
+ */
+bool
+colfam_cf_estimate(const ColfamTable *t, double *keys, double *columns)
+{
+	StatsEntry *e;
+	bool		found;
+
+	e = keyspace_entry(&stats_hash, "colfam_fdw estimates", sizeof(StatsEntry),
+					   t->serverid, t->keyspace, &found);
+	if (!found)
+	{
+		e->cxt = NULL;
+		e->ncfs = 0;
+		e->fetched = 0;
+	}
+	if (e->fetched == 0 ||
+		TimestampDifferenceExceeds(e->fetched, GetCurrentTimestamp(), COLFAM_STATS_TTL_SEC * 1000))
+		fill_stats(e, t->serverid, t->keyspace);
+	for (int i = 0; i < e->ncfs; i++)
+		if (strcmp(e->cf_names[i], t->column_family) == 0)
+		{
+			*keys = e->keys[i];
+			*columns = e->columns[i];
+			return true;
+		}
+	return false;
 }

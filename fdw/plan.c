@@ -49,6 +49,7 @@
 #include "optimizer/restrictinfo.h"
 #include "parser/parse_coerce.h"
 #include "parser/parsetree.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -56,7 +57,9 @@
 /* Costs of a request to colfamd on top of Postgres's own per-tuple costs. */
 #define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
 #define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
-#define COLFAM_DEFAULT_TUPLES 1000000.0	/* a table never ANALYZEd: column families are big */
+#define COLFAM_DEFAULT_TUPLES 1000000.0	/* never ANALYZEd, no estimate: CFs are big */
+#define COLFAM_DEFAULT_ARRAY_KEYS 10.0	/* key = ANY(an array not known at plan time) */
+#define COLFAM_MIN_PAGES 10.0		/* never ANALYZEd: at least 10 requests' worth of rows */
 
 /* What the planner keeps in RelOptInfo.fdw_private. */
 typedef struct ColfamRelInfo
@@ -65,6 +68,13 @@ typedef struct ColfamRelInfo
 	ColfamCfMeta *meta;
 	bool		order_preserving;	/* key ranges can be pushed */
 	bool		random_partitioner; /* token(key) ranges can be pushed */
+	/*
+	 * Not ANALYZEd, but colfamd estimated the CF (connection.c): its rows, and how
+	 * many SQL rows one key gives. est_keys is 0 otherwise (then Postgres's own
+	 * selectivities apply, from ANALYZE's statistics or its defaults).
+	 */
+	double		est_keys;
+	double		est_rows_per_key;
 } ColfamRelInfo;
 
 /* A comparison the pushdown may use: column op value. */
@@ -455,20 +465,6 @@ rel_info(Oid relid)
 	return ri;
 }
 
-void
-colfam_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
-{
-	ColfamRelInfo *ri = rel_info(foreigntableid);
-
-	baserel->fdw_private = ri;
-	if (baserel->tuples < 0)
-	{
-		/* never analyzed: a modest table, so key lookups still win over full scans */
-		baserel->tuples = COLFAM_DEFAULT_TUPLES;
-		baserel->pages = 10;
-	}
-	set_baserel_size_estimates(root, baserel);
-}
 
 /* ---- paths ---- */
 
@@ -522,6 +518,89 @@ static bool
 single_key(List *cands)
 {
 	return find_cand(cands, COLFAM_ROLE_KEY, false, true, true) != NULL;
+}
+
+/*
+ * The size of a table never ANALYZEd: colfamd's estimate of the CF, as SQL rows of the
+ * table's mapping ('columns': one per column; 'rows': one per key), else
+ * COLFAM_DEFAULT_TUPLES. ANALYZE's reltuples/relpages win when present.
+ *
+ * The estimate counts at least COLFAM_MIN_PAGES pages of fetch_size rows, as
+ * postgres_fdw assumes at least 10 pages of a table it has no statistics for: the
+ * counts are one node's and miss writes still arriving, and the two mistakes cost
+ * differently — a small CF thought bigger costs a few key lookups where one scan would
+ * do, a big CF thought small a whole-CF scan for every join. The rows per key stay
+ * the estimate's.
+ */
+static void
+estimate_size(ColfamRelInfo *ri, RelOptInfo *baserel)
+{
+	double		keys,
+				columns;
+
+	if (baserel->tuples >= 0)
+		return;					/* ANALYZEd */
+	if (!colfam_cf_estimate(ri->table, &keys, &columns))
+	{
+		/* no estimate: a big table, so key lookups still win over full scans */
+		baserel->tuples = COLFAM_DEFAULT_TUPLES;
+		baserel->pages = 10;
+		return;
+	}
+	keys = Max(keys, 1.0);
+	baserel->tuples = Max(ri->table->rows_mapping ? keys : columns, 1.0);
+	ri->est_rows_per_key = baserel->tuples / keys;
+	baserel->tuples = Max(baserel->tuples, COLFAM_MIN_PAGES * ri->table->fetch_size);
+	ri->est_keys = baserel->tuples / ri->est_rows_per_key;
+	baserel->pages = (BlockNumber) ceil(baserel->tuples / Max(ri->table->fetch_size, 1));
+}
+
+/* How many keys key = value or key = ANY(value) names, as far as the plan knows. */
+static double
+keys_named(Cand *c)
+{
+	Node	   *v = strip_relabel((Node *) c->value);
+
+	if (!c->is_array)
+		return 1.0;
+	if (IsA(v, Const) && !((Const *) v)->constisnull)
+	{
+		ArrayType  *a = DatumGetArrayTypeP(((Const *) v)->constvalue);
+
+		return (double) ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+	}
+	if (IsA(v, ArrayExpr))
+		return (double) list_length(((ArrayExpr *) v)->elements);
+	return COLFAM_DEFAULT_ARRAY_KEYS;
+}
+
+void
+colfam_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	ColfamRelInfo *ri = rel_info(foreigntableid);
+	Cand	   *key;
+
+	baserel->fdw_private = ri;
+	estimate_size(ri, baserel);
+	set_baserel_size_estimates(root, baserel);
+
+	/*
+	 * Without ANALYZE's statistics Postgres guesses key = v at 0.5% of the table; with
+	 * colfamd's estimate a key is est_rows_per_key rows, times the other clauses'
+	 * selectivity.
+	 */
+	if (ri->est_keys > 0 &&
+		((key = find_cand(candidates(root, baserel, ri, baserel->baserestrictinfo),
+						  COLFAM_ROLE_KEY, false, true, false)) != NULL))
+	{
+		List	   *others = list_copy(baserel->baserestrictinfo);
+		double		n = Min(keys_named(key), ri->est_keys);
+
+		others = list_delete_ptr(others, key->rinfo);
+		baserel->rows = clamp_row_est(n * ri->est_rows_per_key *
+									  clauselist_selectivity(root, others, baserel->relid,
+															 JOIN_INNER, NULL));
+	}
 }
 
 /* The default btree opfamily of a type, or InvalidOid. */
@@ -668,6 +747,12 @@ add_param_path(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	*seen = lappend(*seen, outer);
 	ppi = get_baserel_parampathinfo(root, baserel, outer);
 	rows = ppi->ppi_rows;
+	if (ri->est_keys > 0)
+	{
+		/* one key's rows, as colfamd estimates them, through the local filters */
+		rows = clamp_row_est(ri->est_rows_per_key * baserel->rows / Max(baserel->tuples, 1.0));
+		ppi->ppi_rows = rows;
+	}
 	run = fetch_cost(ri, rows) + baserel->baserestrictcost.per_tuple * rows;
 	add_path(baserel, (Path *)
 			 create_foreignscan_path(root, baserel, NULL, rows,
@@ -754,6 +839,9 @@ describe_value(PlannerInfo *root, Expr *e)
 	}
 	if (IsA(n, FuncExpr) && ((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST)
 		return describe_value(root, linitial(((FuncExpr *) n)->args));
+	if (IsA(n, CoerceViaIO))
+		return psprintf("%s::%s", describe_value(root, ((CoerceViaIO *) n)->arg),
+						format_type_be(((CoerceViaIO *) n)->resulttype));
 	return "(expression)";
 }
 
@@ -821,8 +909,10 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		spec->kind = COLFAM_SCAN_KEYS;
 		push_value(spec, &exprs, c, COLFAM_V_KEY, NULL);
 		exact = lappend(exact, c->rinfo);
-		rows_text = psprintf("%s %s", c->is_array ? "keys in" : "key",
-							 describe_value(root, c->value));
+		rows_text = c->is_array
+			? psprintf("multiget of keys in %s (batches of up to %d keys)",
+					   describe_value(root, c->value), spec->fetch_size)
+			: psprintf("key %s", describe_value(root, c->value));
 	}
 	else if (find_cand(cands, COLFAM_ROLE_KEY, false, false, true) != NULL)
 	{

@@ -8,14 +8,16 @@
  * equality then matches nothing (the key or name is dropped; when none is left the
  * scan is empty), a bound is dropped (the local filter still applies).
  *
- * Rows come from libcolfam's pagers: a column pager per key (KEYS), a range pager
- * (KEY_RANGE, TOKEN_RANGE, ALL), pages of get_indexed_slices (INDEX). In a range,
- * each row's slice asks for COLFAM_ROW_COLUMNS columns; a row that fills it goes on
- * with a column pager from its last name, and the range pages after it ask more
- * columns and fewer rows (widen_range_rows). From its second page on, a range pager
- * prefetches: colfamd makes the next page while this backend turns the last one into
- * rows (so a range scan may hold two pages). Nothing holds more than a page, except that
- * the 'rows' mapping assembles one Cassandra row (one SQL row) at a time.
+ * Rows come from libcolfam's pagers: a column pager for a single key (KEYS), batches
+ * of multiget_slice for several keys (KEYS: fetch_size keys a batch, the first batch
+ * first_count), a range pager (KEY_RANGE, TOKEN_RANGE, ALL), pages of
+ * get_indexed_slices (INDEX). In a batch or a range, each row's slice asks for
+ * COLFAM_ROW_COLUMNS columns; a row that fills it goes on with a column pager from its
+ * last name, and in a range the pages after it ask more columns and fewer rows
+ * (widen_range_rows). From its second page on, a range pager prefetches: colfamd makes
+ * the next page while this backend turns the last one into rows (so a range scan may
+ * hold two pages). Nothing holds more than a page, except that the 'rows' mapping
+ * assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
  * freed by a reset callback of the executor's memory context, so an ERROR (including
@@ -47,7 +49,7 @@
 /* Columns asked per row in a range; a row with more goes on with a column pager. */
 #define COLFAM_ROW_COLUMNS 100
 
-typedef struct ColfamScanState
+struct ColfamScanState
 {
 	ColfamScanSpec *spec;
 	ColfamTable *table;
@@ -61,9 +63,9 @@ typedef struct ColfamScanState
 	/* the request */
 	bool		empty;			/* nothing can match */
 	bool		started;
-	cf_slice   *keys;
+	cf_slice   *keys;			/* KEYS: distinct, in the order SQL gave them */
 	int			n_keys;
-	int			key_i;
+	int			key_i;			/* the next key to read (or to send in a batch) */
 	cf_t_column_parent parent;
 	cf_t_slice_predicate pred;
 	cf_t_key_range range;
@@ -73,7 +75,7 @@ typedef struct ColfamScanState
 	/* where the scan is */
 	cfc_column_pager *cpager;	/* columns of keys[key_i - 1], or of a wide range row */
 	cfc_range_pager *rpager;
-	cf_arena   *index_arena;	/* a page of get_indexed_slices */
+	cf_arena   *index_arena;	/* a page of get_indexed_slices or of multiget_slice */
 	bool		index_done;
 	cf_slice	cur_key;		/* the row the items belong to */
 	const cf_t_cosc *items;		/* a page of one row's columns */
@@ -96,7 +98,7 @@ typedef struct ColfamScanState
 	int			range_rows;		/* rows a range page asks after the first */
 	size_t		row_width;		/* columns of cur_key's row so far (range scans) */
 	size_t		widest_row;		/* the widest range row so far */
-} ColfamScanState;
+};
 
 /* What next_items found. */
 typedef enum NextItems
@@ -256,12 +258,65 @@ sql_compare(Oid typid, Oid collid, Datum a, Datum b)
 	return DatumGetInt32(FunctionCall2Coll(&tc->cmp_proc_finfo, collid, a, b));
 }
 
-/* Builds the request of a (re)scan from the plan's values. */
+/* A key of key = ANY and where SQL gave it, for distinct_keys. */
+typedef struct KeyAt
+{
+	cf_slice	key;
+	int			at;
+} KeyAt;
+
+static int
+key_at_cmp(const void *a, const void *b)
+{
+	const KeyAt *x = a,
+			   *y = b;
+	int			c = cf_slice_cmp(x->key, y->key);
+
+	return c != 0 ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static int
+key_at_pos_cmp(const void *a, const void *b)
+{
+	return (((const KeyAt *) a)->at > ((const KeyAt *) b)->at) -
+		(((const KeyAt *) a)->at < ((const KeyAt *) b)->at);
+}
+
+/*
+ * The distinct keys of the list (of cf_slice *), each at its first place in the list,
+ * into a palloc'd *out; returns how many. O(n log n): key = ANY may name many keys.
+ */
+static int
+distinct_keys(List *keys, cf_slice **out)
+{
+	int			n = list_length(keys),
+				kept = 0;
+	KeyAt	   *ka = palloc(sizeof(KeyAt) * Max(n, 1));
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		ka[foreach_current_index(lc)].key = *(cf_slice *) lfirst(lc);
+		ka[foreach_current_index(lc)].at = foreach_current_index(lc);
+	}
+	/* by key, first place first: keep the first of each run of equal keys */
+	qsort(ka, n, sizeof(KeyAt), key_at_cmp);
+	for (int i = 0; i < n; i++)
+		if (i == 0 || cf_slice_cmp(ka[i].key, ka[kept - 1].key) != 0)
+			ka[kept++] = ka[i];
+	qsort(ka, kept, sizeof(KeyAt), key_at_pos_cmp);
+	*out = palloc(sizeof(cf_slice) * Max(kept, 1));
+	for (int i = 0; i < kept; i++)
+		(*out)[i] = ka[i].key;
+	pfree(ka);
+	return kept;
+}
+
+/* Builds the request of a (re)scan from the plan's values (evaluated in econtext). */
 static void
-build_request(ForeignScanState *node, ColfamScanState *s)
+build_request(ExprContext *econtext, ColfamScanState *s)
 {
 	ColfamScanSpec *spec = s->spec;
-	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	MemoryContext old;
 	ListCell   *lv,
 			   *le;
@@ -384,20 +439,7 @@ build_request(ForeignScanState *node, ColfamScanState *s)
 	/* keys: distinct, as SQL's key = ANY returns a row once */
 	if (spec->kind == COLFAM_SCAN_KEYS && !s->empty)
 	{
-		ListCell   *lc;
-
-		s->keys = palloc(sizeof(cf_slice) * Max(list_length(keys), 1));
-		s->n_keys = 0;
-		foreach(lc, keys)
-		{
-			cf_slice	k = *(cf_slice *) lfirst(lc);
-			bool		dup = false;
-
-			for (int i = 0; i < s->n_keys && !dup; i++)
-				dup = cf_slice_eq(s->keys[i], k);
-			if (!dup)
-				s->keys[s->n_keys++] = k;
-		}
+		s->n_keys = distinct_keys(keys, &s->keys);
 		if (s->n_keys == 0)
 			s->empty = true;
 	}
@@ -560,6 +602,59 @@ open_column_pager(ColfamScanState *s, const cf_t_slice_predicate *pred, int page
 		  "reading");
 }
 
+/* qsort/bsearch order of multiget answers by key bytes */
+static int
+key_coscs_cmp(const void *a, const void *b)
+{
+	return cf_slice_cmp(((const cf_t_key_coscs *) a)->key, ((const cf_t_key_coscs *) b)->key);
+}
+
+/*
+ * KEYS with several keys: sends the next batch of keys (first_count keys first, then
+ * fetch_size) as one multiget_slice with row_pred, and makes its answer the page of
+ * rows (s->rows), in the order of s->keys whatever order the answer's map has; a key
+ * the answer lacks is a row without columns. False when every key has been sent.
+ */
+static bool
+fetch_key_batch(ColfamScanState *s)
+{
+	int			n = Min(s->n_keys - s->key_i,
+						s->key_i == 0 ? s->spec->first_count : s->spec->fetch_size);
+	cf_t_key_coscs *got;
+	size_t		n_got;
+	cf_t_key_slice *rows;
+
+	if (n <= 0)
+		return false;
+	cf_arena_free(s->index_arena);
+	s->index_arena = cf_arena_new(0);
+	if (s->index_arena == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	s->cur_key = cf_slice_of("", 0);	/* an error names the batch, not a row */
+	check(s, cfc_multiget_slice(s->conn, &s->keys[s->key_i], (size_t) n, &s->parent,
+								&s->row_pred, s->cl, s->index_arena, &got, &n_got),
+		  psprintf("reading %d keys (multiget_slice) of", n));
+	qsort(got, n_got, sizeof(*got), key_coscs_cmp);
+	rows = cf_arena_alloc(s->index_arena, sizeof(*rows) * n);
+	if (rows == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	for (int i = 0; i < n; i++)
+	{
+		cf_t_key_coscs probe = {.key = s->keys[s->key_i + i]};
+		const cf_t_key_coscs *hit = n_got == 0 ? NULL
+			: bsearch(&probe, got, n_got, sizeof(*got), key_coscs_cmp);
+
+		rows[i].key = probe.key;
+		rows[i].columns = hit ? hit->columns : NULL;
+		rows[i].n_columns = hit ? hit->n_columns : 0;
+	}
+	s->key_i += n;
+	s->rows = rows;
+	s->n_rows = (size_t) n;
+	s->row_i = 0;
+	return true;
+}
+
 /*
  * Range scans over wide rows: a row that filled its slice of the range page goes on
  * with a column pager, one more round trip per row. Before the next range page, when
@@ -590,8 +685,8 @@ widen_range_rows(ColfamScanState *s)
 /*
  * The next piece of the scan (see NextItems). Every row begins with one NI_ITEMS with
  * s->new_row set, even a row without columns; the rest of a row that came through a
- * column pager follows as more NI_ITEMS, then NI_ROW_END. For KEYS each key is a row
- * read with a column pager; range and index scans come a page of rows at a time, a
+ * column pager follows as more NI_ITEMS, then NI_ROW_END. A single key is read with a
+ * column pager; several keys, ranges and index scans come a page of rows at a time, a
  * row that filled row_pred going on with a column pager from its last name.
  */
 static NextItems
@@ -641,19 +736,19 @@ next_items(ColfamScanState *s)
 			open_column_pager(s, &pred, s->spec->fetch_size);
 			continue;
 		}
-		if (s->spec->kind == COLFAM_SCAN_KEYS)
+		if (s->spec->kind == COLFAM_SCAN_KEYS && s->n_keys == 1)
 		{
+			/* one key: get_slice pages, the first one first_count columns */
 			if (s->key_i >= s->n_keys)
 				return NI_END;
 			start_row(s, s->keys[s->key_i], NULL, 0);
-			open_column_pager(s, &s->pred,
-							  s->key_i == 0 ? s->spec->first_count : s->spec->fetch_size);
+			open_column_pager(s, &s->pred, s->spec->first_count);
 			s->key_i++;
 			s->first_page = true;
 			continue;
 		}
 
-		/* a range or index scan: the next row of the page, or the next page */
+		/* a batch, range or index scan: the next row of the page, or the next page */
 		if (s->row_i < s->n_rows)
 		{
 			const cf_t_key_slice *r = &s->rows[s->row_i++];
@@ -673,6 +768,12 @@ next_items(ColfamScanState *s)
 				cf_buf_put(&s->skip_name, nm.p, nm.len);
 			}
 			return NI_ITEMS;
+		}
+		if (s->spec->kind == COLFAM_SCAN_KEYS)
+		{
+			if (!fetch_key_batch(s))
+				return NI_END;
+			continue;
 		}
 		if (s->spec->kind == COLFAM_SCAN_INDEX)
 		{
@@ -1013,35 +1114,45 @@ next_row(ColfamScanState *s, TupleTableSlot *slot)
 
 /* ---- the executor callbacks ---- */
 
+/*
+ * A scan state for spec over table, connected, allocated in cxt; what libcolfam
+ * holds for it is freed when cxt is reset or deleted (also on ERROR).
+ */
+static ColfamScanState *
+scan_state_new(ColfamScanSpec *spec, ColfamTable *table, MemoryContext cxt)
+{
+	ColfamScanState *s = MemoryContextAllocZero(cxt, sizeof(ColfamScanState));
+	MemoryContextCallback *cb;
+
+	s->spec = spec;
+	s->table = table;
+	s->cl = table->read_cl;
+	s->batch_cxt = AllocSetContextCreate(cxt, "colfam_fdw row", ALLOCSET_DEFAULT_SIZES);
+	s->req_cxt = AllocSetContextCreate(cxt, "colfam_fdw request", ALLOCSET_SMALL_SIZES);
+	s->key_cxt = AllocSetContextCreate(cxt, "colfam_fdw row key", ALLOCSET_SMALL_SIZES);
+	cf_buf_init(&s->skip_name, 0);
+	cf_buf_init(&s->key_copy, 0);
+	cb = MemoryContextAllocZero(cxt, sizeof(MemoryContextCallback));
+	cb->func = release_callback;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(cxt, cb);
+	s->conn = colfam_connect(table->serverid, spec->keyspace);
+	return s;
+}
+
 void
 colfam_begin_scan(ForeignScanState *node, int eflags)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	EState	   *estate = node->ss.ps.state;
 	ColfamScanState *s;
-	MemoryContextCallback *cb;
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
-	s = palloc0(sizeof(ColfamScanState));
-	node->fdw_state = s;
-	s->spec = colfam_spec_from_list(plan->fdw_private);
-	s->table = colfam_get_table(RelationGetRelid(node->ss.ss_currentRelation));
-	s->cl = s->table->read_cl;
+	s = scan_state_new(colfam_spec_from_list(plan->fdw_private),
+					   colfam_get_table(RelationGetRelid(node->ss.ss_currentRelation)),
+					   node->ss.ps.state->es_query_cxt);
 	s->value_states = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
-	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row",
-										 ALLOCSET_DEFAULT_SIZES);
-	s->req_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw request",
-									   ALLOCSET_SMALL_SIZES);
-	s->key_cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw row key",
-									   ALLOCSET_SMALL_SIZES);
-	cf_buf_init(&s->skip_name, 0);
-	cf_buf_init(&s->key_copy, 0);
-	cb = palloc0(sizeof(MemoryContextCallback));
-	cb->func = release_callback;
-	cb->arg = s;
-	MemoryContextRegisterResetCallback(estate->es_query_cxt, cb);
-	s->conn = colfam_connect(s->table->serverid, s->spec->keyspace);
+	node->fdw_state = s;
 }
 
 TupleTableSlot *
@@ -1053,7 +1164,7 @@ colfam_iterate_scan(ForeignScanState *node)
 	ExecClearTuple(slot);
 	if (!s->started)
 	{
-		build_request(node, s);
+		build_request(node->ss.ps.ps_ExprContext, s);
 		s->started = true;
 	}
 	if (s->empty)
@@ -1083,4 +1194,31 @@ colfam_end_scan(ForeignScanState *node)
 
 	if (s != NULL)
 		close_pagers(s);
+}
+
+/* ---- a scan outside the executor (ANALYZE) ---- */
+
+/*
+ * Starts reading spec (which has no values: a whole-table scan) over table; the
+ * state lives in cxt and is freed with it.
+ */
+ColfamScanState *
+colfam_scan_begin(ColfamScanSpec *spec, ColfamTable *table, MemoryContext cxt)
+{
+	ColfamScanState *s = scan_state_new(spec, table, cxt);
+
+	Assert(spec->values == NIL);
+	build_request(NULL, s);
+	s->started = true;
+	return s;
+}
+
+/*
+ * The next SQL row into slot's values and nulls (the caller stores it); false at the
+ * end. Decoded values are allocated in the current memory context or the row's.
+ */
+bool
+colfam_scan_next(ColfamScanState *s, TupleTableSlot *slot)
+{
+	return !s->empty && next_row(s, slot);
 }

@@ -9,13 +9,21 @@
 #   get     get_slice of one of those rows (1 column)        vs redis GET
 #   batch   batch_mutate of BENCH_WIDE columns per row (columns/s)
 #   slice   reversed slice, count 10, of those BENCH_WIDE-column rows
+#   insert-threads, get-threads: insert and get again from BENCH_CLIENTS blocking
+#           threads, one libcolfam connection each (py_stress's model)
+# colfam stress drives its BENCH_CLIENTS connections from BENCH_STRESS_THREADS event-loop
+# threads (--connections), as redis-benchmark drives its own from one event loop: one
+# call in flight per connection either way, every call a framed Thrift call and every
+# reply decoded and checked. The *-threads rows show what 50 blocking client threads
+# cost on the same CPUs.
 # Redis runs `redis-benchmark -t set,get` with the same connections, value size and key
 # space; its request count is BENCH_REDIS_N (default: 50,000 per BENCH_SECONDS, a few
 # seconds per test here). colfamd's and redis-server's RSS (VmRSS) and CPU time
 # (utime+stime) are sampled from /proc during each workload.
 #
 # Environment:
-#   BENCH_CLIENTS     connections/threads, both tools [50]
+#   BENCH_CLIENTS     connections, both tools [50]
+#   BENCH_STRESS_THREADS  colfam stress's event-loop threads [1, as redis-benchmark]
 #   BENCH_SECONDS     seconds per colfam workload [10]
 #   BENCH_KEYS        key space of insert/get and of SET/GET (-r) [100000]
 #   BENCH_VALUE_SIZE  bytes per value, both tools [34, colfam stress's default]
@@ -34,6 +42,7 @@ cd "$ROOT"
 . tests/lib/harness.sh
 
 CLIENTS=${BENCH_CLIENTS:-50}
+STHREADS=${BENCH_STRESS_THREADS:-1}
 SECS=${BENCH_SECONDS:-10}
 KEYS=${BENCH_KEYS:-100000}
 VSIZE=${BENCH_VALUE_SIZE:-34}
@@ -46,7 +55,8 @@ SLICE=10
 log() { printf '[bench-server] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-harness_positive_ints CLIENTS SECS KEYS VSIZE WIDE WIDE_KEYS REDIS_N || exit 2
+harness_positive_ints CLIENTS STHREADS SECS KEYS VSIZE WIDE WIDE_KEYS REDIS_N || exit 2
+((STHREADS <= CLIENTS)) || die "BENCH_STRESS_THREADS ($STHREADS) must not exceed BENCH_CLIENTS ($CLIENTS)"
 for p in redis-server redis-benchmark; do
   command -v "$p" >/dev/null 2>&1 ||
     die "$p not found; run scripts/deps.sh bench (Debian: redis-server, redis-tools)"
@@ -117,14 +127,21 @@ json_num() {        # KEY FILE → the first "KEY":number in FILE
 declare -A R        # results: R[name.field]
 CMDS=()
 
-# Runs one colfam stress workload NAME with ARGS, sampling colfamd meanwhile.
+# Runs one colfam stress workload NAME with ARGS, sampling colfamd meanwhile: from
+# STHREADS event-loop threads over CLIENTS connections, or CLIENTS blocking threads
+# when NAME ends in -threads.
 stress() {          # NAME ARGS...
-  local name=$1 out=$H_TMP/stress-$1.json cpu0 cpu1 cmd cl0 cl1
+  local name=$1 out=$H_TMP/stress-$1.json cpu0 cpu1 cmd cl0 cl1 model
   shift
-  cmd=("$COLFAM" stress -h "$C_HOST" -p "$C_PORT" -t "$CLIENTS" -S "$VSIZE"
+  if [[ $name == *-threads ]]; then
+    model=(-t "$CLIENTS")
+  else
+    model=(-t "$STHREADS" --connections "$CLIENTS")
+  fi
+  cmd=("$COLFAM" stress -h "$C_HOST" -p "$C_PORT" "${model[@]}" -S "$VSIZE"
        --output json --interval 2 "$@")
   CMDS+=("${cmd[*]/#$ROOT\//}")
-  log "colfamd $name: ${SECS}s, $CLIENTS threads"
+  log "colfamd $name: ${SECS}s, ${model[*]}"
   echo 0 >"$H_TMP/rss-$name"
   cpu0=$(cpu_ticks "$C_PID")
   children_cpu cl0
@@ -156,6 +173,8 @@ stress insert -o insert --columns 1 -n "$KEYS" -d "$SECS"
 ((${R[insert.total]} >= KEYS)) ||
   log "warning: insert wrote ${R[insert.total]} of $KEYS keys; get will report misses"
 stress get -o read --columns 1 -n "$KEYS" -d "$SECS"
+stress insert-threads -o insert --columns 1 -n "$KEYS" -d "$SECS"
+stress get-threads -o read --columns 1 -n "$KEYS" -d "$SECS"
 stress batch -o insert --batch --columns "$WIDE" -n "$WIDE_KEYS" -d "$SECS" --column-family Wide1
 ((${R[batch.total]} >= WIDE_KEYS)) ||
   log "warning: batch wrote ${R[batch.total]} of $WIDE_KEYS rows; slice will report misses"
@@ -196,7 +215,7 @@ f0() { printf '%.0f' "$1"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 rss_max=0
-for w in insert get batch slice; do ((${R[$w.rss]} > rss_max)) && rss_max=${R[$w.rss]}; done
+for w in insert get insert-threads get-threads batch slice; do ((${R[$w.rss]} > rss_max)) && rss_max=${R[$w.rss]}; done
 
 mkdir -p "$(dirname "$OUT")"
 {
@@ -205,7 +224,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "Machine: $(nproc) CPUs, $(harness_cpu_model); Linux $(uname -r);" \
        "$($COLFAMD -V 2>/dev/null | head -n 1); $(redis-server --version | awk '{ print $1, $2, $3 }')."
   echo "Same run, same machine; client and server share the CPUs. $CLIENTS connections each" \
-       "($CLIENTS colfam stress threads; redis-benchmark's one event loop), values of $VSIZE bytes," \
+       "(colfam stress: $STHREADS event-loop thread(s), or $CLIENTS blocking threads in the" \
+       "*threads* rows; redis-benchmark's one event loop), values of $VSIZE bytes," \
        "key space $KEYS for insert/get and SET/GET; colfamd with its defaults (periodic commit log)," \
        "redis-server with persistence off."
   echo
@@ -213,6 +233,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
   echo "| insert, 1 column | $(f0 "${R[insert.ops]}") | $(f0 "${R[insert.cols]}") | ${R[insert.p50]} | ${R[insert.p99]} | SET | $(f0 "${R[SET.ops]}") | ${R[SET.p50]} | ${R[SET.p99]} | $(ratio "${R[insert.ops]}" "${R[SET.ops]}") |"
   echo "| get, 1 column | $(f0 "${R[get.ops]}") | $(f0 "${R[get.cols]}") | ${R[get.p50]} | ${R[get.p99]} | GET | $(f0 "${R[GET.ops]}") | ${R[GET.p50]} | ${R[GET.p99]} | $(ratio "${R[get.ops]}" "${R[GET.ops]}") |"
+  echo "| insert, $CLIENTS blocking threads | $(f0 "${R[insert-threads.ops]}") | $(f0 "${R[insert-threads.cols]}") | ${R[insert-threads.p50]} | ${R[insert-threads.p99]} | SET | $(f0 "${R[SET.ops]}") | ${R[SET.p50]} | ${R[SET.p99]} | $(ratio "${R[insert-threads.ops]}" "${R[SET.ops]}") |"
+  echo "| get, $CLIENTS blocking threads | $(f0 "${R[get-threads.ops]}") | $(f0 "${R[get-threads.cols]}") | ${R[get-threads.p50]} | ${R[get-threads.p99]} | GET | $(f0 "${R[GET.ops]}") | ${R[GET.p50]} | ${R[GET.p99]} | $(ratio "${R[get-threads.ops]}" "${R[GET.ops]}") |"
   echo "| slice, reversed, count $SLICE of $WIDE | $(f0 "${R[slice.ops]}") | $(f0 "${R[slice.cols]}") | ${R[slice.p50]} | ${R[slice.p99]} | — | | | | |"
   echo "| batch_mutate, $WIDE columns | $(f0 "${R[batch.ops]}") | $(f0 "${R[batch.cols]}") | ${R[batch.p50]} | ${R[batch.p99]} | — | | | | |"
   echo
@@ -220,7 +242,7 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "| workload | server max RSS | server CPU µs/op | client CPU µs/op | misses | errors |"
   echo "|---|---:|---:|---:|---:|---:|"
-  for w in insert get slice batch; do
+  for w in insert get insert-threads get-threads slice batch; do
     echo "| colfamd $w | $(mib "${R[$w.rss]}") | ${R[$w.cpu_us]} | ${R[$w.client_us]} | ${R[$w.misses]} | ${R[$w.errors]} |"
   done
   echo "| redis SET+GET | $(mib "${R[redis.rss]}") | ${R[redis.cpu_us]} | ${R[redis.client_us]} | | |"

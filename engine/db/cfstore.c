@@ -964,8 +964,21 @@ cf_cfstore_stats_get(cf_cfstore *cf, cf_cfstore_stats *st)
 	st->memtable_ops = cf_memtable_ops(cf->active);
 	st->pending_flushes = cf->nqueue;
 	st->sstables = cf->ntables;
+	st->est_rows = cf_memtable_rows(cf->active);
+	st->est_cells = st->memtable_ops;
+	for (int i = 0; i < cf->nqueue; i++)
+	{
+		st->est_rows += cf_memtable_rows(cf->queue[i].mt);
+		st->est_cells += cf_memtable_ops(cf->queue[i].mt);
+	}
 	for (size_t i = 0; i < cf->ntables; i++)
-		st->sstable_bytes += cf_sstable_get_stats(cf->tables[i].t)->file_bytes;
+	{
+		const cf_sstable_stats *ss = cf_sstable_get_stats(cf->tables[i].t);
+
+		st->sstable_bytes += ss->file_bytes;
+		st->est_rows += ss->rows;
+		st->est_cells += ss->cells;
+	}
 	st->flushes = cf->flushes;
 	st->flush_failures = cf->flush_failures;
 	pthread_mutex_unlock(&cf->mu);

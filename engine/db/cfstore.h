@@ -147,6 +147,14 @@ typedef struct cf_cfstore_stats
 	uint64_t	sstable_bytes;
 	uint64_t	flushes;
 	uint64_t	flush_failures;
+	/*
+	 * Estimates for query planners: the rows and the cells of the memtables (active and
+	 * pending) and the SSTables, summed; a row (or cell) in several of them counts once
+	 * in each, as Cassandra's estimatedKeys does, and memtable cells are operations
+	 * (an overwrite counts twice) until flushed.
+	 */
+	uint64_t	est_rows;
+	uint64_t	est_cells;
 } cf_cfstore_stats;
 
 void		cf_cfstore_stats_get(cf_cfstore *cf, cf_cfstore_stats *st);

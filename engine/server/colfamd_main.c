@@ -11,6 +11,8 @@
  *
  * Requests go to the Thrift dispatch (thrift/dispatch.h) over the coordinator
  * (service/service.h), with authentication when the configuration asks for it.
+ * Short reads, and writes with the periodic commit log, run inline on the event
+ * loops; the rest on the workers (server/route.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "server/config.h"
+#include "server/route.h"
 #include "server/server.h"
 #include "service/auth.h"
 #include "service/service.h"
@@ -100,6 +103,16 @@ colfamd_handle(void *ctx, void *session, cf_slice request, cf_buf *reply)
 	return cf_dispatch_handle(d->dispatch, session, request, reply);
 }
 
+/* Inline or on a worker: writes inline only when none waits for its own fsync. */
+static int
+colfamd_route(void *ctx, void *session, cf_slice request)
+{
+	colfamd    *d = ctx;
+
+	(void) session;
+	return cf_route_request(request, d->cfg.commitlog_sync == CF_COMMITLOG_PERIODIC);
+}
+
 /* After the last request: the dispatch and service go, then the database is flushed and closed. */
 static void
 colfamd_drain(void *ctx)
@@ -138,6 +151,7 @@ colfamd_handler(colfamd *d)
 		.session_open = colfamd_session_open,
 		.session_close = colfamd_session_close,
 		.handle = colfamd_handle,
+		.route = colfamd_route,
 		.drain = colfamd_drain,
 		.ctx = d,
 	};

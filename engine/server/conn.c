@@ -51,21 +51,32 @@ cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out, 
 /*
  * On a worker (or inline on the loop): runs the job's requests in order, each reply in
  * its own buffer, until one asks to close, a reply fails, or the replies pass the
- * connection's buffer limit. Touches only the job fields and the session.
+ * connection's buffer limit. Touches only the job fields and the session. timed: also
+ * sets job_slowest_us to the longest request's run time.
  */
 void
-cf_srv_run_job(cf_server *srv, srv_conn *c)
+cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed)
 {
 	unsigned	i = 0;
 	size_t		out = 0;
+	int64_t		t0 = timed ? cf_srv_now_us() : 0;
 
 	c->job_keep = true;
+	c->job_slowest_us = 0;
 	for (cf_frame *f = c->job; f && c->job_keep; f = f->next)
 	{
 		cf_buf	   *r = &c->job_replies[i++];
 
 		cf_buf_init(r, srv->o.max_frame);
 		c->job_keep = srv->h.handle(srv->h.ctx, c->session, cf_slice_of(f->data, f->len), r);
+		if (timed)
+		{
+			int64_t		t1 = cf_srv_now_us();
+
+			if (t1 - t0 > c->job_slowest_us)
+				c->job_slowest_us = t1 - t0;
+			t0 = t1;
+		}
 		if (!cf_buf_ok(r))
 			break;				/* the connection is closed after the replies before it */
 		/* replies past the buffer limit wait for the client to read (cf_srv_job_done) */
@@ -402,13 +413,14 @@ cf_srv_job_done(srv_conn *c)
 	}
 }
 
-/* Takes up to CF_SERVER_MAX_PIPELINE waiting requests off the queue as the next job. */
+/* Takes the first n (1..nqueued, at most CF_SERVER_MAX_PIPELINE) waiting requests as the next job. */
 static void
-job_take(srv_conn *c)
+job_take(srv_conn *c, unsigned n)
 {
-	unsigned	n = c->nqueued < CF_SERVER_MAX_PIPELINE ? c->nqueued : CF_SERVER_MAX_PIPELINE;
 	cf_frame   *last;
 
+	if (n > CF_SERVER_MAX_PIPELINE)
+		n = CF_SERVER_MAX_PIPELINE;
 	c->job_replies = &c->job_reply1;
 	if (n > 1 && (c->job_replies = malloc(n * sizeof(cf_buf))) == NULL)
 	{
@@ -425,6 +437,74 @@ job_take(srv_conn *c)
 	c->nqueued -= n;
 	c->job_n = n;
 	c->job_ran = 0;
+}
+
+/*
+ * The lane of the requests at the head of c's queue that may run inline now, and in
+ * *n how many of them do (one lane, at most CF_SERVER_MAX_PIPELINE); CF_SERVER_POOL
+ * when the head request goes to the workers: route says so, or its lane is backed
+ * off on this loop. Routes each request once (frame.lane).
+ */
+static int
+inline_run(srv_conn *c, unsigned *n)
+{
+	cf_server  *srv = c->loop->srv;
+	srv_loop   *l = c->loop;
+	int			lane = CF_SERVER_POOL;
+	unsigned	k = 0;
+
+	for (cf_frame *f = c->qhead; f && k < CF_SERVER_MAX_PIPELINE; f = f->next)
+	{
+		if (f->lane < 0)
+		{
+			int			r = srv->h.route(srv->h.ctx, c->session, cf_slice_of(f->data, f->len));
+
+			f->lane = r >= 1 && r <= CF_SERVER_LANES ? r : CF_SERVER_POOL;
+		}
+		if (f->lane == CF_SERVER_POOL || (k > 0 && f->lane != lane))
+			break;
+		if (k == 0)
+		{
+			if (l->lane_pool_until[f->lane] != 0)
+			{
+				if (cf_srv_now_us() < l->lane_pool_until[f->lane])
+					break;
+				l->lane_pool_until[f->lane] = 0;
+			}
+			lane = f->lane;
+		}
+		k++;
+	}
+	*n = k;
+	return k > 0 ? lane : CF_SERVER_POOL;
+}
+
+/*
+ * After an inline job of lane: counts it, and backs the lane off if one of its
+ * requests was slow because it blocked. A slow request during which the thread never
+ * blocked (its voluntary context switches did not grow since the loop's mark) was
+ * only preempted — a loaded machine, a CPU quota — and would have been as slow on a
+ * worker.
+ */
+static void
+inline_done(srv_conn *c, int lane)
+{
+	cf_server  *srv = c->loop->srv;
+	srv_loop   *l = c->loop;
+	long		nv;
+
+	srv_stat_add(&srv->st_inline_requests, c->job_ran);
+	if (c->job_slowest_us <= CF_SERVER_INLINE_SLOW_US)
+		return;
+	nv = cf_srv_thread_nvcsw();
+	if (nv == l->inline_nvcsw)
+		return;
+	l->inline_nvcsw = nv;
+	l->lane_pool_until[lane] = cf_srv_now_us() + CF_SERVER_INLINE_BACKOFF_US;
+	srv_stat_add(&srv->st_inline_backoffs, 1);
+	cf_log_debug(SRV_LOG, "loop %u: a request of lane %d took %" PRId64 " µs inline and blocked; "
+				 "that lane runs on the workers for %d ms", c->loop->idx, lane, c->job_slowest_us,
+				 CF_SERVER_INLINE_BACKOFF_US / 1000);
 }
 
 /*
@@ -449,14 +529,32 @@ cf_srv_conn_advance(srv_conn *c)
 			return;
 		while (!c->dead && !c->busy && c->qhead && c->out_bytes < srv->o.conn_buffer_limit)
 		{
-			job_take(c);
+			unsigned	n = 0;
+			int			lane = CF_SERVER_POOL;
+
 			if (srv->nworkers == 0)
 			{
-				cf_srv_run_job(srv, c);
+				job_take(c, c->nqueued);
+				cf_srv_run_job(srv, c, false);
 				cf_srv_job_done(c);
 				ran = true;
 				continue;
 			}
+			if (srv->h.route && (lane = inline_run(c, &n)) != CF_SERVER_POOL)
+			{
+				if (!c->loop->inline_marked)
+				{
+					c->loop->inline_nvcsw = cf_srv_thread_nvcsw();
+					c->loop->inline_marked = true;
+				}
+				job_take(c, n);
+				cf_srv_run_job(srv, c, true);
+				inline_done(c, lane);
+				cf_srv_job_done(c);
+				ran = true;
+				continue;
+			}
+			job_take(c, c->nqueued);
 			c->busy = true;
 			if (!cf_srv_pool_submit(srv, c))
 			{

@@ -79,6 +79,7 @@ cf_frame_feed(cf_frame_reader *r, const uint8_t *p, size_t n, size_t *used,
 			if (r->cur == NULL)
 				return CF_FRAME_NO_MEMORY;
 			r->cur->next = NULL;
+			r->cur->lane = -1;
 			r->cur->len = 0;
 			r->cap = cap;
 		}

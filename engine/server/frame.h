@@ -19,6 +19,7 @@
 typedef struct cf_frame
 {
 	struct cf_frame *next;		/* for the caller's queues */
+	int			lane;			/* for the caller: -1 when handed out */
 	size_t		len;
 	uint8_t		data[];
 } cf_frame;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,13 +25,22 @@
 #define MAX_EVENTS 128
 #define ACCEPT_BATCH 32
 
-static int64_t
-now_us(void)
+int64_t
+cf_srv_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The calling thread's voluntary context switches so far (times it blocked). */
+long
+cf_srv_thread_nvcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
 }
 
 void
@@ -60,7 +70,7 @@ cf_srv_conns_changed(cf_server *srv)
 static void
 log_refusal(cf_server *srv, const char *peer, const char *why)
 {
-	int64_t		now = now_us();
+	int64_t		now = cf_srv_now_us();
 	int64_t		last = atomic_load(&srv->refuse_logged_at);
 
 	if (now - last < 1000000 ||
@@ -280,6 +290,7 @@ cf_srv_loop_main(void *arg)
 			cf_log_error(SRV_LOG, "epoll_wait: %s", strerror(errno));
 			break;
 		}
+		l->inline_marked = false;	/* epoll_wait may have blocked */
 		for (int i = 0; i < n; i++)
 		{
 			int			kind = *(int *) ev[i].data.ptr;

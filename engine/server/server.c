@@ -468,6 +468,8 @@ cf_server_stats_get(cf_server *srv, cf_server_stats *st)
 	st->accepted = atomic_load(&srv->st_accepted);
 	st->refused = atomic_load(&srv->st_refused);
 	st->requests = atomic_load(&srv->st_requests);
+	st->inline_requests = atomic_load(&srv->st_inline_requests);
+	st->inline_backoffs = atomic_load(&srv->st_inline_backoffs);
 	st->protocol_errors = atomic_load(&srv->st_protocol_errors);
 	st->bytes_in = atomic_load(&srv->st_bytes_in);
 	st->bytes_out = atomic_load(&srv->st_bytes_out);

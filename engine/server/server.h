@@ -34,6 +34,20 @@
  * (0: the handler runs inline on the loop thread — only for handlers that never
  * block). The listening socket is shared by every loop (EPOLLEXCLUSIVE); an accepted
  * connection is handed round-robin to a loop, which owns it for life.
+ *
+ * Inline requests: a handle on a worker costs two thread hand-offs (loop → worker →
+ * loop: a condition variable and an eventfd), several times the work of a short
+ * request. A handler with a route callback names the requests that are short and
+ * seldom block; those run inline on the loop thread, the others on the workers, and
+ * one connection's requests still run one at a time and reply in order (a run of
+ * inline requests at the head of its queue runs inline; a job for the workers takes
+ * every request waiting, inline ones included). route puts each inline request in a
+ * lane (a kind of request that may block for the same reason, e.g. reads, writes):
+ * when one inline request of a lane runs longer than CF_SERVER_INLINE_SLOW_US and
+ * its thread blocked meanwhile (it was not merely preempted), the loop sends that
+ * lane's requests to the workers for the next CF_SERVER_INLINE_BACKOFF_US, so a
+ * request that does block (a write waiting for a memtable flush) stalls its loop
+ * once, not for as long as the cause lasts.
  */
 #ifndef CF_SERVER_SERVER_H
 #define CF_SERVER_SERVER_H
@@ -52,6 +66,15 @@
 
 /* Requests that may wait on one connection before it stops being read. */
 #define CF_SERVER_MAX_PIPELINE 128
+
+/* route's answers: run on a worker, or inline on the loop in lane 1..CF_SERVER_LANES. */
+#define CF_SERVER_POOL 0
+#define CF_SERVER_LANES 4
+
+/* An inline request slower than this sends its lane to the workers for a while ... */
+#define CF_SERVER_INLINE_SLOW_US 5000
+/* ... for this long, on its loop. */
+#define CF_SERVER_INLINE_BACKOFF_US 500000
 
 /* Who is on the other end of a connection. */
 typedef struct cf_peer_info
@@ -82,6 +105,12 @@ typedef struct cf_peer_info
  *   a reply still failed (cf_buf_ok false) when handle returns closes the connection
  *   with an error logged. Returns false to close the connection once this reply is
  *   sent (requests still queued on it are dropped).
+ * route: on the connection's loop thread, before the request runs, while no handle
+ *   of its session runs. Returns CF_SERVER_POOL to run the request on a worker, or a
+ *   lane 1..CF_SERVER_LANES to run it inline on the loop thread (see "Inline
+ *   requests" above); anything else counts as CF_SERVER_POOL. Must be cheap (it runs
+ *   once per request on the loop) and must not block. NULL, or worker_threads 0:
+ *   every request runs where worker_threads says.
  * drain: once, from cf_server_shutdown, after every request finished and every
  *   session closed, on the thread that called shutdown (colfamd flushes and closes
  *   the database here). Not called when the shutdown timed out.
@@ -91,6 +120,7 @@ typedef struct cf_server_handler
 	void	   *(*session_open) (void *ctx, const cf_peer_info *peer);
 	void		(*session_close) (void *ctx, void *session);
 	bool		(*handle) (void *ctx, void *session, cf_slice request, cf_buf *reply);
+	int			(*route) (void *ctx, void *session, cf_slice request);
 	void		(*drain) (void *ctx);
 	void	   *ctx;
 } cf_server_handler;
@@ -158,6 +188,9 @@ typedef struct cf_server_stats
 	uint64_t	accepted;		/* since start, refused ones excluded */
 	uint64_t	refused;		/* closed at accept: over max_connections or out of fds */
 	uint64_t	requests;		/* frames handled */
+	uint64_t	inline_requests;	/* of those, run on a loop thread */
+	uint64_t	inline_backoffs;	/* times a slow inline request sent its lane to the
+									 * workers */
 	uint64_t	protocol_errors;	/* connections closed for a bad frame */
 	uint64_t	bytes_in;
 	uint64_t	bytes_out;

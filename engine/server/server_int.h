@@ -10,7 +10,10 @@
  *
  * A job is every request waiting on the connection when it starts (up to
  * CF_SERVER_MAX_PIPELINE), run in order by one worker: a pipelining client pays one
- * handoff per batch, not one per request.
+ * handoff per batch, not one per request. An inline job is the run of requests at the
+ * head of the queue that the handler's route puts in one lane not backed off on the
+ * loop; it runs on the loop thread, in the same job fields, and is done before the
+ * loop does anything else.
  */
 #ifndef CF_SERVER_SERVER_INT_H
 #define CF_SERVER_SERVER_INT_H
@@ -87,6 +90,7 @@ typedef struct srv_conn
 	cf_buf		job_reply1;
 	unsigned	job_ran;		/* requests handled (fewer after a close or a failed reply) */
 	bool		job_keep;		/* the last one handled did not ask to close */
+	int64_t		job_slowest_us; /* inline jobs: the longest of their requests */
 } srv_conn;
 
 /* An accepted socket on its way to the loop that will own it. */
@@ -122,6 +126,9 @@ struct srv_loop
 	size_t		nlive;
 	srv_conn   *grave;
 	uint8_t    *scratch;
+	int64_t		lane_pool_until[CF_SERVER_LANES + 1];	/* µs: backed off until then */
+	long		inline_nvcsw;	/* the thread's voluntary context switches ... */
+	bool		inline_marked;	/* ... counted since the last epoll_wait */
 };
 
 struct cf_server
@@ -171,6 +178,8 @@ struct cf_server
 	atomic_uint_fast64_t st_accepted;
 	atomic_uint_fast64_t st_refused;
 	atomic_uint_fast64_t st_requests;
+	atomic_uint_fast64_t st_inline_requests;
+	atomic_uint_fast64_t st_inline_backoffs;
 	atomic_uint_fast64_t st_protocol_errors;
 	atomic_uint_fast64_t st_bytes_in;
 	atomic_uint_fast64_t st_bytes_out;
@@ -195,6 +204,8 @@ srv_stat_max(atomic_uint_fast64_t *s, uint64_t v)
 }
 
 /* in loop.c */
+int64_t		cf_srv_now_us(void);
+long		cf_srv_thread_nvcsw(void);
 void	   *cf_srv_loop_main(void *arg);
 void		cf_srv_loop_wake(srv_loop *l);
 void		cf_srv_loop_release(srv_loop *l);
@@ -210,7 +221,7 @@ void		cf_srv_job_done(srv_conn *c);
 void		cf_srv_reap(srv_loop *l);
 void		cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out,
 							   size_t n);
-void		cf_srv_run_job(cf_server *srv, srv_conn *c);
+void		cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed);
 void		cf_srv_post_done(srv_conn *c);
 
 /* in workers.c */

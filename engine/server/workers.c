@@ -49,7 +49,7 @@ worker_main(void *arg)
 		srv->prunning++;
 		pthread_mutex_unlock(&srv->pmu);
 
-		cf_srv_run_job(srv, c);
+		cf_srv_run_job(srv, c, false);
 		cf_srv_post_done(c);
 
 		pthread_mutex_lock(&srv->pmu);

@@ -46,6 +46,8 @@ static const cf_ts_field cf_stats_f[] = {
 	REQ(6, cf_ta_cf_stats, sstable_bytes, t_i64),
 	REQ(7, cf_ta_cf_stats, flushes, t_i64),
 	REQ(8, cf_ta_cf_stats, flush_failures, t_i64),
+	OPT(9, cf_ta_cf_stats, estimated_keys, t_i64),
+	OPT(10, cf_ta_cf_stats, estimated_columns, t_i64),
 };
 STRUCT(st_cf_stats, "CfStats", cf_ta_cf_stats, cf_stats_f);
 static const cf_ts_type t_cf_stats = {.kind = CF_TS_STRUCT, .st = &st_cf_stats};

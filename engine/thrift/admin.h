@@ -9,7 +9,8 @@
  *     2: required i64 memtable_bytes,    3: required i64 memtable_operations,
  *     4: required i32 pending_flushes,   5: required i64 sstables,
  *     6: required i64 sstable_bytes,     7: required i64 flushes,
- *     8: required i64 flush_failures }
+ *     8: required i64 flush_failures,
+ *     9: optional i64 estimated_keys,   10: optional i64 estimated_columns }
  *   void colfam_flush(1: required string keyspace,
  *                     2: required list<string> column_families)
  *        throws (1: InvalidRequestException ire)
@@ -74,6 +75,14 @@ typedef struct cf_ta_cf_stats
 	int64_t		sstable_bytes;
 	int64_t		flushes;
 	int64_t		flush_failures;
+	/*
+	 * Rows and columns of the CF on this node, for query planners (memtables plus
+	 * SSTables; a row in several counts in each). Optional: older servers omit them.
+	 */
+	bool		has_estimated_keys;
+	int64_t		estimated_keys;
+	bool		has_estimated_columns;
+	int64_t		estimated_columns;
 } cf_ta_cf_stats;
 
 /* InvalidRequestException {1: required string why}. */

@@ -1466,6 +1466,9 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 				o->sstable_bytes = (int64_t) st[i].st.sstable_bytes;
 				o->flushes = (int64_t) st[i].st.flushes;
 				o->flush_failures = (int64_t) st[i].st.flush_failures;
+				o->has_estimated_keys = o->has_estimated_columns = true;
+				o->estimated_keys = (int64_t) st[i].st.est_rows;
+				o->estimated_columns = (int64_t) st[i].st.est_cells;
 				if (o->column_family.p == NULL)
 					s = DSP_NO_MEMORY();
 			}

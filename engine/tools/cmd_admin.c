@@ -274,6 +274,11 @@ print_cfstats(const cf_ta_cf_stats *st, FILE *out)
 {
 	fprintf(out, "\tColumn Family: %.*s\n", SL(st->column_family));
 	fprintf(out, "\tSSTable count: %lld\n", (long long) st->sstables);
+	if (st->has_estimated_keys)
+		fprintf(out, "\tNumber of keys (estimate): %lld\n", (long long) st->estimated_keys);
+	if (st->has_estimated_columns)
+		fprintf(out, "\tNumber of columns (estimate): %lld\n",
+				(long long) st->estimated_columns);
 	fprintf(out, "\tSpace used (live): %lld\n", (long long) st->sstable_bytes);
 	fprintf(out, "\tMemtable data size: %lld\n", (long long) st->memtable_bytes);
 	fprintf(out, "\tMemtable operations: %lld\n", (long long) st->memtable_operations);

@@ -20,20 +20,21 @@
 
 #include "client/client.h"
 #include "tools/commands.h"
+#include "tools/stress_int.h"
 #include "tools/connopt.h"
 #include "tools/progress.h"
 
 #define MAX_THREADS 1000
+#define MAX_CONNECTIONS 10000
 #define MAX_COLUMNS 100000
 #define MAX_VALUE_SIZE (1024 * 1024)
 #define MIN_KEY_WIDTH 7
 
 static const char *const op_names[] = {"insert", "read", "slice", "multiget", "rangeslice"};
-static const char *const cl_names[] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM", "EACH_QUORUM",
-"ALL", "ANY", "TWO", "THREE"};
+const char *const stress_cl_names[STRESS_N_CLS] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
+"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
 
 #define N_OPS ((int) (sizeof(op_names) / sizeof(op_names[0])))
-#define N_CLS ((int) (sizeof(cl_names) / sizeof(cl_names[0])))
 
 /* ---------------------------------------------------------------- options */
 
@@ -45,6 +46,9 @@ usage(FILE *out)
 			"  a load generator like Cassandra 0.7's contrib/stress\n\n"
 			"  -o, --operation OP      insert, read, slice, multiget or rangeslice [insert]\n"
 			"  -t, --threads N         client threads, one connection each [50]\n"
+			"      --connections C     connections (calls in flight) [--threads]; more than\n"
+			"                          --threads: each thread drives its share of them on an\n"
+			"                          event loop, as redis-benchmark does\n"
 			"  -n, --keys N            key space: keys 0..N-1 [1000000]\n"
 			"  -c, --columns C         columns per row [5]\n"
 			"  -S, --value-size S      bytes per column value [34]\n"
@@ -129,7 +133,7 @@ opt_enum(FILE *err, const char *name, const char *arg, const char *const *names,
 
 enum
 {
-	O_SLICE_COUNT = 256, O_DISTRIBUTION, O_OPERATIONS, O_CF, O_OUTPUT, O_INTERVAL, O_HELP
+	O_SLICE_COUNT = 256, O_CONNECTIONS, O_DISTRIBUTION, O_OPERATIONS, O_CF, O_OUTPUT, O_INTERVAL, O_HELP
 };
 
 int
@@ -138,6 +142,7 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 	static const struct option opts[] = {
 		{"operation", required_argument, NULL, 'o'},
 		{"threads", required_argument, NULL, 't'},
+		{"connections", required_argument, NULL, O_CONNECTIONS},
 		{"keys", required_argument, NULL, 'n'},
 		{"columns", required_argument, NULL, 'c'},
 		{"value-size", required_argument, NULL, 'S'},
@@ -195,6 +200,10 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 				if ((ok = opt_int(err, "--threads", optarg, 1, MAX_THREADS, &v)))
 					o->threads = (int) v;
 				break;
+			case O_CONNECTIONS:
+				if ((ok = opt_int(err, "--connections", optarg, 1, MAX_CONNECTIONS, &v)))
+					o->connections = (int) v;
+				break;
 			case 'n':
 				if ((ok = opt_int(err, "--keys", optarg, 1, INT64_C(1000000000000), &v)))
 					o->keys = v;
@@ -229,7 +238,7 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 				ok = opt_double(err, "--duration", optarg, 0.001, 366 * 86400.0, &o->duration);
 				break;
 			case 'e':
-				if ((i = opt_enum(err, "--consistency", optarg, cl_names, N_CLS)) < 0)
+				if ((i = opt_enum(err, "--consistency", optarg, stress_cl_names, STRESS_N_CLS)) < 0)
 					return 2;
 				o->consistency = i;
 				break;
@@ -296,37 +305,21 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 				"ALL, TWO, THREE\n");
 		return 2;
 	}
+	if (o->connections == 0)
+		o->connections = o->threads;
+	if (o->connections < o->threads)
+	{
+		fprintf(err, "colfam stress: --connections (%d) must not be below --threads (%d)\n"
+				"hint: each thread needs a connection; give fewer threads\n",
+				o->connections, o->threads);
+		return 2;
+	}
 	if (!ops_given && o->duration == 0)
 		o->operations = o->keys;
 	return -1;
 }
 
 /* ---------------------------------------------------------------- the workers */
-
-typedef struct stress_shared
-{
-	const cft_stress_opts *o;
-	_Atomic int64_t next;		/* the next operation's index */
-	int64_t		deadline_us;	/* duration mode */
-	_Atomic int running;		/* workers not finished */
-	int			key_width;
-	cf_slice   *names;			/* "C0".."C<columns-1>" */
-	uint8_t    *value;
-} stress_shared;
-
-typedef struct worker
-{
-	pthread_t	th;
-	stress_shared *sh;
-	cfc_conn   *c;
-	uint64_t	rng;
-	_Atomic uint64_t ops;		/* read by the progress line */
-	_Atomic uint64_t lat_sum_us;
-	cft_stress_result r;		/* this worker's part (r.ops mirrors ops) */
-	cf_t_mutation *muts;
-	cf_slice   *keys;			/* multiget */
-	char	   *keybuf;			/* keys_per_call keys of key_width + 1 bytes */
-} worker;
 
 static uint64_t
 rng_next(uint64_t *s)
@@ -360,16 +353,20 @@ pick_key(worker *w)
 	}
 }
 
+/* Key k (< keys: it fits key_width digits, at most 19), zero-padded, into buf. */
 static cf_slice
 format_key(const stress_shared *sh, int64_t k, char *buf)
 {
-	int			n = snprintf(buf, 24, "%0*lld", sh->key_width, (long long) k);
-
-	return cf_slice_of(buf, (size_t) n);
+	for (int i = sh->key_width - 1; i >= 0; i--)
+	{
+		buf[i] = (char) ('0' + k % 10);
+		k /= 10;
+	}
+	return cf_slice_of(buf, (size_t) sh->key_width);
 }
 
-static int64_t
-now_us_wall(void)
+int64_t
+stress_now_us_wall(void)
 {
 	struct timespec ts;
 
@@ -389,154 +386,186 @@ range_pred(int32_t count, bool reversed)
 	return p;
 }
 
-/* One operation number i; counts columns and misses into w->r. */
-static cf_status *
-run_op(worker *w, int64_t i, cf_arena *arena)
+/* multiget: the rows one call asks for. */
+static size_t
+multiget_keys(const cft_stress_opts *o)
+{
+	return (size_t) (o->keys_per_call < o->keys ? o->keys_per_call : o->keys);
+}
+
+int
+stress_op_calls(const cft_stress_opts *o)
+{
+	return o->op == CFT_STRESS_INSERT && !o->batch ? o->columns : 1;
+}
+
+bool
+stress_op_next(worker *w, int64_t *i)
+{
+	const stress_shared *sh = w->sh;
+
+	*i = atomic_fetch_add(&w->sh->next, 1);
+	return sh->o->duration > 0 ? cft_now_us() < sh->deadline_us : *i < sh->o->operations;
+}
+
+void
+stress_op_call(worker *w, int64_t i, int step, int64_t ts, stress_call *call)
 {
 	const stress_shared *sh = w->sh;
 	const cft_stress_opts *o = sh->o;
-	cf_t_column_parent parent = {.column_family = cf_slice_str(o->cf)};
-	int			cl = o->consistency;
-	char		kb[24];
-	cf_slice	key;
-	cf_t_slice_predicate pred;
-	cf_status  *s = NULL;
+	cf_t_args  *a = &call->a;
 
+	memset(a, 0, sizeof(*a));
+	a->column_parent.column_family = cf_slice_str(o->cf);
+	a->consistency_level = o->consistency ? o->consistency : CF_T_CL_ONE;
 	switch (o->op)
 	{
 		case CFT_STRESS_INSERT:
+			a->key = format_key(sh, i % o->keys, call->kb);
+			if (o->batch)
 			{
-				int64_t		ts = now_us_wall();
-
-				key = format_key(sh, i % o->keys, kb);
-				if (o->batch)
-				{
-					cf_t_cf_mutations cfm = {parent.column_family, w->muts, (size_t) o->columns};
-					cf_t_key_mutations km = {key, &cfm, 1};
-
-					for (int j = 0; j < o->columns; j++)
-						w->muts[j].cosc.column.timestamp = ts;
-					s = cfc_batch_mutate(w->c, &km, 1, cl);
-					if (s == NULL)
-						w->r.columns += (uint64_t) o->columns;
-					return s;
-				}
-				for (int j = 0; s == NULL && j < o->columns; j++)
-				{
-					cf_t_column col = {sh->names[j], cf_slice_of(sh->value, (size_t) o->value_size),
-					ts, false, 0};
-
-					if ((s = cfc_insert(w->c, key, &parent, &col, cl)) == NULL)
-						w->r.columns++;
-				}
-				return s;
+				for (int j = 0; j < o->columns; j++)
+					w->muts[j].cosc.column.timestamp = ts;
+				call->cfm = (cf_t_cf_mutations) {a->column_parent.column_family, w->muts,
+				(size_t) o->columns};
+				call->km = (cf_t_key_mutations) {a->key, &call->cfm, 1};
+				a->mutation_map = &call->km;
+				a->n_mutation_map = 1;
+				call->m = CF_T_M_BATCH_MUTATE;
+				return;
 			}
+			a->column = (cf_t_column) {sh->names[step], cf_slice_of(sh->value, (size_t) o->value_size),
+			ts, false, 0};
+			call->m = CF_T_M_INSERT;
+			return;
 		case CFT_STRESS_READ:
 		case CFT_STRESS_SLICE:
-			{
-				cf_t_cosc  *cols;
-				size_t		n;
-
-				key = format_key(sh, pick_key(w), kb);
-				pred = o->op == CFT_STRESS_READ ? range_pred(o->columns, false)
-					: range_pred(o->slice_count, true);
-				s = cfc_get_slice(w->c, key, &parent, &pred, cl, arena, &cols, &n);
-				if (s == NULL)
-				{
-					w->r.columns += n;
-					w->r.misses += n == 0;
-				}
-				return s;
-			}
+			a->key = format_key(sh, pick_key(w), call->kb);
+			a->predicate = o->op == CFT_STRESS_READ ? range_pred(o->columns, false)
+				: range_pred(o->slice_count, true);
+			call->m = CF_T_M_GET_SLICE;
+			return;
 		case CFT_STRESS_MULTIGET:
 			{
 				int64_t		start = pick_key(w);
-				size_t		nk = (size_t) (o->keys_per_call < o->keys ? o->keys_per_call : o->keys);
-				cf_t_key_coscs *rows;
-				size_t		n,
-							hits = 0;
+				size_t		nk = multiget_keys(o);
 
 				for (size_t j = 0; j < nk; j++)
 					w->keys[j] = format_key(sh, (start + (int64_t) j) % o->keys,
 											w->keybuf + j * 24);
-				pred = range_pred(o->columns, false);
-				s = cfc_multiget_slice(w->c, w->keys, nk, &parent, &pred, cl, arena, &rows, &n);
-				if (s == NULL)
-				{
-					for (size_t j = 0; j < n; j++)
-					{
-						w->r.columns += rows[j].n_columns;
-						hits += rows[j].n_columns > 0;
-					}
-					w->r.misses += nk - hits;
-				}
-				return s;
+				a->keys = w->keys;
+				a->n_keys = nk;
+				a->predicate = range_pred(o->columns, false);
+				call->m = CF_T_M_MULTIGET_SLICE;
+				return;
 			}
 		case CFT_STRESS_RANGESLICE:
-			{
-				cf_t_key_range range;
-				cf_t_key_slice *rows;
-				size_t		n;
-
-				key = format_key(sh, pick_key(w), kb);
-				memset(&range, 0, sizeof(range));
-				range.has_start_key = range.has_end_key = true;
-				range.start_key = key;
-				range.end_key = cf_slice_of("", 0);
-				range.count = o->keys_per_call;
-				pred = range_pred(o->columns, false);
-				s = cfc_get_range_slices(w->c, &parent, &pred, &range, cl, arena, &rows, &n);
-				if (s == NULL)
-				{
-					for (size_t j = 0; j < n; j++)
-						w->r.columns += rows[j].n_columns;
-					w->r.misses += n == 0;
-				}
-				return s;
-			}
+			a->range.has_start_key = a->range.has_end_key = true;
+			a->range.start_key = format_key(sh, pick_key(w), call->kb);
+			a->range.end_key = cf_slice_of("", 0);
+			a->range.count = o->keys_per_call;
+			a->predicate = range_pred(o->columns, false);
+			call->m = CF_T_M_GET_RANGE_SLICES;
+			return;
 	}
-	return cf_status_make(CF_ERR_INTERNAL, "stress: operation %d", (int) o->op);
 }
 
+void
+stress_op_count(worker *w, const stress_call *call, const cf_t_result *res)
+{
+	const cft_stress_opts *o = w->sh->o;
+	size_t		hits = 0;
+
+	switch (call->m)
+	{
+		case CF_T_M_BATCH_MUTATE:
+			w->r.columns += (uint64_t) o->columns;
+			break;
+		case CF_T_M_INSERT:
+			w->r.columns++;
+			break;
+		case CF_T_M_GET_SLICE:
+			w->r.columns += res->n_coscs;
+			w->r.misses += res->n_coscs == 0;
+			break;
+		case CF_T_M_MULTIGET_SLICE:
+			for (size_t j = 0; j < res->n_key_coscs; j++)
+			{
+				w->r.columns += res->key_coscs[j].n_columns;
+				hits += res->key_coscs[j].n_columns > 0;
+			}
+			w->r.misses += multiget_keys(o) - hits;
+			break;
+		case CF_T_M_GET_RANGE_SLICES:
+			for (size_t j = 0; j < res->n_key_slices; j++)
+				w->r.columns += res->key_slices[j].n_columns;
+			w->r.misses += res->n_key_slices == 0;
+			break;
+		default:
+			break;
+	}
+}
+
+void
+stress_op_done(worker *w, int64_t t0, int64_t t1, cf_status *s)
+{
+	cft_hist_record(&w->r.latency_us, (uint64_t) (t1 - t0));
+	if (s)
+	{
+		cf_code		code = cf_status_code(s);
+
+		w->r.errors++;
+		w->r.errors_by_code[(unsigned) code < 32 ? code : CF_ERR_INTERNAL]++;
+		if (w->r.first_error[0] == '\0')
+			snprintf(w->r.first_error, sizeof(w->r.first_error), "%s", cf_status_msg(s));
+		cf_status_free(s);
+	}
+	w->r.ops++;
+	atomic_store_explicit(&w->lat_sum_us, atomic_load_explicit(&w->lat_sum_us,
+					 memory_order_relaxed) + (uint64_t) (t1 - t0), memory_order_relaxed);
+	atomic_store_explicit(&w->ops, w->r.ops, memory_order_relaxed);
+}
+
+/* One operation number i through libcolfam; counts columns and misses into w->r. */
+static cf_status *
+run_op(worker *w, int64_t i, cf_arena *arena)
+{
+	int64_t		ts = w->sh->o->op == CFT_STRESS_INSERT ? stress_now_us_wall() : 0;
+	int			n = stress_op_calls(w->sh->o);
+
+	for (int step = 0; step < n; step++)
+	{
+		stress_call call;
+		cf_t_result res;
+		cf_status  *s;
+
+		stress_op_call(w, i, step, ts, &call);
+		if ((s = cfc_call(w->c, call.m, &call.a, arena, &res)) != NULL)
+			return s;
+		stress_op_count(w, &call, &res);
+	}
+	return NULL;
+}
+
+/* A blocking worker: one libcolfam connection, one call at a time. */
 static void *
 worker_main(void *arg)
 {
 	worker	   *w = arg;
-	stress_shared *sh = w->sh;
-	const cft_stress_opts *o = sh->o;
+	int64_t		i;
 
-	for (;;)
+	while (stress_op_next(w, &i))
 	{
-		int64_t		i = atomic_fetch_add(&sh->next, 1);
-		int64_t		t0,
-					t1;
-		cf_arena   *arena;
+		int64_t		t0;
+		cf_arena   *arena = cf_arena_new(8192);
 		cf_status  *s;
 
-		if (o->duration > 0 ? cft_now_us() >= sh->deadline_us : i >= o->operations)
-			break;
-		arena = cf_arena_new(8192);
 		t0 = cft_now_us();
 		s = arena ? run_op(w, i, arena) : cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-		t1 = cft_now_us();
 		cf_arena_free(arena);
-		cft_hist_record(&w->r.latency_us, (uint64_t) (t1 - t0));
-		if (s)
-		{
-			cf_code		code = cf_status_code(s);
-
-			w->r.errors++;
-			w->r.errors_by_code[(unsigned) code < 32 ? code : CF_ERR_INTERNAL]++;
-			if (w->r.first_error[0] == '\0')
-				snprintf(w->r.first_error, sizeof(w->r.first_error), "%s", cf_status_msg(s));
-			cf_status_free(s);
-		}
-		w->r.ops++;
-		atomic_store_explicit(&w->lat_sum_us, atomic_load_explicit(&w->lat_sum_us,
-						 memory_order_relaxed) + (uint64_t) (t1 - t0), memory_order_relaxed);
-		atomic_store_explicit(&w->ops, w->r.ops, memory_order_relaxed);
+		stress_op_done(w, t0, cft_now_us(), s);
 	}
-	atomic_fetch_sub(&sh->running, 1);
+	atomic_fetch_sub(&w->sh->running, 1);
 	return NULL;
 }
 
@@ -680,7 +709,7 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 		worker	   *w = &ws[t];
 
 		w->sh = &sh;
-		w->rng = UINT64_C(0x9E3779B97F4A7C15) * (uint64_t) (t + 1) ^ (uint64_t) now_us_wall();
+		w->rng = UINT64_C(0x9E3779B97F4A7C15) * (uint64_t) (t + 1) ^ (uint64_t) stress_now_us_wall();
 		cft_hist_init(&w->r.latency_us);
 		w->muts = calloc((size_t) o->columns, sizeof(*w->muts));
 		w->keys = calloc((size_t) o->keys_per_call, sizeof(*w->keys));
@@ -699,7 +728,15 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 			m->cosc.column.name = sh.names[j];
 			m->cosc.column.value = cf_slice_of(sh.value, (size_t) o->value_size);
 		}
-		if ((s = open_conn(o, o->keyspace, &w->c)) != NULL)
+		if (o->connections > o->threads)
+		{
+			/* thread t drives connections t, t + threads, t + 2 * threads ... */
+			int			share = (o->connections - t + o->threads - 1) / o->threads;
+
+			if ((s = stress_async_open(w, share)) != NULL)
+				s = cf_status_wrap(s, "connections of thread %d of %d", t + 1, o->threads);
+		}
+		else if ((s = open_conn(o, o->keyspace, &w->c)) != NULL)
 			s = cf_status_wrap(s, "connection %d of %d", t + 1, o->threads);
 	}
 
@@ -716,7 +753,9 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 		atomic_store(&sh.running, o->threads);
 		for (; started < o->threads; started++)
 		{
-			int			e = pthread_create(&ws[started].th, NULL, worker_main, &ws[started]);
+			int			e = pthread_create(&ws[started].th, NULL,
+										   o->connections > o->threads ? stress_async_main :
+										   worker_main, &ws[started]);
 
 			if (e != 0)
 			{
@@ -767,6 +806,7 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 	for (int t = 0; ws && t < o->threads; t++)
 	{
 		cfc_free(ws[t].c);
+		stress_async_free(&ws[t]);
 		free(ws[t].muts);
 		free(ws[t].keys);
 		free(ws[t].keybuf);
@@ -796,13 +836,14 @@ report_json(const cft_stress_opts *o, const cft_stress_result *r, FILE *out)
 
 	json_object_object_add(j, "operation", json_object_new_string(op_names[o->op]));
 	json_object_object_add(j, "threads", json_object_new_int(o->threads));
+	json_object_object_add(j, "connections", json_object_new_int(o->connections));
 	json_object_object_add(j, "keys", json_object_new_int64(o->keys));
 	json_object_object_add(j, "columns", json_object_new_int(o->columns));
 	json_object_object_add(j, "value_size", json_object_new_int(o->value_size));
 	json_object_object_add(j, "batch", json_object_new_boolean(o->batch));
 	json_object_object_add(j, "distribution",
 						   json_object_new_string(o->gaussian ? "gaussian" : "uniform"));
-	json_object_object_add(j, "consistency", json_object_new_string(cl_names[o->consistency]));
+	json_object_object_add(j, "consistency", json_object_new_string(stress_cl_names[o->consistency]));
 	json_object_object_add(j, "total_ops", json_object_new_int64((int64_t) r->ops));
 	json_object_object_add(j, "seconds", json_object_new_double(r->seconds));
 	json_object_object_add(j, "ops_per_sec", json_object_new_double((double) r->ops / secs));
@@ -838,9 +879,10 @@ cft_stress_report(const cft_stress_opts *o, const cft_stress_result *r, FILE *ou
 		report_json(o, r, out);
 		return;
 	}
-	fprintf(out, "operation    %s%s, %d threads, consistency %s\n", op_names[o->op],
+	fprintf(out, "operation    %s%s, %d threads, %d connections, consistency %s\n",
+			op_names[o->op],
 			o->op != CFT_STRESS_INSERT ? "" : o->batch ? " (batch_mutate)" : " (insert per column)",
-			o->threads, cl_names[o->consistency]);
+			o->threads, o->connections, stress_cl_names[o->consistency]);
 	fprintf(out, "total ops    %llu in %.2f s\n", (unsigned long long) r->ops, r->seconds);
 	fprintf(out, "ops/s        %.0f\n", (double) r->ops / secs);
 	fprintf(out, "columns/s    %.0f %s\n", (double) r->columns / secs,

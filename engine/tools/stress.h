@@ -1,7 +1,9 @@
 /*
  * tools/stress.h — `colfam stress`, Cassandra 0.7's contrib/stress (py_stress) in C:
  * N threads, one libcolfam connection each, run one operation over a key space and
- * report throughput and latency.
+ * report throughput and latency. With --connections C above N, the N threads drive
+ * the C connections on event loops instead (stress_async.c): the same calls, one in
+ * flight per connection, at a fraction of the client's CPU.
  *
  * Operations (one "op" each, timed as one latency):
  *  - insert: one row of C columns "C0".."C<C-1>", values of S bytes: one batch_mutate
@@ -49,6 +51,7 @@ typedef struct cft_stress_opts
 {
 	cft_stress_op op;
 	int			threads;		/* [50, as py_stress] */
+	int			connections;	/* [threads]; more: threads run event loops over them */
 	int64_t		keys;			/* key space [1000000] */
 	int			columns;		/* per row [5] */
 	int			value_size;		/* bytes [34] */

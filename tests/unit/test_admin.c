@@ -51,7 +51,8 @@ codec_round_trips(void **state)
 	.n_column_families = 2,.major = true};
 	cf_ta_args	back;
 	cf_ta_cf_stats st[2] = {
-		{S("A"), 1, 2, 3, 4, 5, 6, 7}, {S("B"), INT64_MAX, 0, 0, 1, 1 << 20, 9, 0},
+		{S("A"), 1, 2, 3, 4, 5, 6, 7, false, 0, false, 0}, {S("B"), INT64_MAX, 0, 0, 1, 1 << 20, 9, 0,
+		true, 12, true, 345},
 	};
 	cf_ta_result res = {.stats = st,.n_stats = 2};
 	cf_ta_result got;
@@ -111,6 +112,12 @@ codec_round_trips(void **state)
 	assert_int_equal(got.stats[0].pending_flushes, 3);
 	assert_int_equal(got.stats[0].flush_failures, 7);
 	assert_int_equal(got.stats[1].sstable_bytes, 1 << 20);
+	/* the optional estimates: absent stays absent, present comes back */
+	assert_false(got.stats[0].has_estimated_keys);
+	assert_false(got.stats[0].has_estimated_columns);
+	assert_true(got.stats[1].has_estimated_keys && got.stats[1].has_estimated_columns);
+	assert_int_equal(got.stats[1].estimated_keys, 12);
+	assert_int_equal(got.stats[1].estimated_columns, 345);
 	for (size_t cut = 0; cut < b.len; cut++)
 	{
 		cf_status  *s = cf_ta_read_reply(cf_slice_of(b.data, cut), CF_TA_M_CFSTATS, 9, NULL,
@@ -220,6 +227,11 @@ flush_compact_cfstats(void **state)
 	assert_int_equal(n_st, 2);
 	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 10);
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
+	/* estimates from the memtable: 10 rows of one column; B is empty */
+	assert_true(stat_of(st, n_st, "A")->has_estimated_keys);
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 10);
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 10);
+	assert_int_equal(stat_of(st, n_st, "B")->estimated_keys, 0);
 
 	/* a bad CF name anywhere in the list: nothing is done */
 	expect(cfc_colfam_flush(c, "K", bad, 2), CF_ERR_INVALID, "unconfigured columnfamily Nope");
@@ -234,6 +246,9 @@ flush_compact_cfstats(void **state)
 	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 0);
 	assert_int_equal(stat_of(st, n_st, "A")->flushes, 1);
 	assert_true(stat_of(st, n_st, "A")->sstable_bytes > 0);
+	/* ... and from the SSTable once flushed */
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 10);
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 10);
 
 	/* a second table, then a major compaction of every CF makes one */
 	{
@@ -245,9 +260,14 @@ flush_compact_cfstats(void **state)
 	check(cfc_colfam_flush(c, "K", NULL, 0));
 	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 2);
+	/* k1 is in both SSTables: counted in each until they are merged */
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 11);
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 11);
 	check(cfc_colfam_compact(c, "K", NULL, 0, true));
 	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 10);
+	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 11);
 	expect(cfc_colfam_compact(c, "K", bad, 2, false), CF_ERR_INVALID, "Nope");
 
 	/* the connection still serves 0.7 calls after the admin ones */
@@ -384,6 +404,7 @@ tool_output(void **state)
 						  "-h", "127.0.0.1"), 0);
 	contains(out, "Keyspace: K\n\tColumn Family: A\n\tSSTable count: 0\n");
 	contains(out, "\tMemtable operations: 3\n");
+	contains(out, "\tNumber of keys (estimate): 3\n");
 	assert_null(strstr(out, "Column Family: B"));
 
 	assert_int_equal(TOOL(cft_cmd_flush, out, "flush", "-k", "K", "-h", "127.0.0.1", "-p", port), 0);

@@ -3,7 +3,8 @@
  * test handler (echo, uppercase, sleep, oneway, close, big reply, gate) on 127.0.0.1
  * and ephemeral ports. Many concurrent clients, pipelined order, frame cap, connection
  * cap, garbage, unframed clients, a client that never reads, slow clients, shutdown
- * with requests in flight and past its deadline, a busy port.
+ * with requests in flight and past its deadline, a busy port; a route that runs some
+ * requests inline on the loops (order kept, lanes, the slow-request back-off).
  *
  * Client sockets have 10 s receive/send timeouts, so a broken server fails a test
  * instead of hanging it. Client threads record failures for the test's thread to
@@ -155,6 +156,8 @@ arg_of(cf_slice req)
 	return atol(num);
 }
 
+static int64_t now_ms(void);
+
 static bool
 h_handle(void *ctx, void *session, cf_slice req, cf_buf *reply)
 {
@@ -175,6 +178,15 @@ h_handle(void *ctx, void *session, cf_slice req, cf_buf *reply)
 		case 'S':				/* S<ms>:...: sleep, then echo */
 			usleep((useconds_t) arg_of(req) * 1000);
 			cf_buf_put(reply, req.p, req.len);
+			break;
+		case 'P':				/* P<ms>:...: spin (never block), then echo */
+			{
+				int64_t		until = now_ms() + arg_of(req);
+
+				while (now_ms() < until)
+					;
+				cf_buf_put(reply, req.p, req.len);
+			}
 			break;
 		case 'U':
 			for (size_t i = 0; i < req.len; i++)
@@ -210,6 +222,19 @@ h_handle(void *ctx, void *session, cf_slice req, cf_buf *reply)
 	atomic_fetch_add(&t->handled, 1);
 	atomic_fetch_sub(&s->active, 1);
 	return keep;
+}
+
+/* The test route: a request ending in '@' runs inline in lane 1, in '#' in lane 2. */
+static int
+h_route(void *ctx, void *session, cf_slice req)
+{
+	(void) ctx;
+	(void) session;
+	if (req.len > 0 && req.p[req.len - 1] == '@')
+		return 1;
+	if (req.len > 0 && req.p[req.len - 1] == '#')
+		return 2;
+	return CF_SERVER_POOL;
 }
 
 static void
@@ -1279,6 +1304,146 @@ free_without_shutdown(void **state)
 	close(fd);
 }
 
+/* Starts f's server with the test route and connects a client. */
+static int
+start_routed(fx *f)
+{
+	int			fd;
+
+	f->h.route = h_route;
+	start(f);
+	fd = cli_connect(f->port);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* Inline and pooled requests of one pipelining connection still reply in order. */
+static void
+routed_inline_keeps_order(void **state)
+{
+	fx		   *f = *state;
+	enum
+	{
+	N = 120};
+	static const char *const shape[] = {"aaa@", "S1:b", "Uccc@", "ddd#", "eee@", "S0:f", "ggg#"};
+	char	   *all = malloc(N * 32);
+	size_t		len = 0;
+	uint64_t	want_inline = 0;
+	cf_server_stats st;
+	int			fd = start_routed(f);
+
+	for (int i = 0; i < N; i++)
+	{
+		char		msg[24];
+		int			n = snprintf(msg, sizeof(msg), "%03d%s", i, shape[i % 7]);
+
+		cf_store_be32((uint8_t *) all + len, (uint32_t) n);
+		memcpy(all + len + 4, msg, (size_t) n);
+		len += 4 + (size_t) n;
+		want_inline += msg[n - 1] == '@' || msg[n - 1] == '#';
+	}
+	assert_true(test_send_all(fd, all, len));	/* every request in one write */
+	for (int i = 0; i < N; i++)
+	{
+		char		want[24];
+		size_t		rl;
+		uint8_t    *r = recv_frame(fd, &rl);
+
+		snprintf(want, sizeof(want), "%03d%s", i, shape[i % 7]);
+		assert_non_null(r);
+		assert_int_equal(rl, strlen(want));
+		assert_memory_equal(r, want, rl);
+		free(r);
+	}
+	/*
+	 * The first request runs inline; a job for the workers takes every request
+	 * waiting, so of the rest only those after such a job's end may.
+	 */
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.requests, N);
+	assert_true(st.inline_requests >= 1 && st.inline_requests <= want_inline);
+	/* one at a time, each routed request runs inline */
+	for (int i = 0; i < 14; i++)
+	{
+		char		msg[24];
+
+		snprintf(msg, sizeof(msg), "%s", shape[i % 7]);
+		if (msg[0] == 'U')
+			assert_true(roundtrip(fd, msg, "UCCC@"));
+		else
+			assert_true(roundtrip(fd, msg, msg));
+	}
+	want_inline = st.inline_requests + 10;
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.requests, N + 14);
+	assert_int_equal(st.inline_requests, want_inline);
+	assert_int_equal(st.inline_backoffs, 0);
+	assert_int_equal(atomic_load(&f->t.overlaps), 0);
+	close(fd);
+	free(all);
+	stop(f);
+}
+
+/*
+ * An inline request slower than CF_SERVER_INLINE_SLOW_US sends its lane (only) to the
+ * workers on its loop; the lane comes back after CF_SERVER_INLINE_BACKOFF_US.
+ */
+static void
+slow_inline_lane_backs_off(void **state)
+{
+	fx		   *f = *state;
+	cf_server_stats st;
+	int			fd = start_routed(f);
+
+	assert_true(roundtrip(fd, "quick@", "quick@"));
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.inline_requests, 1);
+	assert_int_equal(st.inline_backoffs, 0);
+
+	/* 20 ms inline: lane 1 goes to the workers, lane 2 stays inline */
+	assert_true(roundtrip(fd, "S20:slow@", "S20:slow@"));
+	assert_true(roundtrip(fd, "next@", "next@"));
+	assert_true(roundtrip(fd, "other#", "other#"));
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.inline_backoffs, 1);
+	assert_int_equal(st.inline_requests, 3);	/* quick, slow, other */
+	assert_true(log_has("inline and blocked; that lane runs on the workers", NULL));
+
+	usleep(CF_SERVER_INLINE_BACKOFF_US + 100000);
+	assert_true(roundtrip(fd, "again@", "again@"));
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.inline_requests, 4);
+	assert_int_equal(st.requests, 5);
+
+	/* slow without blocking (busy, or preempted) is no reason to back off */
+	assert_true(roundtrip(fd, "P20:busy@", "P20:busy@"));
+	assert_true(roundtrip(fd, "after@", "after@"));
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.inline_backoffs, 1);
+	assert_int_equal(st.inline_requests, 6);
+	close(fd);
+	stop(f);
+}
+
+/* With worker_threads 0 every request runs on the loop, whatever the route says. */
+static void
+route_ignored_without_workers(void **state)
+{
+	fx		   *f = *state;
+	cf_server_stats st;
+	int			fd;
+
+	f->o.worker_threads = 0;
+	fd = start_routed(f);
+	assert_true(roundtrip(fd, "pooled", "pooled"));
+	assert_true(roundtrip(fd, "Uinline@", "UINLINE@"));
+	cf_server_stats_get(f->srv, &st);
+	assert_int_equal(st.requests, 2);
+	assert_int_equal(st.inline_requests, 0);	/* counted only when routed inline */
+	close(fd);
+	stop(f);
+}
+
 int
 main(void)
 {
@@ -1287,6 +1452,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(many_concurrent_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(pipelined_replies_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(inline_mode_serves_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(routed_inline_keeps_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(slow_inline_lane_backs_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(route_ignored_without_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(oneway_sends_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(frame_cap_and_short_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(unframed_client_gets_an_exception, setup, teardown),

@@ -3,18 +3,27 @@
  * validation's hint, the log-linear histogram's percentiles on known inputs, and
  * short runs against a node in the test (support/testnode.h): insert then read
  * with zero errors and zero misses, misses for keys never written, each read
- * operation, the JSON summary.
+ * operation, the JSON summary — with blocking threads, and again with event-loop
+ * threads driving more connections (--connections).
  */
 #include "support/cmocka_prelude.h"
 
+#include <arpa/inet.h>
 #include <json-c/json.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "support/sockio.h"
 #include "support/testnode.h"
 #include "tools/histogram.h"
 #include "tools/stress.h"
+#include "thrift/cassandra.h"
+#include "util/arena.h"
 #include "util/log.h"
 
 #define ARGV(...) (int) (sizeof((char *[]) {__VA_ARGS__}) / sizeof(char *)), (char *[]) {__VA_ARGS__}
@@ -52,6 +61,7 @@ options(void **state)
 	assert_int_equal(parse(&o, err, sizeof(err), ARGV("stress")), -1);
 	assert_int_equal(o.op, CFT_STRESS_INSERT);
 	assert_int_equal(o.threads, 50);
+	assert_int_equal(o.connections, 50);	/* one per thread */
 	assert_int_equal(o.keys, 1000000);
 	assert_int_equal(o.operations, 1000000);	/* defaults to the key space */
 	assert_int_equal(o.columns, 5);
@@ -69,6 +79,7 @@ options(void **state)
 						   "--batch", "--output", "json", "-g", "6")), -1);
 	assert_int_equal(o.op, CFT_STRESS_SLICE);
 	assert_int_equal(o.threads, 3);
+	assert_int_equal(o.connections, 3);
 	assert_int_equal(o.keys, 77);
 	assert_int_equal(o.operations, 0);
 	assert_true(o.duration == 2.5);
@@ -106,6 +117,14 @@ options(void **state)
 	bad("unknown option \"--frobnicate\"", ARGV("stress", "--frobnicate"));
 	bad("unexpected argument \"extra\"", ARGV("stress", "extra"));
 	bad("must not be empty", ARGV("stress", "-k", ""));
+	bad("--connections (4) must not be below --threads (5)\nhint: ",
+		ARGV("stress", "-t", "5", "--connections", "4"));
+	bad("--connections must be an integer from 1 to 10000",
+		ARGV("stress", "--connections", "10001"));
+	assert_int_equal(parse(&o, err, sizeof(err), ARGV("stress", "-t", "2", "--connections",
+														"9")), -1);
+	assert_int_equal(o.threads, 2);
+	assert_int_equal(o.connections, 9);
 	assert_int_equal(parse(&o, err, sizeof(err), ARGV("stress", "--help")), 0);
 	assert_non_null(strstr(err, "--operation OP"));
 }
@@ -173,6 +192,9 @@ histogram(void **state)
 
 /* ---- against a node ---- */
 
+/* 0: runs use 4 blocking threads; else 2 event-loop threads over this many connections */
+static int async_conns;
+
 static void
 opts_for(cft_stress_opts *o, test_node *n, const char *op, int64_t ops, int64_t keys)
 {
@@ -187,6 +209,11 @@ opts_for(cft_stress_opts *o, test_node *n, const char *op, int64_t ops, int64_t 
 										   "--operations", opsv, "-c", "5", "-h", "127.0.0.1",
 										   "-p", ports, "--interval", "0.2"),
 									  o, stderr, stderr), -1);
+	if (async_conns)
+	{
+		o->threads = 2;
+		o->connections = async_conns;
+	}
 }
 
 static void
@@ -198,10 +225,10 @@ run(cft_stress_opts *o, cft_stress_result *r)
 		fail_msg("stress: %s", cf_status_msg(s));
 }
 
+/* Every operation kind, errors, a duration run and the summaries, on node n. */
 static void
-runs(void **state)
+run_all(test_node *n)
 {
-	test_node  *n = test_node_start(NULL);
 	cft_stress_opts o;
 	cft_stress_result *r = malloc(sizeof(*r));
 	char	   *text;
@@ -210,7 +237,6 @@ runs(void **state)
 	json_object *j,
 			   *v;
 
-	(void) state;
 	/* batch inserts of every key, then plain inserts over them */
 	opts_for(&o, n, "insert", 400, 400);
 	o.batch = true;
@@ -327,6 +353,19 @@ runs(void **state)
 	free(text);
 
 	free(r);
+}
+
+static void
+runs(void **state)
+{
+	test_node  *n = test_node_start(NULL);
+
+	(void) state;
+	async_conns = 0;
+	run_all(n);
+	async_conns = 7;
+	run_all(n);
+	async_conns = 0;
 	test_node_stop(n);
 }
 
@@ -344,6 +383,144 @@ unreachable_server(void **state)
 	assert_non_null(s);
 	assert_int_equal(cf_status_code(s), CF_ERR_IO);
 	cf_status_free(s);
+	o.threads = 1;
+	o.connections = 3;
+	s = cft_stress_run(&o, NULL, r);
+	assert_non_null(s);
+	assert_int_equal(cf_status_code(s), CF_ERR_IO);
+	assert_non_null(strstr(cf_status_msg(s), "127.0.0.1:1"));
+	cf_status_free(s);
+	free(r);
+}
+
+/*
+ * A server that knows the schema and takes set_keyspace, then closes each connection
+ * at its first data call: a thread per connection, so stress's setup can hold several.
+ */
+typedef struct quitter
+{
+	int			lfd;
+	int			port;
+	pthread_t	conn_th[16];
+	int			nconn;
+	pthread_t	th;
+} quitter;
+
+static void *
+quitter_conn(void *arg)
+{
+	int			fd = (int) (intptr_t) arg;
+	uint8_t		hdr[4];
+
+	while (test_recv_all(fd, hdr, 4))
+	{
+		uint32_t	n = cf_load_be32(hdr);
+		uint8_t    *msg = n < (1u << 20) ? malloc(n) : NULL;
+		cf_t_message_header h;
+		cf_t_method m;
+		cf_t_result res;
+		cf_t_cf_def cf;
+		cf_buf		out;
+		cf_rd		r;
+		bool		answer;
+
+		if (msg == NULL || !test_recv_all(fd, msg, n))
+		{
+			free(msg);
+			break;
+		}
+		cf_rd_init(&r, msg, n);
+		cf_status_free(cf_t_read_message_header(&r, &h));
+		answer = cf_t_method_lookup(h.name, &m) &&
+			(m == CF_T_M_DESCRIBE_KEYSPACE || m == CF_T_M_SET_KEYSPACE);
+		memset(&res, 0, sizeof(res));
+		memset(&cf, 0, sizeof(cf));
+		cf.keyspace = res.ks_def.name = cf_slice_str("Keyspace1");
+		cf.name = cf_slice_str("Standard1");
+		res.ks_def.strategy_class = cf_slice_str("org.apache.cassandra.locator.SimpleStrategy");
+		res.ks_def.replication_factor = 1;
+		res.ks_def.cf_defs = &cf;
+		res.ks_def.n_cf_defs = 1;
+		cf_buf_init(&out, 0);
+		cf_buf_put_u32(&out, 0);
+		if (answer)
+			cf_status_free(cf_t_write_reply(&out, m, h.seqid, &res));
+		cf_store_be32(out.data, (uint32_t) (out.len - 4));
+		free(msg);
+		if (!answer || !test_send_all(fd, out.data, out.len))
+		{
+			cf_buf_free(&out);
+			break;
+		}
+		cf_buf_free(&out);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *
+quitter_main(void *arg)
+{
+	quitter    *q = arg;
+	int			fd;
+
+	while (q->nconn < 16 && (fd = accept(q->lfd, NULL, NULL)) >= 0)
+		pthread_create(&q->conn_th[q->nconn++], NULL, quitter_conn, (void *) (intptr_t) fd);
+	return NULL;
+}
+
+static void
+quitter_start(quitter *q)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t	len = sizeof(sa);
+
+	memset(q, 0, sizeof(*q));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	q->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(q->lfd >= 0);
+	assert_int_equal(bind(q->lfd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	assert_int_equal(listen(q->lfd, 16), 0);
+	assert_int_equal(getsockname(q->lfd, (struct sockaddr *) &sa, &len), 0);
+	q->port = ntohs(sa.sin_port);
+	assert_int_equal(pthread_create(&q->th, NULL, quitter_main, q), 0);
+}
+
+static void
+quitter_stop(quitter *q)
+{
+	shutdown(q->lfd, SHUT_RDWR);
+	close(q->lfd);
+	pthread_join(q->th, NULL);
+	for (int i = 0; i < q->nconn; i++)
+		pthread_join(q->conn_th[i], NULL);
+}
+
+/* Event-loop threads: a connection the server closes fails its operation, no more. */
+static void
+server_closes_connections(void **state)
+{
+	quitter		q;
+	cft_stress_opts o;
+	cft_stress_result *r = malloc(sizeof(*r));
+	char		port[16];
+	cf_status  *s;
+
+	(void) state;
+	quitter_start(&q);
+	snprintf(port, sizeof(port), "%d", q.port);
+	assert_int_equal(cft_stress_parse(ARGV("stress", "-o", "read", "-t", "2", "--connections",
+										   "5", "-h", "127.0.0.1", "-p", port, "--operations",
+										   "1000"), &o, stderr, stderr), -1);
+	s = cft_stress_run(&o, NULL, r);
+	if (s)
+		fail_msg("stress: %s", cf_status_msg(s));
+	/* each connection's first operation fails; then nothing is left to run them */
+	assert_int_equal(r->ops, 5);
+	assert_int_equal(r->errors, 5);
+	assert_int_equal(r->errors_by_code[CF_ERR_IO], 5);
+	assert_non_null(strstr(r->first_error, "closed the connection"));
+	quitter_stop(&q);
 	free(r);
 }
 
@@ -355,6 +532,7 @@ main(void)
 		cmocka_unit_test(histogram),
 		cmocka_unit_test(runs),
 		cmocka_unit_test(unreachable_server),
+		cmocka_unit_test(server_closes_connections),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

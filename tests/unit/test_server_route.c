@@ -1,0 +1,188 @@
+/*
+ * tests/unit/test_server_route.c — server/route: which Thrift calls colfamd runs
+ * inline on its event loops (reads of few columns; writes only with writes_inline)
+ * and which on its workers (scans, schema, login, big reads, big or undecodable
+ * messages), on messages built by the codec as a client would send them.
+ */
+#include "support/cmocka_prelude.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/route.h"
+#include "server/server.h"
+#include "thrift/admin.h"
+#include "thrift/cassandra.h"
+#include "util/buf.h"
+
+/* A CALL of m with args, routed. */
+static int
+route_call(cf_t_method m, const cf_t_args *args, bool writes_inline)
+{
+	cf_buf		b;
+	cf_status  *s;
+	int			lane;
+
+	cf_buf_init(&b, 0);
+	s = cf_t_write_call(&b, m, 7, args);
+	if (s)
+		fail_msg("write_call %s: %s", cf_t_method_name(m), cf_status_msg(s));
+	assert_true(cf_buf_ok(&b));
+	lane = cf_route_request(cf_slice_of(b.data, b.len), writes_inline);
+	cf_buf_free(&b);
+	return lane;
+}
+
+static cf_t_args
+args_with_range(int32_t count)
+{
+	cf_t_args	a;
+
+	memset(&a, 0, sizeof(a));
+	a.key = cf_slice_str("k1");
+	a.column_parent.column_family = cf_slice_str("Standard1");
+	a.predicate.has_slice_range = true;
+	a.predicate.slice_range.count = count;
+	a.consistency_level = CF_T_CL_ONE;
+	return a;
+}
+
+static void
+reads_of_few_columns_run_inline(void **state)
+{
+	cf_t_args	a = args_with_range(10);
+	cf_slice	names[3] = {cf_slice_str("a"), cf_slice_str("b"), cf_slice_str("c")};
+	cf_slice   *keys = calloc(CF_ROUTE_INLINE_CELLS + 1, sizeof(cf_slice));
+
+	(void) state;
+	for (int i = 0; i <= CF_ROUTE_INLINE_CELLS; i++)
+		keys[i] = cf_slice_str("key");
+	a.column_path.column_family = cf_slice_str("Standard1");
+	a.column_path.column = cf_slice_str("c");
+	a.column_path.has_column = true;
+	assert_int_equal(route_call(CF_T_M_GET, &a, false), CF_ROUTE_READS);
+	assert_int_equal(route_call(CF_T_M_GET_SLICE, &a, false), CF_ROUTE_READS);
+	assert_int_equal(route_call(CF_T_M_GET_COUNT, &a, false), CF_ROUTE_READS);
+
+	/* the cap is on columns selected, in all keys */
+	a = args_with_range(CF_ROUTE_INLINE_CELLS);
+	assert_int_equal(route_call(CF_T_M_GET_SLICE, &a, false), CF_ROUTE_READS);
+	a = args_with_range(CF_ROUTE_INLINE_CELLS + 1);
+	assert_int_equal(route_call(CF_T_M_GET_SLICE, &a, false), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_GET_COUNT, &a, false), CF_SERVER_POOL);
+	a = args_with_range(100);
+	a.keys = keys;
+	a.n_keys = CF_ROUTE_INLINE_CELLS / 100;
+	assert_int_equal(route_call(CF_T_M_MULTIGET_SLICE, &a, false), CF_ROUTE_READS);
+	a.n_keys++;
+	assert_int_equal(route_call(CF_T_M_MULTIGET_SLICE, &a, false), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_MULTIGET_COUNT, &a, false), CF_SERVER_POOL);
+
+	/* column names count one each */
+	memset(&a.predicate, 0, sizeof(a.predicate));
+	a.predicate.has_column_names = true;
+	a.predicate.column_names = names;
+	a.predicate.n_column_names = 3;
+	a.n_keys = CF_ROUTE_INLINE_CELLS / 3;
+	assert_int_equal(route_call(CF_T_M_MULTIGET_SLICE, &a, false), CF_ROUTE_READS);
+	a.n_keys = CF_ROUTE_INLINE_CELLS / 3 + 1;
+	assert_int_equal(route_call(CF_T_M_MULTIGET_SLICE, &a, false), CF_SERVER_POOL);
+	free(keys);
+}
+
+static void
+writes_inline_only_when_allowed(void **state)
+{
+	cf_t_args	a = args_with_range(10);
+	cf_t_mutation mut;
+	cf_t_cf_mutations cfm = {cf_slice_str("Standard1"), &mut, 1};
+	cf_t_key_mutations km = {cf_slice_str("k1"), &cfm, 1};
+
+	(void) state;
+	a.column = (cf_t_column) {cf_slice_str("c"), cf_slice_str("v"), 1, false, 0};
+	a.column_path.column_family = cf_slice_str("Standard1");
+	a.timestamp = 1;
+	memset(&mut, 0, sizeof(mut));
+	mut.has_cosc = true;
+	mut.cosc.has_column = true;
+	mut.cosc.column = a.column;
+	a.mutation_map = &km;
+	a.n_mutation_map = 1;
+	assert_int_equal(route_call(CF_T_M_INSERT, &a, true), CF_ROUTE_WRITES);
+	assert_int_equal(route_call(CF_T_M_REMOVE, &a, true), CF_ROUTE_WRITES);
+	assert_int_equal(route_call(CF_T_M_BATCH_MUTATE, &a, true), CF_ROUTE_WRITES);
+	assert_int_equal(route_call(CF_T_M_INSERT, &a, false), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_REMOVE, &a, false), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_BATCH_MUTATE, &a, false), CF_SERVER_POOL);
+}
+
+static void
+scans_schema_and_login_go_to_the_workers(void **state)
+{
+	cf_t_args	a = args_with_range(10);
+
+	(void) state;
+	a.range.has_start_key = a.range.has_end_key = true;
+	a.range.start_key = a.range.end_key = cf_slice_str("");
+	a.range.count = 10;
+	a.keyspace = cf_slice_str("Keyspace1");
+	a.cfname = cf_slice_str("Standard1");
+	assert_int_equal(route_call(CF_T_M_GET_RANGE_SLICES, &a, true), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_TRUNCATE, &a, true), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_SYSTEM_DROP_KEYSPACE, &a, true), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_DESCRIBE_RING, &a, true), CF_SERVER_POOL);
+	assert_int_equal(route_call(CF_T_M_LOGIN, &a, true), CF_SERVER_POOL);
+	/* cheap session and describe calls stay on the loop */
+	assert_int_equal(route_call(CF_T_M_SET_KEYSPACE, &a, false), CF_ROUTE_READS);
+	assert_int_equal(route_call(CF_T_M_DESCRIBE_VERSION, &a, false), CF_ROUTE_READS);
+	assert_int_equal(route_call(CF_T_M_DESCRIBE_CLUSTER_NAME, &a, false), CF_ROUTE_READS);
+}
+
+static void
+odd_messages_go_to_the_workers(void **state)
+{
+	cf_buf		b;
+	uint8_t    *big;
+	cf_t_args	a = args_with_range(10);
+
+	(void) state;
+	/* garbage, a truncated call, a non-CALL, an unknown and an admin method */
+	assert_int_equal(cf_route_request(cf_slice_str("garbage!"), true), CF_SERVER_POOL);
+	cf_buf_init(&b, 0);
+	assert_null(cf_t_write_call(&b, CF_T_M_GET_SLICE, 1, &a));
+	assert_int_equal(cf_route_request(cf_slice_of(b.data, b.len - 3), true), CF_SERVER_POOL);
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, cf_slice_str("get"), CF_T_REPLY, 1);
+	assert_int_equal(cf_route_request(cf_slice_of(b.data, b.len), true), CF_SERVER_POOL);
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, cf_slice_str("no_such_method"), CF_T_CALL, 1);
+	cf_buf_put_u8(&b, 0);
+	assert_int_equal(cf_route_request(cf_slice_of(b.data, b.len), true), CF_SERVER_POOL);
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, cf_slice_str(cf_ta_method_name(CF_TA_M_FLUSH)), CF_T_CALL, 1);
+	cf_buf_put_u8(&b, 0);
+	assert_int_equal(cf_route_request(cf_slice_of(b.data, b.len), true), CF_SERVER_POOL);
+
+	/* an insert over CF_ROUTE_INLINE_FRAME bytes */
+	big = calloc(1, CF_ROUTE_INLINE_FRAME);
+	a.column = (cf_t_column) {cf_slice_str("c"), cf_slice_of(big, CF_ROUTE_INLINE_FRAME), 1,
+	false, 0};
+	cf_buf_reset(&b);
+	assert_null(cf_t_write_call(&b, CF_T_M_INSERT, 1, &a));
+	assert_int_equal(cf_route_request(cf_slice_of(b.data, b.len), true), CF_SERVER_POOL);
+	cf_buf_free(&b);
+	free(big);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_of_few_columns_run_inline),
+		cmocka_unit_test(writes_inline_only_when_allowed),
+		cmocka_unit_test(scans_schema_and_login_go_to_the_workers),
+		cmocka_unit_test(odd_messages_go_to_the_workers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -10,7 +10,9 @@
 #                   (BENCH_N=entries, BENCH_WIDE_MAX=most columns of a wide row); then
 #                   colfamd under `colfam stress` against redis-server under redis-benchmark
 #                   over loopback; report in build/bench/server.md (BENCH_CLIENTS,
-#                   BENCH_SECONDS, ...: see scripts/bench_server.sh)
+#                   BENCH_SECONDS, ...: see scripts/bench_server.sh); then colfam_fdw
+#                   against a native table and postgres_fdw under pgbench; report in
+#                   build/bench/fdw.md (BENCH_FDW_ROWS, ...: see scripts/bench_fdw.sh)
 #
 # The extension's sources, install scripts and regression tests are found by wildcard.
 
@@ -91,3 +93,4 @@ bench:
 	@mv build/bench/storage.md.tmp build/bench/storage.md
 	@cat build/bench/storage.md
 	+BENCH_OUT=build/bench/server.md scripts/bench_server.sh
+	+BENCH_OUT=build/bench/fdw.md scripts/bench_fdw.sh

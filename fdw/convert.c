@@ -723,25 +723,72 @@ write_integer(Numeric num, StringInfo out, const ColfamValueContext *ctx)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/*
+ * Whether typid is one of the built-in base types this file converts: those need no
+ * catalog lookup for their base type (the per-value path of every scan).
+ */
+static bool
+builtin_base_type(Oid typid)
+{
+	switch (typid)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case JSONBOID:
+		case BYTEAOID:
+		case INT8OID:
+		case INT4OID:
+		case INT2OID:
+		case TIMESTAMPTZOID:
+		case NUMERICOID:
+		case UUIDOID:
+		case BOOLOID:
+		case FLOAT8OID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * UTF-8 bytes → a text Datum, as cstring_to_text(read_utf8()) but in one copy and one
+ * validation when the database encoding is UTF-8 (there is nothing to convert then).
+ */
+static Datum
+read_text(const char *data, size_t len, const ColfamValueContext *ctx)
+{
+	text	   *t;
+
+	if (GetDatabaseEncoding() != PG_UTF8 || len > MaxAllocSize - VARHDRSZ ||
+		(size_t) pg_encoding_verifymbstr(PG_UTF8, data, (int) len) < len)
+		return PointerGetDatum(cstring_to_text(read_utf8(data, len, ctx)));	/* or its ERROR */
+	t = (text *) palloc(len + VARHDRSZ);
+	SET_VARSIZE(t, len + VARHDRSZ);
+	memcpy(VARDATA(t), data, len);
+	return PointerGetDatum(t);
+}
+
 Datum
 colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 					  const ColfamValueContext *ctx)
 {
 	int32		basetypmod = typmod;
-	Oid			base = getBaseTypeAndTypmod(typid, &basetypmod);
+	Oid			base;
 	Datum		d;
 
+	if (builtin_base_type(typid) ||
+		(OidIsValid(timeuuid_typid_cache) && typid == timeuuid_typid_cache))
+		base = typid;
+	else
+		base = getBaseTypeAndTypmod(typid, &basetypmod);
 	if (typid == base)
 		basetypmod = typmod;
 	switch (base)
 	{
 		case TEXTOID:
-			{
-				char	   *s = read_utf8(data, len, ctx);
-
-				d = PointerGetDatum(cstring_to_text(s));
-				break;
-			}
+			d = read_text(data, len, ctx);
+			break;
 		case VARCHAROID:
 			d = call_input(varcharin, read_utf8(data, len, ctx), basetypmod, ctx);
 			break;

@@ -13,8 +13,11 @@
  * first_count), a range pager (KEY_RANGE, TOKEN_RANGE, ALL), pages of
  * get_indexed_slices (INDEX). In a batch or a range, each row's slice asks for
  * COLFAM_ROW_COLUMNS columns; a row that fills it goes on with a column pager from its
- * last name. Nothing holds more than a page, except that the 'rows' mapping assembles
- * one Cassandra row (one SQL row) at a time.
+ * last name, and in a range the pages after it ask more columns and fewer rows
+ * (widen_range_rows). From its second page on, a range pager prefetches: colfamd makes
+ * the next page while this backend turns the last one into rows (so a range scan may
+ * hold two pages). Nothing holds more than a page, except that the 'rows' mapping
+ * assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
  * freed by a reset callback of the executor's memory context, so an ERROR (including
@@ -54,6 +57,7 @@ struct ColfamScanState
 	int			cl;
 	List	   *value_states;	/* ExprState per spec->values */
 	MemoryContext batch_cxt;	/* one SQL row's decoding; reset per row */
+	MemoryContext key_cxt;		/* key_datum; reset per Cassandra row */
 	MemoryContext req_cxt;		/* the request of one (re)scan */
 
 	/* the request */
@@ -86,8 +90,14 @@ struct ColfamScanState
 	bool		row_continues;	/* the range row filled row_pred: its pager is next */
 	cf_buf		skip_name;		/* a continued row's pager returns this name first */
 	cf_buf		key_copy;		/* cur_key's bytes when the row's page is gone */
+	bool		key_decoded;	/* key_datum holds cur_key as the key column's type */
+	Datum		key_datum;		/* decoded once per row, not once per SQL row */
 	cf_t_slice_predicate row_pred;	/* range and index scans: pred, at most
-									 * COLFAM_ROW_COLUMNS columns a row */
+									 * COLFAM_ROW_COLUMNS columns a row (a range
+									 * scan widens it: widen_range_rows) */
+	int			range_rows;		/* rows a range page asks after the first */
+	size_t		row_width;		/* columns of cur_key's row so far (range scans) */
+	size_t		widest_row;		/* the widest range row so far */
 };
 
 /* What next_items found. */
@@ -575,6 +585,7 @@ start_row(ColfamScanState *s, cf_slice key, const cf_t_cosc *items, size_t n)
 	cf_buf_reset(&s->key_copy);
 	cf_buf_put(&s->key_copy, key.p, key.len);
 	s->cur_key = cf_slice_of(s->key_copy.data, s->key_copy.len);
+	s->key_decoded = false;
 	s->items = items;
 	s->n_items = n;
 	s->item_i = s->sub_i = 0;
@@ -645,6 +656,33 @@ fetch_key_batch(ColfamScanState *s)
 }
 
 /*
+ * Range scans over wide rows: a row that filled its slice of the range page goes on
+ * with a column pager, one more round trip per row. Before the next range page, when
+ * some row so far was at least as wide as the page's slice, the pages to come ask
+ * columns enough for the widest row seen (at least twice as many as before) and fewer
+ * rows, so that a page still holds at most fetch_size x COLFAM_ROW_COLUMNS columns.
+ * Only pages not yet asked change: the rows already read keep the count they were
+ * read with, which is what decides whether they continue.
+ */
+static void
+widen_range_rows(ColfamScanState *s)
+{
+	int64		budget = (int64) s->spec->fetch_size * COLFAM_ROW_COLUMNS;
+	int64		have = s->row_pred.slice_range.count;
+	int64		want;
+
+	if (!s->row_pred.has_slice_range || (int64) s->widest_row < have ||
+		have >= s->pred.slice_range.count || have >= budget)
+		return;
+	want = Max(have * 2, (int64) s->widest_row + 1);
+	want = Min(want, Min(budget, (int64) s->pred.slice_range.count));
+	s->row_pred.slice_range.count = (int32) want;
+	s->range_rows = (int) Max(1, budget / want);
+	cfc_range_pager_set_row_count(s->rpager, (int32) want);
+	cfc_range_pager_set_page_size(s->rpager, s->range_rows);
+}
+
+/*
  * The next piece of the scan (see NextItems). Every row begins with one NI_ITEMS with
  * s->new_row set, even a row without columns; the rest of a row that came through a
  * column pager follows as more NI_ITEMS, then NI_ROW_END. A single key is read with a
@@ -672,6 +710,8 @@ next_items(ColfamScanState *s)
 				n--;
 			}
 			s->skip_name.len = 0;
+			s->row_width += n;
+			s->widest_row = Max(s->widest_row, s->row_width);
 			s->new_row = s->first_page;
 			s->first_page = false;
 			if (n == 0)
@@ -715,6 +755,8 @@ next_items(ColfamScanState *s)
 
 			start_row(s, r->key, r->columns, r->n_columns);
 			s->new_row = true;
+			s->row_width = r->n_columns;
+			s->widest_row = Max(s->widest_row, s->row_width);
 			s->row_continues = s->row_pred.has_slice_range &&
 				s->row_pred.slice_range.count < s->pred.slice_range.count &&
 				r->n_columns == (size_t) s->row_pred.slice_range.count;
@@ -766,14 +808,21 @@ next_items(ColfamScanState *s)
 			continue;
 		}
 		if (s->rpager == NULL)
+		{
 			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
 										 s->spec->first_count, s->cl, &s->rpager),
 				  "scanning");
+			cfc_range_pager_set_prefetch(s->rpager, true);
+			s->range_rows = s->spec->fetch_size;
+			s->widest_row = 0;
+		}
+		else
+			widen_range_rows(s);
 		{
 			const cf_t_key_slice *rows;
 
 			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
-			cfc_range_pager_set_page_size(s->rpager, s->spec->fetch_size);
+			cfc_range_pager_set_page_size(s->rpager, s->range_rows);
 			if (n == 0)
 				return NI_END;
 			s->rows = rows;
@@ -795,6 +844,27 @@ decode(ColfamScanState *s, AttrNumber att, cf_slice b)
 	ctx.row_key_len = s->cur_key.len;
 	ctx.column = c->attname;
 	return colfam_bytes_to_datum(c->typid, c->typmod, (const char *) b.p, b.len, &ctx);
+}
+
+/*
+ * The current row's key as the key column's Datum. A wide row makes one SQL row per
+ * column in the 'columns' mapping: the key is decoded once, into key_cxt, which lives
+ * until the scan moves to another row (longer than the executor's per-tuple memory).
+ */
+static Datum
+row_key_datum(ColfamScanState *s)
+{
+	if (!s->key_decoded)
+	{
+		MemoryContext old;
+
+		MemoryContextReset(s->key_cxt);
+		old = MemoryContextSwitchTo(s->key_cxt);
+		s->key_datum = decode(s, s->table->key_att, s->cur_key);
+		MemoryContextSwitchTo(old);
+		s->key_decoded = true;
+	}
+	return s->key_datum;
 }
 
 static Datum
@@ -823,7 +893,8 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 {
 	ColfamTable *t = s->table;
 
-	put(s, values, nulls, t->key_att, decode(s, t->key_att, s->cur_key));
+	if (t->key_att != InvalidAttrNumber)
+		put(s, values, nulls, t->key_att, row_key_datum(s));
 	if (super != NULL && t->super_att != InvalidAttrNumber)
 		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
 	put(s, values, nulls, t->name_att, decode(s, t->name_att, col->name));
@@ -869,7 +940,8 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 	StringInfoData extra;
 	bool		any_extra = false;
 
-	put(s, values, nulls, t->key_att, decode(s, t->key_att, s->cur_key));
+	if (t->key_att != InvalidAttrNumber)
+		put(s, values, nulls, t->key_att, row_key_datum(s));
 	if (super != NULL && t->super_att != InvalidAttrNumber)
 		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
 	if (t->extra_att != InvalidAttrNumber)
@@ -1057,6 +1129,7 @@ scan_state_new(ColfamScanSpec *spec, ColfamTable *table, MemoryContext cxt)
 	s->cl = table->read_cl;
 	s->batch_cxt = AllocSetContextCreate(cxt, "colfam_fdw row", ALLOCSET_DEFAULT_SIZES);
 	s->req_cxt = AllocSetContextCreate(cxt, "colfam_fdw request", ALLOCSET_SMALL_SIZES);
+	s->key_cxt = AllocSetContextCreate(cxt, "colfam_fdw row key", ALLOCSET_SMALL_SIZES);
 	cf_buf_init(&s->skip_name, 0);
 	cf_buf_init(&s->key_copy, 0);
 	cb = MemoryContextAllocZero(cxt, sizeof(MemoryContextCallback));

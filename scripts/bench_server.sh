@@ -55,9 +55,7 @@ SLICE=10
 log() { printf '[bench-server] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-for v in CLIENTS STHREADS SECS KEYS VSIZE WIDE WIDE_KEYS REDIS_N; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
-done
+harness_positive_ints CLIENTS STHREADS SECS KEYS VSIZE WIDE WIDE_KEYS REDIS_N || exit 2
 ((STHREADS <= CLIENTS)) || die "BENCH_STRESS_THREADS ($STHREADS) must not exceed BENCH_CLIENTS ($CLIENTS)"
 for p in redis-server redis-benchmark; do
   command -v "$p" >/dev/null 2>&1 ||
@@ -218,14 +216,12 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 rss_max=0
 for w in insert get insert-threads get-threads batch slice; do ((${R[$w.rss]} > rss_max)) && rss_max=${R[$w.rss]}; done
-cpu_model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-[[ -n $cpu_model ]] || cpu_model=$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')
 
 mkdir -p "$(dirname "$OUT")"
 {
   echo "# colfamd vs redis-server over loopback"
   echo
-  echo "Machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}; Linux $(uname -r);" \
+  echo "Machine: $(nproc) CPUs, $(harness_cpu_model); Linux $(uname -r);" \
        "$($COLFAMD -V 2>/dev/null | head -n 1); $(redis-server --version | awk '{ print $1, $2, $3 }')."
   echo "Same run, same machine; client and server share the CPUs. $CLIENTS connections each" \
        "(colfam stress: $STHREADS event-loop thread(s), or $CLIENTS blocking threads in the" \

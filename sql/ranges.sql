@@ -59,5 +59,25 @@ SELECT count(*) FROM (SELECT * FROM rp_tagged EXCEPT ALL
 DELETE FROM rp_tagged WHERE key = 'wide';
 SELECT count(*) FROM rp_tagged WHERE key = 'wide';
 
-DROP TABLE l_tagged, l_bop, l_tokens;
+-- ---- wide rows of several widths: once a range row fills its 100 columns, the range
+-- pages after it ask for more columns and fewer rows (at most fetch_size x 100 = 300
+-- columns a page here); a row wider than that still goes on by its pager ----
+CREATE TEMP TABLE l_wide AS
+SELECT 'wide-' || w AS key,
+       min_timeuuid('2011-01-01 00:00:00+00'::timestamptz + i * interval '1 second') AS column_name,
+       'entry-' || w || '-' || i AS value
+FROM (VALUES (1, 150), (2, 250), (3, 400), (4, 101), (5, 100), (6, 99), (7, 301)) v(w, n),
+     generate_series(1, n) i;
+INSERT INTO rp_tagged SELECT * FROM l_wide;
+SELECT key, count(*), count(DISTINCT column_name), min(value), max(value)
+FROM rp_tagged GROUP BY key HAVING count(*) > 10 ORDER BY key;
+SELECT count(*) FROM (SELECT * FROM rp_tagged EXCEPT ALL
+  (SELECT * FROM l_tagged UNION ALL SELECT * FROM l_wide)) d;
+SELECT count(*) FROM ((SELECT * FROM l_tagged UNION ALL SELECT * FROM l_wide) EXCEPT ALL
+  SELECT * FROM rp_tagged) d;
+DELETE FROM rp_tagged
+WHERE key IN ('wide-1', 'wide-2', 'wide-3', 'wide-4', 'wide-5', 'wide-6', 'wide-7');
+SELECT count(*) FROM rp_tagged WHERE key LIKE 'wide-%';
+
+DROP TABLE l_tagged, l_bop, l_tokens, l_wide;
 DROP EXTENSION colfam_fdw CASCADE;

@@ -98,6 +98,8 @@ cfc_begin_call(cfc_conn *c, cf_arena **arena)
 {
 	if (c->in_call)
 		cfc_close_socket(c);	/* the last call was abandoned (longjmp): reply unread */
+	if (c->prefetcher != NULL)
+		cfc_range_pager_settle(c->prefetcher);
 	if (*arena == NULL)
 	{
 		cf_arena_free(c->scratch);
@@ -118,12 +120,9 @@ cfc_begin_frame(cfc_conn *c)
 }
 
 cf_status *
-cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bool *lost)
+cfc_send_request(cfc_conn *c, const char *name, bool *lost)
 {
 	char		what[64];
-	const uint8_t *payload = NULL;
-	size_t		len = 0;
-	cf_status  *s;
 
 	*lost = false;
 	if (c->wbuf.len - 4 > c->max_frame)
@@ -132,13 +131,31 @@ cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bo
 							  "mutations or names)", name, c->wbuf.len - 4, c->max_frame);
 	cf_buf_patch_u32(&c->wbuf, 0, (uint32_t) (c->wbuf.len - 4));
 	snprintf(what, sizeof(what), "sending %s to", name);
-	if ((s = cfc_send_frame(c, what, lost)) != NULL)
-		return s;
+	return cfc_send_frame(c, what, lost);
+}
+
+cf_status *
+cfc_recv_reply(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bool *lost)
+{
+	char		what[64];
+	const uint8_t *payload = NULL;
+	size_t		len = 0;
+	cf_status  *s;
+
+	*lost = false;
 	snprintf(what, sizeof(what), "reading the reply to %s from", name);
 	if ((s = cfc_recv_frame(c, what, arena, &payload, &len, lost)) != NULL)
 		return s;
 	*reply = cf_slice_of(payload, len);
 	return NULL;
+}
+
+cf_status *
+cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bool *lost)
+{
+	cf_status  *s = cfc_send_request(c, name, lost);
+
+	return s != NULL ? s : cfc_recv_reply(c, name, arena, reply, lost);
 }
 
 cf_status *
@@ -161,7 +178,6 @@ cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena
 	const char *name = cf_t_method_name(m);
 	int32_t		seqid = cfc_begin_frame(c);
 	cf_slice	reply;
-	cf_t_limits lim = cf_t_limits_default();
 	cf_status  *s;
 
 	*lost = false;
@@ -170,10 +186,21 @@ cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena
 		return cf_status_wrap(s, "encoding %s", name);
 	if ((s = cfc_exchange(c, name, arena, &reply, lost)) != NULL)
 		return s;
+	return cfc_decode_result(c, m, seqid, reply, arena, res);
+}
+
+cf_status *
+cfc_decode_result(cfc_conn *c, cf_t_method m, int32_t seqid, cf_slice reply,
+				  cf_arena *arena, cf_t_result *res)
+{
+	cf_t_limits lim = cf_t_limits_default();
+	cf_status  *s;
+
+	memset(res, 0, sizeof(*res));
 	lim.max_string = c->max_frame;
 	/* Garbage, a TApplicationException, a stray seqid: start afresh next time. */
 	if ((s = cf_t_read_reply(reply, m, seqid, &lim, arena, res)) != NULL)
-		return cfc_bad_reply(c, name, s);
+		return cfc_bad_reply(c, cf_t_method_name(m), s);
 	return NULL;
 }
 

@@ -278,6 +278,21 @@ cf_status  *cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows
 								 size_t *n_out);
 /* As cfc_column_pager_set_page_size. */
 void		cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size);
+/*
+ * The SliceRange count (columns per row) of the pages still to come, when the pager's
+ * predicate is a SliceRange (else nothing changes): a scan that finds its rows wide can
+ * ask fewer rows with more columns each. The rows already returned are not asked again.
+ */
+void		cfc_range_pager_set_row_count(cfc_range_pager *p, int32_t count);
+/*
+ * Prefetch (off by default): from the second page on, each page returned sends the
+ * next page's request at once, and the next call reads its reply, so the server
+ * makes a page while the caller works through the last one. Up to two pages are then
+ * in memory. Another call on the connection first reads the pending reply into the
+ * pager; a new page size or row count drops it; any failure of a prefetch only means
+ * that the page is asked again in the ordinary way (retries, failover, its errors).
+ */
+void		cfc_range_pager_set_prefetch(cfc_range_pager *p, bool on);
 void		cfc_range_pager_free(cfc_range_pager *p);
 
 /*

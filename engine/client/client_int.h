@@ -41,6 +41,8 @@ struct cfc_conn
 	int			next_host;		/* where the next connect starts */
 	int32_t		seqid;
 	bool		in_call;		/* set during a call: still set means it was abandoned */
+	struct cfc_range_pager *prefetcher; /* its next page's request is sent, the reply
+										 * unread: read first by any other call */
 
 	cf_buf		wbuf;			/* the frame being sent */
 	uint8_t		rbuf[CFC_RBUF_SIZE];	/* received, not yet consumed: [rpos, rlen) */
@@ -54,7 +56,10 @@ struct cfc_conn
 /* Zeroes and frees a stored credential; NULL is ignored. */
 void		cfc_free_secret(char *s);
 
-/* Closes the socket, drops buffered bytes; the next call reconnects. */
+/*
+ * Closes the socket, drops buffered bytes; the next call reconnects. A range pager's
+ * unread prefetched reply is lost with it (cfc_range_pager_forget).
+ */
 void		cfc_close_socket(cfc_conn *c);
 
 /*
@@ -76,11 +81,15 @@ cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
  * The steps of one call, shared by cfc_roundtrip and the admin methods (admin.c):
  *
  * cfc_begin_call: closes the socket when the last call was abandoned (c->in_call still
- * set: its reply is unread); a NULL *arena becomes a fresh scratch arena of c.
+ * set: its reply is unread), reads a range pager's prefetched reply off the socket
+ * (cfc_range_pager_settle); a NULL *arena becomes a fresh scratch arena of c.
  * cfc_begin_frame: starts c->wbuf as a frame (length placeholder); returns the next
  * sequence id, for the CALL message the caller then appends.
  * cfc_exchange: sends that frame (CF_ERR_TOO_LARGE and nothing sent when it exceeds
- * max_frame) and receives the reply frame into arena; errors as cfc_recv_frame.
+ * max_frame) and receives the reply frame into arena; errors as cfc_recv_frame. It is
+ * cfc_send_request then cfc_recv_reply, which a prefetch does apart.
+ * cfc_decode_result: decodes the reply to the CALL of m numbered seqid into res
+ * (arena memory); a reply that does not decode is cfc_bad_reply's error.
  * cfc_bad_reply: a reply that did not decode (s, freed): CF_ERR_PROTOCOL naming method
  * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step.
  */
@@ -88,6 +97,11 @@ cf_status  *cfc_begin_call(cfc_conn *c, cf_arena **arena);
 int32_t		cfc_begin_frame(cfc_conn *c);
 cf_status  *cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply,
 						 bool *lost);
+cf_status  *cfc_send_request(cfc_conn *c, const char *name, bool *lost);
+cf_status  *cfc_recv_reply(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply,
+						   bool *lost);
+cf_status  *cfc_decode_result(cfc_conn *c, cf_t_method m, int32_t seqid, cf_slice reply,
+							  cf_arena *arena, cf_t_result *res);
 cf_status  *cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s);
 
 /*
@@ -117,5 +131,17 @@ void		cfc_wipe_frame(cfc_conn *c);
 
 /* login and set_keyspace on a fresh connection; closes it on failure. */
 cf_status  *cfc_session_setup(cfc_conn *c, bool *lost);
+
+/* ---- in pager.c ---- */
+
+/*
+ * A range pager's prefetch (cfc_range_pager_set_prefetch): settle reads the reply
+ * that c->prefetcher (p) has in flight into p's memory, so that another call can use
+ * the socket; on failure the prefetch is dropped (the page is asked again in the
+ * ordinary way) and the socket closed. forget drops an unread prefetch whose socket
+ * was closed. Both clear c->prefetcher.
+ */
+void		cfc_range_pager_settle(struct cfc_range_pager *p);
+void		cfc_range_pager_forget(struct cfc_range_pager *p);
 
 #endif							/* CF_CLIENT_CLIENT_INT_H */

@@ -295,6 +295,8 @@ wait_fd(cfc_conn *c, int fd, short events, int timeout_ms, const char *what,
 void
 cfc_close_socket(cfc_conn *c)
 {
+	if (c->prefetcher != NULL)
+		cfc_range_pager_forget(c->prefetcher);
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;

@@ -378,6 +378,16 @@ struct cfc_range_pager
 	progress	pg;				/* pg.last: the last key returned */
 	cf_buf		partitioner;	/* describe_partitioner's answer, once asked */
 	cf_buf		token;			/* the token text of last */
+
+	/* prefetch: the next page's request sent when a page is returned */
+	bool		prefetch;		/* asked for (cfc_range_pager_set_prefetch) */
+	int			pages;			/* pages returned so far */
+	bool		inflight;		/* the next page's request is sent ... */
+	bool		settled;		/* ... and its reply read into ahead */
+	int32_t		ahead_seqid;
+	int64_t		ahead_want;		/* the count it asked */
+	cf_arena   *ahead;			/* the reply, once read */
+	cf_slice	ahead_reply;
 };
 
 cf_status *
@@ -462,24 +472,17 @@ key_slice_key(const void *item)
 	return ((const cf_t_key_slice *) item)->key;
 }
 
-cf_status *
-cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_out)
+/*
+ * The KeyRange and count of the next page, from where the pager is. May ask the
+ * partitioner (a call) and may find the range exhausted (p->pg.done).
+ */
+static cf_status *
+next_request(cfc_range_pager *p, cf_t_key_range *range, int64_t *want)
 {
-	cf_t_key_range range = p->range;
-	int64_t		want;
 	int			extra = 0;
-	cf_t_key_slice *got;
-	size_t		n;
-	size_t		skip;
-	size_t		fresh;
 	cf_status  *s;
 
-	*rows = NULL;
-	*n_out = 0;
-	if ((s = new_page(&p->page)) != NULL)
-		return s;
-	if (p->pg.done)
-		return NULL;
+	*range = p->range;
 	if (p->pg.started && p->by_token)
 	{
 		if ((s = last_token(p)) != NULL)
@@ -490,18 +493,177 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 			p->pg.done = true;
 			return NULL;
 		}
-		range.start_token = buf_slice(&p->token);
+		range->start_token = buf_slice(&p->token);
 	}
 	else if (p->pg.started)
 	{
-		range.start_key = buf_slice(&p->pg.last);
+		range->start_key = buf_slice(&p->pg.last);
 		extra = 1;
 	}
-	want = page_want(&p->pg, p->page_size, extra);
-	range.count = (int32_t) want;
-	s = cfc_get_range_slices(p->c, &p->parent, &p->pred, &range, p->cl, p->page, &got, &n);
+	*want = page_want(&p->pg, p->page_size, extra);
+	range->count = (int32_t) *want;
+	return NULL;
+}
+
+/* get_range_slices' arguments for range. */
+static void
+range_args(const cfc_range_pager *p, const cf_t_key_range *range, cf_t_args *args)
+{
+	memset(args, 0, sizeof(*args));
+	args->column_parent = p->parent;
+	args->predicate = p->pred;
+	args->range = *range;
+	args->consistency_level = p->cl ? p->cl : CF_T_CL_ONE;
+}
+
+/*
+ * Sends the next page's request without waiting for its reply, when the socket is
+ * free: the server makes the next page while the caller works through this one. Any
+ * failure only means no prefetch: the page is then asked in the ordinary way.
+ */
+static void
+send_prefetch(cfc_range_pager *p)
+{
+	cfc_conn   *c = p->c;
+	cf_t_key_range range;
+	cf_t_args	args;
+	int64_t		want;
+	int32_t		seqid;
+	bool		lost;
+	cf_status  *s;
+
+	if (c->fd < 0 || c->in_call || c->prefetcher != NULL)
+		return;
+	s = next_request(p, &range, &want);
+	if (s == NULL && (p->pg.done || c->fd < 0 || c->prefetcher != NULL))
+		return;
+	if (s == NULL)
+	{
+		range_args(p, &range, &args);
+		seqid = cfc_begin_frame(c);
+		if ((s = cf_t_write_call(&c->wbuf, CF_T_M_GET_RANGE_SLICES, seqid, &args)) == NULL)
+			s = cfc_send_request(c, "get_range_slices", &lost);
+	}
 	if (s != NULL)
+	{
+		cf_status_free(s);
+		return;
+	}
+	p->inflight = true;
+	p->settled = false;
+	p->ahead_seqid = seqid;
+	p->ahead_want = want;
+	c->prefetcher = p;
+}
+
+void
+cfc_range_pager_settle(cfc_range_pager *p)
+{
+	cfc_conn   *c = p->c;
+	bool		lost;
+	cf_status  *s;
+
+	if (c->prefetcher != p)
+		return;
+	c->prefetcher = NULL;
+	cf_arena_free(p->ahead);
+	p->ahead = cf_arena_new(0);
+	s = p->ahead == NULL ? cf_status_make(CF_ERR_NO_MEMORY, "out of memory for a page")
+		: cfc_recv_reply(c, "get_range_slices", p->ahead, &p->ahead_reply, &lost);
+	if (s != NULL)
+	{
+		cf_status_free(s);
+		p->inflight = false;
+		cfc_close_socket(c);	/* a reply may be half read: the stream is out of step */
+		return;
+	}
+	p->settled = true;
+}
+
+void
+cfc_range_pager_forget(cfc_range_pager *p)
+{
+	if (p->c->prefetcher == p)
+		p->c->prefetcher = NULL;
+	if (!p->settled)
+		p->inflight = false;
+}
+
+/* Drops the prefetch, reading its reply off the socket first when it is unread. */
+static void
+drop_prefetch(cfc_range_pager *p)
+{
+	cfc_range_pager_settle(p);
+	p->inflight = p->settled = false;
+	cf_arena_free(p->ahead);
+	p->ahead = NULL;
+}
+
+/*
+ * The prefetched page as the current one (p->page), its rows in *got, *n and the count
+ * it asked in *want; false when there is none, or it failed (then it is asked again).
+ */
+static bool
+take_prefetch(cfc_range_pager *p, int64_t *want, cf_t_key_slice **got, size_t *n)
+{
+	cf_t_result res;
+	cf_status  *s;
+
+	cfc_range_pager_settle(p);
+	if (!p->inflight || !p->settled)
+	{
+		drop_prefetch(p);
+		return false;
+	}
+	p->inflight = p->settled = false;
+	s = cfc_decode_result(p->c, CF_T_M_GET_RANGE_SLICES, p->ahead_seqid, p->ahead_reply,
+						  p->ahead, &res);
+	if (s == NULL)
+		s = cfc_exception_status(p->c, CF_T_M_GET_RANGE_SLICES,
+								 p->cl ? p->cl : CF_T_CL_ONE, &res);
+	if (s != NULL)
+	{
+		cf_status_free(s);
+		drop_prefetch(p);
+		return false;
+	}
+	cf_arena_free(p->page);
+	p->page = p->ahead;
+	p->ahead = NULL;
+	*want = p->ahead_want;
+	*got = res.key_slices;
+	*n = res.n_key_slices;
+	return true;
+}
+
+cf_status *
+cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_out)
+{
+	cf_t_key_range range;
+	int64_t		want;
+	cf_t_key_slice *got = NULL;
+	size_t		n = 0;
+	size_t		skip;
+	size_t		fresh;
+	cf_status  *s;
+
+	*rows = NULL;
+	*n_out = 0;
+	if ((s = new_page(&p->page)) != NULL)
 		return s;
+	if (p->pg.done)
+		return NULL;
+	if (!p->inflight || !take_prefetch(p, &want, &got, &n))
+	{
+		if ((s = next_request(p, &range, &want)) != NULL)
+			return s;
+		if (p->pg.done)
+			return NULL;
+		s = cfc_get_range_slices(p->c, &p->parent, &p->pred, &range, p->cl, p->page,
+								 &got, &n);
+		if (s != NULL)
+			return s;
+	}
 	if ((s = take_page(&p->pg, "get_range_slices", want, got, n, sizeof(*got),
 					   key_slice_key, &skip, &fresh)) != NULL)
 		return s;
@@ -511,13 +673,36 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 		p->pg.done = true;
 	*rows = got + skip;
 	*n_out = fresh;
+	/* from the second page on: a scan that came back for more likely goes on */
+	if (p->prefetch && ++p->pages >= 2 && !p->pg.done)
+		send_prefetch(p);
 	return NULL;
 }
 
 void
 cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size)
 {
+	if (clamp_page(page_size) != p->page_size)
+		drop_prefetch(p);		/* it asked the old size */
 	p->page_size = clamp_page(page_size);
+}
+
+void
+cfc_range_pager_set_prefetch(cfc_range_pager *p, bool on)
+{
+	if (!on)
+		drop_prefetch(p);
+	p->prefetch = on;
+}
+
+void
+cfc_range_pager_set_row_count(cfc_range_pager *p, int32_t count)
+{
+	if (p->pred.has_slice_range && count > 0 && count != p->pred.slice_range.count)
+	{
+		drop_prefetch(p);		/* it asked the old count */
+		p->pred.slice_range.count = count;
+	}
 }
 
 void
@@ -525,6 +710,7 @@ cfc_range_pager_free(cfc_range_pager *p)
 {
 	if (p == NULL)
 		return;
+	drop_prefetch(p);
 	cf_arena_free(p->keep);
 	cf_arena_free(p->page);
 	cf_buf_free(&p->pg.last);

@@ -5,11 +5,14 @@
 # loopback only, on free ports, with their files in one temp directory.
 #
 #   harness_init                      temp dir ($H_TMP), traps
-#   harness_pg_start                  private PostgreSQL; sets PGHOST PGPORT PGUSER
+#   harness_pg_start [NAME]           private PostgreSQL in $H_TMP/NAME [pg]; sets PGHOST
+#                                     PGPORT PGUSER (H_PG_OPTS: more -c settings)
 #   harness_spawn NAME CMD...         a background server; log in $H_TMP/NAME.log
 #   harness_free_port HOST            prints a port nobody listens on at HOST
 #   harness_wait_tcp HOST PORT SECS   waits until HOST:PORT accepts a connection
 #   harness_on_exit CMD...            registers a cleanup action (run in reverse order)
+#   harness_positive_ints VAR...      fails naming the first VAR not a positive integer
+#   harness_cpu_model                 prints the CPU's model name (benchmark reports)
 #
 # A colfamd node is one harness_spawn: pick 127.0.0.N, a free port there, a data dir
 # under $H_TMP, spawn, wait for the port. PostgreSQL refuses to run as root, so as root
@@ -22,6 +25,21 @@ H_KEEP=${H_KEEP:-0}     # 1: keep the temp dir for inspection
 harness_log() { printf '[harness] %s\n' "$*" >&2; }
 
 harness_on_exit() { H_CLEANUP+=("$*"); }
+
+harness_positive_ints() {
+  local v
+  for v in "$@"; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+      { printf 'error: %s must be a positive integer (got '"'"'%s'"'"')\n' "$v" "${!v}" >&2; return 1; }
+  done
+}
+
+harness_cpu_model() {
+  local m
+  m=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+  [[ -n $m ]] || m=$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')
+  echo "${m:-unknown CPU}"
+}
 
 harness_cleanup() {
   local rc=$? i
@@ -120,26 +138,28 @@ harness_spawn() {       # NAME CMD...  → sets H_PID
 harness_pg_bindir() { "${PG_CONFIG:-pg_config}" --bindir; }
 
 harness_pg_start() {
-  local bindir data sock attempt port
+  local name=${1:-pg} bindir data sock attempt port dir
   bindir=$(harness_pg_bindir)
-  data=$H_TMP/pg/data
-  sock=$H_TMP/pg/sock
-  mkdir -p "$H_TMP/pg" "$sock"
-  [[ $(id -u) -eq 0 ]] && chown -R "$H_PG_OSUSER" "$H_TMP/pg"
+  dir=$H_TMP/$name
+  data=$dir/data
+  sock=$dir/sock
+  mkdir -p "$dir" "$sock"
+  [[ $(id -u) -eq 0 ]] && chown -R "$H_PG_OSUSER" "$dir"
 
   harness_as_pg "$bindir/initdb" -D "$data" -U postgres --auth=trust -E UTF8 \
-    --locale=C.UTF-8 --no-sync >"$H_TMP/pg/initdb.log" 2>&1 ||
-    { cat "$H_TMP/pg/initdb.log" >&2; harness_log "initdb failed"; return 1; }
+    --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; harness_log "initdb failed"; return 1; }
 
   for ((attempt = 1; attempt <= 5; attempt++)); do
     port=$(harness_free_port 127.0.0.1) || return 1
-    harness_as_pg "$bindir/pg_ctl" -D "$data" -l "$H_TMP/pg/server.log" -w -t 60 \
+    harness_as_pg "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
       -o "-c port=$port -c listen_addresses=127.0.0.1 -c unix_socket_directories='$sock'
           -c fsync=off -c full_page_writes=off -c synchronous_commit=off
-          -c max_connections=30 -c shared_buffers=32MB -c log_min_messages=warning" \
-      start >"$H_TMP/pg/pg_ctl.log" 2>&1 && break
+          -c max_connections=30 -c shared_buffers=32MB -c log_min_messages=warning
+          ${H_PG_OPTS:-}" \
+      start >"$dir/pg_ctl.log" 2>&1 && break
     harness_log "PostgreSQL did not start on port $port (attempt $attempt of 5)"
-    tail -n 5 "$H_TMP/pg/server.log" >&2 2>/dev/null || true
+    tail -n 5 "$dir/server.log" >&2 2>/dev/null || true
     port=
   done
   [[ -n "$port" ]] || return 1

@@ -1315,7 +1315,10 @@ static char keys[KEYS_N][16];
 static uint8_t key_tokens[KEYS_N][CF_RANDOM_TOKEN_LEN];
 static int by_token[KEYS_N];	/* key indices in token order */
 
-/* Every n-th call of a pager test fails with TimedOutException (0: none). */
+/*
+ * Every n-th call of a pager test fails with TimedOutException (0: none), except
+ * describe_partitioner, which declares no such exception.
+ */
 static atomic_int fail_call;
 
 static int
@@ -1431,6 +1434,9 @@ sim_range(const cf_t_key_range *r, int *out)
 	return n;
 }
 
+/* The SliceRange count of the last get_range_slices (-1: column names). */
+static atomic_int sim_row_count;
+
 static void
 sim_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 			cf_t_result *res)
@@ -1439,7 +1445,7 @@ sim_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 	size_t		n;
 	int			fc = atomic_load(&fail_call);
 
-	if (fc > 0 && atomic_load(&f->n_calls) % fc == 0)
+	if (fc > 0 && atomic_load(&f->n_calls) % fc == 0 && m != CF_T_M_DESCRIBE_PARTITIONER)
 	{
 		res->exception.kind = CF_T_EXC_TIMED_OUT;
 		return;
@@ -1459,6 +1465,8 @@ sim_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 			res->n_coscs = n;
 			break;
 		case CF_T_M_GET_RANGE_SLICES:
+			atomic_store(&sim_row_count, args->predicate.has_slice_range
+						 ? args->predicate.slice_range.count : -1);
 			n = sim_range(&args->range, idx);
 			res->key_slices = cf_arena_alloc(arena, n * sizeof(cf_t_key_slice));
 			memset(res->key_slices, 0, n * sizeof(cf_t_key_slice));
@@ -1691,18 +1699,26 @@ column_pager_page_size_can_change(void **state)
 	fake_stop(f);
 }
 
-/* Runs a range pager to the end: key indices seen; the calls it made. */
+/* Called after each page of a range pager (the pages so far, the rows so far). */
+typedef void (*page_hook) (cfc_range_pager *p, int pages, size_t total, void *arg);
+
+/*
+ * Runs a range pager (prefetching when asked) to the end, hook after each page: key
+ * indices seen; the calls it made. Pages are at most page rows.
+ */
 static size_t
-run_range_pager(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t page,
-				int *seen, int *calls)
+run_range_pager_with(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t page,
+					 bool prefetch, page_hook hook, void *arg, int *seen, int *calls)
 {
 	cf_t_column_parent parent = {S("Users"), false, {0}};
 	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
 	cfc_range_pager *p;
 	size_t		total = 0;
 	int			before = atomic_load(&f->n_calls);
+	int			pages = 0;
 
 	expect_ok(cfc_range_pager_new(c, &parent, &pred, range, page, 0, &p));
+	cfc_range_pager_set_prefetch(p, prefetch);
 	for (;;)
 	{
 		const cf_t_key_slice *rows;
@@ -1723,10 +1739,20 @@ run_range_pager(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t page,
 			assert_true(total < KEYS_N);
 			seen[total++] = atoi((const char *) rows[i].key.p + 3);
 		}
+		if (hook != NULL)
+			hook(p, ++pages, total, arg);
 	}
 	cfc_range_pager_free(p);
 	*calls = atomic_load(&f->n_calls) - before;
 	return total;
+}
+
+/* Runs a range pager to the end: key indices seen; the calls it made. */
+static size_t
+run_range_pager(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t page,
+				int *seen, int *calls)
+{
+	return run_range_pager_with(c, f, range, page, false, NULL, NULL, seen, calls);
 }
 
 static void
@@ -1811,6 +1837,162 @@ range_pager_page_size_can_change(void **state)
 	check_range_pager_resized(c, keyr, 20, 3);
 	check_range_pager_resized(c, tokr, 1, 10);
 	check_range_pager_resized(c, tokr, 10, 4);
+	cfc_free(c);
+	fake_stop(f);
+}
+
+/*
+ * A range pager's columns per row can change between pages: the next page asks the
+ * new SliceRange count, the rows go on where they were; a names predicate stays.
+ */
+static void
+range_pager_row_count_can_change(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cf_slice	name = S("n000");
+	cf_t_slice_predicate byname = {.has_column_names = true, .column_names = &name,
+	.n_column_names = 1};
+	cf_t_key_range range = {.count = INT32_MAX};
+	cfc_range_pager *p;
+	const cf_t_key_slice *rows;
+	size_t		n;
+	size_t		total = 0;
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	cf_t_key_range sim = range;
+
+	(void) state;
+	sim.has_start_key = sim.has_end_key = true;
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, 20, 0, &p));
+	expect_ok(cfc_range_pager_next(p, &rows, &n));
+	assert_int_equal(n, 20);
+	assert_int_equal(atomic_load(&sim_row_count), 10);
+	for (size_t i = 0; i < n; i++)
+		seen[total++] = atoi((const char *) rows[i].key.p + 3);
+	cfc_range_pager_set_row_count(p, 500);
+	cfc_range_pager_set_row_count(p, 0);	/* not a count: ignored */
+	for (;;)
+	{
+		expect_ok(cfc_range_pager_next(p, &rows, &n));
+		if (n == 0)
+			break;
+		assert_int_equal(atomic_load(&sim_row_count), 500);
+		for (size_t i = 0; i < n; i++)
+		{
+			assert_true(total < KEYS_N);
+			seen[total++] = atoi((const char *) rows[i].key.p + 3);
+		}
+	}
+	cfc_range_pager_free(p);
+	assert_int_equal(total, sim_range(&sim, want));
+	assert_memory_equal(seen, want, total * sizeof(int));
+
+	expect_ok(cfc_range_pager_new(c, &parent, &byname, &range, 20, 0, &p));
+	cfc_range_pager_set_row_count(p, 500);
+	expect_ok(cfc_range_pager_next(p, &rows, &n));
+	assert_int_equal(atomic_load(&sim_row_count), -1);
+	cfc_range_pager_free(p);
+	cfc_free(c);
+	fake_stop(f);
+}
+
+/* What check_range_pager_prefetch's hook does between pages. */
+typedef struct prefetch_case
+{
+	fake	   *f;
+	cfc_conn   *c;
+	int			mode;			/* 0: check the prefetch; 1: another call; 2: resize */
+	int			first_call;		/* f->n_calls when the pager started */
+	size_t		rows;			/* rows of the whole range */
+} prefetch_case;
+
+static void
+prefetch_hook(cfc_range_pager *p, int pages, size_t total, void *arg)
+{
+	prefetch_case *pc = arg;
+
+	if (pc->mode == 0 && pages == 2 && total < pc->rows)
+	{
+		/* the third page is asked before the caller comes back for it */
+		int			asked = 0;
+
+		for (int w = 0; w < 2000 && asked < 3; w++)
+		{
+			asked = 0;
+			for (int i = pc->first_call; i < atomic_load(&pc->f->n_calls); i++)
+				asked += pc->f->methods[i] == CF_T_M_GET_RANGE_SLICES;
+			if (asked < 3)
+				usleep(1000);
+		}
+		assert_int_equal(asked, 3);
+	}
+	if (pc->mode == 1)
+	{
+		cf_t_column_parent wide = {S("Wide"), false, {0}};
+		cf_t_slice_predicate all = {false, NULL, 0, true, {{0}, {0}, false, INT32_MAX}};
+		cf_arena   *a = cf_arena_new(0);
+		cf_t_cosc  *cols;
+		size_t		nc;
+		cf_status  *s;
+
+		while (cf_status_code(s = cfc_get_slice(pc->c, S("row"), &wide, &all, 0, a, &cols,
+												&nc)) == CF_ERR_TIMEOUT)
+			cf_status_free(s);	/* a failed call of fail_call's */
+		expect_ok(s);
+		assert_int_equal(nc, ROW_N);
+		cf_arena_free(a);
+	}
+	if (pc->mode == 2 && pages == 3)
+		cfc_range_pager_set_page_size(p, 3);
+}
+
+/*
+ * A prefetching range pager: the next page's request reaches the server before the
+ * caller asks for it; other calls between pages, a page size changed midway and
+ * failed calls (every 4th times out, so some prefetches fail) lose and repeat nothing.
+ */
+static void
+check_range_pager_prefetch(cfc_conn *c, fake *f, cf_t_key_range range, int mode)
+{
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	int			calls;
+	cf_t_key_range sim = range;
+	size_t		nw;
+	size_t		ns;
+	prefetch_case pc = {f, c, mode, atomic_load(&f->n_calls), 0};
+
+	if (!sim.has_start_token)
+		sim.has_start_key = sim.has_end_key = true;
+	nw = sim_range(&sim, want);
+	pc.rows = nw;
+	ns = run_range_pager_with(c, f, &range, 4, true, prefetch_hook, &pc, seen, &calls);
+	if (ns != nw || memcmp(want, seen, nw * sizeof(int)) != 0)
+		fail_msg("prefetch mode %d, %s range: %zu rows paged, %zu expected", mode,
+				 range.has_start_token ? "token" : "key", ns, nw);
+}
+
+static void
+range_pager_prefetches(void **state)
+{
+	/* a key range, and a token range */
+	const cf_t_key_range ranges[2] = {{.count = INT32_MAX},
+	{.count = INT32_MAX, .has_start_token = true, .has_end_token = true}};
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+
+	(void) state;
+	for (int r = 0; r < 2; r++)
+		for (int mode = 0; mode < 3; mode++)
+			check_range_pager_prefetch(c, f, ranges[r], mode);
+	atomic_store(&fail_call, 4);
+	for (int r = 0; r < 2; r++)
+		for (int mode = 1; mode < 3; mode++)
+			check_range_pager_prefetch(c, f, ranges[r], mode);
+	atomic_store(&fail_call, 0);
 	cfc_free(c);
 	fake_stop(f);
 }
@@ -1975,6 +2157,8 @@ main(void)
 		cmocka_unit_test(column_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_pages_keys_and_tokens),
 		cmocka_unit_test(range_pager_page_size_can_change),
+		cmocka_unit_test(range_pager_row_count_can_change),
+		cmocka_unit_test(range_pager_prefetches),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

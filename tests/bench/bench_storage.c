@@ -9,6 +9,9 @@
  * Assumptions:
  *  - It measures, it does not judge: every figure comes from this run, LevelDB's
  *    included, and the targets are printed next to the figures, not enforced.
+ *  - Rates are wall-clock; each flat phase also gets the process's CPU time per op
+ *    (getrusage, every thread), which other processes competing for the cores move
+ *    far less, so two engines measured minutes apart on a busy machine stay comparable.
  *  - colfam runs as colfamd does by default: RandomPartitioner, the periodic commit
  *    log, the CF's memtable thresholds, zstd SSTables, background compaction.
  *    LevelDB runs with its default options (WAL on, sync off, snappy if built in, an
@@ -49,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,6 +110,18 @@ now_sec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
+}
+
+/* CPU seconds (user + system) of the whole process so far: every thread of it. */
+static double
+cpu_sec(void)
+{
+	struct rusage u;
+
+	if (getrusage(RUSAGE_SELF, &u) != 0)
+		die("getrusage: %s", strerror(errno));
+	return (double) (u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+		(double) (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 /* splitmix64: one seeded stream, so both engines see the same data. */
@@ -817,6 +833,8 @@ typedef struct flat_result
 	const char *partitioner;	/* colfam's */
 	double		colfam;			/* ops/s */
 	double		leveldb;
+	double		colfam_cpu_us;	/* process CPU time per op during the phase */
+	double		leveldb_cpu_us;
 } flat_result;
 
 enum
@@ -842,15 +860,22 @@ typedef struct report
 	cf_cache_stats cache_rr;	/* colfam's block cache after readrandom; hits, misses during it */
 } report;
 
-/* Runs op(i) for i in [0, n) on one engine and returns ops/s. */
+/* The process CPU time per op of the last TIMED phase, in µs. */
+static double timed_cpu_us;
+
+/*
+ * Runs op(i) for i in [0, n) on one engine and returns ops/s; leaves the CPU time per
+ * op (the process's: the engine's background threads too) in timed_cpu_us.
+ */
 #define TIMED(label, n, stmt) \
 	({ \
-		double t0_ = now_sec(); \
+		double t0_ = now_sec(), c0_ = cpu_sec(); \
 		for (uint64_t i = 0; i < (n); i++) \
 		{ \
 			stmt; \
 			progress(label, i + 1, n); \
 		} \
+		timed_cpu_us = (cpu_sec() - c0_) * 1e6 / (double) (n); \
 		(double) (n) / (now_sec() - t0_); \
 	})
 
@@ -903,18 +928,22 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	cfb			c;
 	scan_check	sc;
 	uint64_t	rows;
-	double		t0;
+	double		t0,
+				c0;
 	cf_cache_stats cache0;
 
 	/* Sequential keys are sequential tokens only under an order-preserving partitioner. */
 	fprintf(stderr, "colfam fillseq, readseq (ByteOrderedPartitioner)\n");
 	cfb_open(&c, "cf-seq", CF_PARTITIONER_BYTE_ORDERED, 0, 0);
 	rep->flat[W_FILLSEQ].colfam = TIMED("colfam fillseq", n, cfb_put(&c, i, i));
+	rep->flat[W_FILLSEQ].colfam_cpu_us = timed_cpu_us;
 	cfb_quiesce(&c, STD_CF);
 	scan_check_init(&sc, "colfam readseq", n, NULL, true);
 	t0 = now_sec();
+	c0 = cpu_sec();
 	rows = cfb_scan(&c, &sc);
 	rep->flat[W_READSEQ].colfam = (double) n / (now_sec() - t0);
+	rep->flat[W_READSEQ].colfam_cpu_us = (cpu_sec() - c0) * 1e6 / (double) n;
 	scan_check_done(&sc);
 	if (rows != n)
 		die("colfam readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
@@ -923,21 +952,27 @@ cf_run_flat(report *rep, const flat_inputs *in)
 	fprintf(stderr, "colfam fillrandom, overwrite, readrandom, scan (RandomPartitioner)\n");
 	cfb_open(&c, "cf-random", CF_PARTITIONER_RANDOM, 0, 0);
 	rep->flat[W_FILLRANDOM].colfam = TIMED("colfam fillrandom", n, cfb_put(&c, in->perm[i], i));
+	rep->flat[W_FILLRANDOM].colfam_cpu_us = timed_cpu_us;
 	cfb_quiesce(&c, STD_CF);
 	rep->flat[W_OVERWRITE].colfam = TIMED("colfam overwrite", n, cfb_put(&c, in->over[i], n + i));
+	rep->flat[W_OVERWRITE].colfam_cpu_us = timed_cpu_us;
 	cfb_quiesce(&c, STD_CF);
 	cf_db_block_cache_stats(c.db, &cache0);
 	rep->flat[W_READRANDOM].colfam = TIMED("colfam readrandom", in->reads, cfb_get(&c, in->rd[i], in->latest[in->rd[i]]));
+	rep->flat[W_READRANDOM].colfam_cpu_us = timed_cpu_us;
 	cf_db_block_cache_stats(c.db, &rep->cache_rr);
 	rep->cache_rr.hits -= cache0.hits;
 	rep->cache_rr.misses -= cache0.misses;
 	/* colfam's side of the equal-cache row is the same run: it has this cache always */
 	rep->flat[W_READRANDOM_CACHE].colfam = rep->flat[W_READRANDOM].colfam;
+	rep->flat[W_READRANDOM_CACHE].colfam_cpu_us = rep->flat[W_READRANDOM].colfam_cpu_us;
 	cfb_quiesce(&c, STD_CF);
 	scan_check_init(&sc, "colfam scan", n, in->latest, false);
 	t0 = now_sec();
+	c0 = cpu_sec();
 	rows = cfb_scan(&c, &sc);
 	rep->flat[W_SCAN].colfam = (double) n / (now_sec() - t0);
+	rep->flat[W_SCAN].colfam_cpu_us = (cpu_sec() - c0) * 1e6 / (double) n;
 	scan_check_done(&sc);
 	if (rows != n)
 		die("colfam scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
@@ -974,16 +1009,20 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	ldb			l;
 	scan_check	sc;
 	uint64_t	rows;
-	double		t0;
+	double		t0,
+				c0;
 
 	fprintf(stderr, "leveldb fillseq, readseq\n");
 	ldb_open(&l, "ldb-seq");
 	rep->flat[W_FILLSEQ].leveldb = TIMED("leveldb fillseq", n, ldb_put(&l, i, i));
+	rep->flat[W_FILLSEQ].leveldb_cpu_us = timed_cpu_us;
 	ldb_quiesce(&l);
 	scan_check_init(&sc, "leveldb readseq", n, NULL, true);
 	t0 = now_sec();
+	c0 = cpu_sec();
 	rows = ldb_scan(&l, &sc);
 	rep->flat[W_READSEQ].leveldb = (double) n / (now_sec() - t0);
+	rep->flat[W_READSEQ].leveldb_cpu_us = (cpu_sec() - c0) * 1e6 / (double) n;
 	scan_check_done(&sc);
 	if (rows != n)
 		die("leveldb readseq: %" PRIu64 " rows, expected %" PRIu64, rows, n);
@@ -992,15 +1031,20 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	fprintf(stderr, "leveldb fillrandom, overwrite, readrandom, scan\n");
 	ldb_open(&l, "ldb-random");
 	rep->flat[W_FILLRANDOM].leveldb = TIMED("leveldb fillrandom", n, ldb_put(&l, in->perm[i], i));
+	rep->flat[W_FILLRANDOM].leveldb_cpu_us = timed_cpu_us;
 	ldb_quiesce(&l);
 	rep->flat[W_OVERWRITE].leveldb = TIMED("leveldb overwrite", n, ldb_put(&l, in->over[i], n + i));
+	rep->flat[W_OVERWRITE].leveldb_cpu_us = timed_cpu_us;
 	ldb_quiesce(&l);
 	rep->flat[W_READRANDOM].leveldb = TIMED("leveldb readrandom", in->reads, ldb_get(&l, in->rd[i], in->latest[in->rd[i]]));
+	rep->flat[W_READRANDOM].leveldb_cpu_us = timed_cpu_us;
 	ldb_quiesce(&l);
 	scan_check_init(&sc, "leveldb scan", n, in->latest, true);
 	t0 = now_sec();
+	c0 = cpu_sec();
 	rows = ldb_scan(&l, &sc);
 	rep->flat[W_SCAN].leveldb = (double) n / (now_sec() - t0);
+	rep->flat[W_SCAN].leveldb_cpu_us = (cpu_sec() - c0) * 1e6 / (double) n;
 	scan_check_done(&sc);
 	if (rows != n)
 		die("leveldb scan: %" PRIu64 " rows, expected %" PRIu64, rows, n);
@@ -1010,6 +1054,7 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	ldb_reopen_with_cache(&l, CF_CACHE_DEFAULT_CAPACITY);
 	ldb_quiesce(&l);
 	rep->flat[W_READRANDOM_CACHE].leveldb = TIMED("leveldb readrandom (64 MiB cache)", in->reads, ldb_get(&l, in->rd[i], in->latest[in->rd[i]]));
+	rep->flat[W_READRANDOM_CACHE].leveldb_cpu_us = timed_cpu_us;
 
 	fprintf(stderr, "leveldb major compaction\n");
 	ldb_quiesce(&l);
@@ -1378,6 +1423,18 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 	printf("| on disk after major compaction, whole footprint (MiB) | Random | %.1f | %.1f | "
 		   "%.2f |\n", mib(cf_disk), mib(rep->ldb_dir_bytes),
 		   (double) cf_disk / (double) rep->ldb_dir_bytes);
+
+	printf("\nCPU time per operation of the same phases: the process's user + system time "
+		   "(getrusage) over the phase divided by its operations, so an engine's background "
+		   "threads count and the bench's own work (values, checks) is in both columns alike. "
+		   "It moves far less than the rates above when other processes compete for the "
+		   "cores; LevelDB/colfam ≥ 1 means colfam needs less CPU.\n\n");
+	printf("| workload | colfam CPU µs/op | LevelDB CPU µs/op | LevelDB/colfam |\n"
+		   "|---|---:|---:|---:|\n");
+	for (int i = 0; i < W_COUNT_; i++)
+		printf("| %s | %.2f | %.2f | %.3g |\n", rep->flat[i].name, rep->flat[i].colfam_cpu_us,
+			   rep->flat[i].leveldb_cpu_us,
+			   rep->flat[i].leveldb_cpu_us / rep->flat[i].colfam_cpu_us);
 
 	printf("\n## Wide rows: %d reversed slices of count 10 from random names\n\n", slices);
 	printf("After a flush and a major compaction (one SSTable), %d untimed warm-up slices "

@@ -3,8 +3,8 @@
  * executor call.
  *
  * The planner callbacks are in plan.c (pushdown, paths, EXPLAIN), the executor's in
- * scan.c (requests and paging), IMPORT FOREIGN SCHEMA in import.c, ANALYZE in
- * analyze.c.
+ * scan.c (requests and paging), pushed joins in join.c, IMPORT FOREIGN SCHEMA in
+ * import.c, ANALYZE in analyze.c.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -24,6 +24,7 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->GetForeignRelSize = colfam_get_rel_size;
 	routine->GetForeignPaths = colfam_get_paths;
 	routine->GetForeignPlan = colfam_get_plan;
+	routine->GetForeignJoinPaths = colfam_get_join_paths;
 	routine->ExplainForeignScan = colfam_explain_scan;
 	routine->BeginForeignScan = colfam_begin_scan;
 	routine->IterateForeignScan = colfam_iterate_scan;

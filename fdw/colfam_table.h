@@ -232,6 +232,10 @@ extern void colfam_end_scan(ForeignScanState *node);
 extern ColfamScanState *colfam_scan_begin(ColfamScanSpec *spec, ColfamTable *table,
 										  MemoryContext cxt);
 extern bool colfam_scan_next(ColfamScanState *s, TupleTableSlot *slot);
+struct cf_slice;
+extern bool colfam_encode_value(Oid typid, Datum d, struct cf_slice *out);
+extern void colfam_scan_lookup(ColfamScanState *s, const struct cf_slice *keys, int n);
+extern struct cf_slice colfam_scan_row_key(ColfamScanState *s);
 
 /* in analyze.c */
 extern bool colfam_analyze_table(Relation relation, AcquireSampleRowsFunc *func,
@@ -245,6 +249,23 @@ extern ForeignScan *colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid 
 									Plan *outer_plan);
 extern void colfam_explain_scan(ForeignScanState *node, ExplainState *es);
 extern List *colfam_spec_to_list(const ColfamScanSpec *spec);
+/* plan.c's helpers join.c shares */
+extern bool colfam_key_clause_usable(const ColfamTable *t, RestrictInfo *rinfo, Index relid);
+extern bool colfam_pushable_value(PlannerInfo *root, Node *value, Index relid);
+extern char *colfam_describe_value(PlannerInfo *root, Expr *e);
+extern bool colfam_is_join_plan(ForeignScan *plan);
+extern ColfamTable *colfam_rel_table(RelOptInfo *baserel, ColfamCfMeta **meta);
+
+/* in join.c: INNER joins whose inner side is looked up by key, in batches */
+extern void colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel,
+								  RelOptInfo *outerrel, RelOptInfo *innerrel,
+								  JoinType jointype, JoinPathExtraData *extra);
+extern ForeignScan *colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel,
+									 ForeignPath *best_path, List *tlist, Plan *outer_plan);
+extern void colfam_join_begin(ForeignScanState *node, int eflags);
+extern TupleTableSlot *colfam_join_iterate(ForeignScanState *node);
+extern void colfam_join_rescan(ForeignScanState *node);
+extern void colfam_join_explain(ForeignScanState *node, ExplainState *es);
 extern ColfamScanSpec *colfam_spec_from_list(List *list);
 
 #endif							/* COLFAM_TABLE_H */

@@ -139,8 +139,8 @@ is_token_of_key(Node *n, Index relid, const ColfamTable *t)
  * Variables of other tables are allowed in the clauses of a parameterized path
  * (they become parameters).
  */
-static bool
-pushable_value(PlannerInfo *root, Node *value, Index relid)
+bool
+colfam_pushable_value(PlannerInfo *root, Node *value, Index relid)
 {
 	Relids		varnos = pull_varnos(root, value);
 
@@ -271,7 +271,7 @@ make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	else
 		return false;
 
-	if (!pushable_value(root, right, baserel->relid))
+	if (!colfam_pushable_value(root, right, baserel->relid))
 		return false;
 
 	if (is_token_of_key(left, baserel->relid, t))
@@ -700,21 +700,27 @@ fetch_cost(ColfamRelInfo *ri, double rows)
 	return pages * COLFAM_ROUNDTRIP_COST + rows * (COLFAM_TUPLE_COST + cpu_tuple_cost);
 }
 
-static bool
-key_clause_usable(ColfamRelInfo *ri, RestrictInfo *rinfo, Index relid)
+/*
+ * Is rinfo `key = v` (either way round) on table t (range table index relid) with
+ * the key type's btree equality, whose colfamd form (bytes equal) is exactly SQL's?
+ */
+bool
+colfam_key_clause_usable(const ColfamTable *t, RestrictInfo *rinfo, Index relid)
 {
 	Expr	   *clause = rinfo->clause;
 	OpExpr	   *op;
 	AttrNumber	att;
-	Oid			typid = ri->table->cols[ri->table->key_att - 1].typid;
+	Oid			typid;
 
-	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+	if (t->key_att == InvalidAttrNumber ||
+		!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
 		return false;
+	typid = t->cols[t->key_att - 1].typid;
 	op = (OpExpr *) clause;
 	att = our_var(linitial(op->args), relid);
 	if (att == InvalidAttrNumber)
 		att = our_var(lsecond(op->args), relid);
-	return att == ri->table->key_att &&
+	return att == t->key_att &&
 		btree_strategy(op->opno, typid, NULL) == BTEqualStrategyNumber &&
 		equality_is_bytewise(typid, op->inputcollid);
 }
@@ -739,7 +745,7 @@ add_param_path(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	ListCell   *lc;
 
 	outer = bms_union(outer, baserel->lateral_relids);
-	if (bms_is_empty(outer) || !key_clause_usable(ri, rinfo, baserel->relid))
+	if (bms_is_empty(outer) || !colfam_key_clause_usable(ri->table, rinfo, baserel->relid))
 		return;
 	foreach(lc, *seen)
 		if (bms_equal(lfirst(lc), outer))
@@ -811,8 +817,8 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 /* ---- the plan ---- */
 
 /* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
-static char *
-describe_value(PlannerInfo *root, Expr *e)
+char *
+colfam_describe_value(PlannerInfo *root, Expr *e)
 {
 	Node	   *n = strip_relabel((Node *) e);
 
@@ -838,9 +844,9 @@ describe_value(PlannerInfo *root, Expr *e)
 						get_rte_attribute_name(rte, v->varattno));
 	}
 	if (IsA(n, FuncExpr) && ((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST)
-		return describe_value(root, linitial(((FuncExpr *) n)->args));
+		return colfam_describe_value(root, linitial(((FuncExpr *) n)->args));
 	if (IsA(n, CoerceViaIO))
-		return psprintf("%s::%s", describe_value(root, ((CoerceViaIO *) n)->arg),
+		return psprintf("%s::%s", colfam_describe_value(root, ((CoerceViaIO *) n)->arg),
 						format_type_be(((CoerceViaIO *) n)->resulttype));
 	return "(expression)";
 }
@@ -865,8 +871,8 @@ push_value(ColfamScanSpec *spec, List **exprs, Cand *c, ColfamValueRole role,
 static const char *
 slice_bounds_text(PlannerInfo *root, Cand *lo, Cand *hi, bool reversed)
 {
-	const char *l = lo ? describe_value(root, lo->value) : "''";
-	const char *h = hi ? describe_value(root, hi->value) : "''";
+	const char *l = lo ? colfam_describe_value(root, lo->value) : "''";
+	const char *h = hi ? colfam_describe_value(root, hi->value) : "''";
 
 	if (lo == NULL && hi == NULL)
 		return reversed ? "reversed" : "forward";
@@ -880,8 +886,8 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 				Plan *outer_plan)
 {
 	ColfamRelInfo *ri = baserel->fdw_private;
-	const ColfamTable *t = ri->table;
-	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
+	const ColfamTable *t;
+	ColfamScanSpec *spec;
 	List	   *cands = candidates(root, baserel, ri, scan_clauses);
 	List	   *exact = NIL;	/* RestrictInfos fully done by colfamd */
 	List	   *exprs = NIL;
@@ -894,6 +900,10 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	const char *slice_text;
 	ListCell   *lc;
 
+	if (IS_JOIN_REL(baserel))
+		return colfam_join_plan(root, baserel, best_path, tlist, outer_plan);
+	t = ri->table;
+	spec = palloc0(sizeof(ColfamScanSpec));
 	spec->keyspace = t->keyspace;
 	spec->column_family = t->column_family;
 	spec->rows_mapping = t->rows_mapping;
@@ -911,8 +921,8 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		exact = lappend(exact, c->rinfo);
 		rows_text = c->is_array
 			? psprintf("multiget of keys in %s (batches of up to %d keys)",
-					   describe_value(root, c->value), spec->fetch_size)
-			: psprintf("key %s", describe_value(root, c->value));
+					   colfam_describe_value(root, c->value), spec->fetch_size)
+			: psprintf("key %s", colfam_describe_value(root, c->value));
 	}
 	else if (find_cand(cands, COLFAM_ROLE_KEY, false, false, true) != NULL)
 	{
@@ -934,8 +944,8 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		if (hi)
 			push_value(spec, &exprs, hi, COLFAM_V_KEY_HI, NULL);
 		rows_text = psprintf("keys from %s to %s",
-							 lo ? describe_value(root, lo->value) : "the first",
-							 hi ? describe_value(root, hi->value) : "the last");
+							 lo ? colfam_describe_value(root, lo->value) : "the first",
+							 hi ? colfam_describe_value(root, hi->value) : "the last");
 	}
 	else if ((c = find_cand(cands, COLFAM_ROLE_KEY, true, false, true)) != NULL)
 	{
@@ -961,8 +971,8 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			push_value(spec, &exprs, thi, COLFAM_V_TOKEN_HI, NULL);
 		rows_text = psprintf("tokens %s %s to %s",
 							 tlo && tlo->strategy == BTGreaterStrategyNumber ? "after" : "from",
-							 tlo ? describe_value(root, tlo->value) : "the start",
-							 thi ? describe_value(root, thi->value) : "the end of the ring");
+							 tlo ? colfam_describe_value(root, tlo->value) : "the start",
+							 thi ? colfam_describe_value(root, thi->value) : "the end of the ring");
 	}
 	else if ((c = find_cand(cands, COLFAM_ROLE_FIELD, false, true, true)) != NULL)
 	{
@@ -977,7 +987,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 				continue;
 			push_value(spec, &exprs, c, COLFAM_V_INDEX_EQ, t->cols[c->attnum - 1].name);
 			appendStringInfo(&buf, "%s%s = %s", buf.len ? " and " : "",
-							 t->cols[c->attnum - 1].name, describe_value(root, c->value));
+							 t->cols[c->attnum - 1].name, colfam_describe_value(root, c->value));
 		}
 		rows_text = psprintf("index lookup %s", buf.data);
 		/* the index is re-checked against each row by colfamd, but we filter too */
@@ -1006,7 +1016,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			if (c->exact_eq)
 				exact = lappend(exact, c->rinfo);
 			slice_text = psprintf("%s %s", c->is_array ? "names in" : "name",
-								  describe_value(root, c->value));
+								  colfam_describe_value(root, c->value));
 		}
 		else
 		{
@@ -1091,7 +1101,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 												   rows_text)),
 							   makeString(psprintf("%s%s%scount %d%s",
 												   pinned ? psprintf("super column %s, ",
-																	 describe_value(root, pinned->value)) : "",
+																	 colfam_describe_value(root, pinned->value)) : "",
 												   slice_text ? slice_text : "",
 												   slice_text ? ", " : "",
 												   spec->first_count,
@@ -1108,8 +1118,14 @@ void
 colfam_explain_scan(ForeignScanState *node, ExplainState *es)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	ColfamScanSpec *spec = colfam_spec_from_list(plan->fdw_private);
+	ColfamScanSpec *spec;
 
+	if (colfam_is_join_plan(plan))
+	{
+		colfam_join_explain(node, es);
+		return;
+	}
+	spec = colfam_spec_from_list(plan->fdw_private);
 	ExplainPropertyText("Colfam Rows", strVal(linitial(spec->explain)), es);
 	ExplainPropertyText("Colfam Slice", strVal(lsecond(spec->explain)), es);
 	if (es->verbose)
@@ -1117,4 +1133,21 @@ colfam_explain_scan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyText("Colfam Consistency", spec->consistency, es);
 		ExplainPropertyInteger("Colfam Fetch Size", NULL, spec->fetch_size, es);
 	}
+}
+
+/* Is plan a pushed join (join.c) rather than a scan of one table? */
+bool
+colfam_is_join_plan(ForeignScan *plan)
+{
+	return plan->scan.scanrelid == 0;
+}
+
+/* The table of a colfam base rel, and its CF's metadata. */
+ColfamTable *
+colfam_rel_table(RelOptInfo *baserel, ColfamCfMeta **meta)
+{
+	ColfamRelInfo *ri = baserel->fdw_private;
+
+	*meta = ri->meta;
+	return ri->table;
 }

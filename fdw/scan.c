@@ -285,19 +285,25 @@ key_at_pos_cmp(const void *a, const void *b)
 /*
  * The distinct keys of the list (of cf_slice *), each at its first place in the list,
  * into a palloc'd *out; returns how many. O(n log n): key = ANY may name many keys.
+ * The empty key is left out: colfamd stores no row under it (and refuses to be asked).
  */
 static int
 distinct_keys(List *keys, cf_slice **out)
 {
-	int			n = list_length(keys),
+	int			n = 0,
 				kept = 0;
-	KeyAt	   *ka = palloc(sizeof(KeyAt) * Max(n, 1));
+	KeyAt	   *ka = palloc(sizeof(KeyAt) * Max(list_length(keys), 1));
 	ListCell   *lc;
 
 	foreach(lc, keys)
 	{
-		ka[foreach_current_index(lc)].key = *(cf_slice *) lfirst(lc);
-		ka[foreach_current_index(lc)].at = foreach_current_index(lc);
+		cf_slice	k = *(cf_slice *) lfirst(lc);
+
+		if (k.len == 0)
+			continue;
+		ka[n].key = k;
+		ka[n].at = foreach_current_index(lc);
+		n++;
 	}
 	/* by key, first place first: keep the first of each run of equal keys */
 	qsort(ka, n, sizeof(KeyAt), key_at_cmp);
@@ -1146,6 +1152,11 @@ colfam_begin_scan(ForeignScanState *node, int eflags)
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
 	ColfamScanState *s;
 
+	if (colfam_is_join_plan(plan))
+	{
+		colfam_join_begin(node, eflags);
+		return;
+	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 	s = scan_state_new(colfam_spec_from_list(plan->fdw_private),
@@ -1161,6 +1172,8 @@ colfam_iterate_scan(ForeignScanState *node)
 	ColfamScanState *s = node->fdw_state;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 
+	if (colfam_is_join_plan((ForeignScan *) node->ss.ps.plan))
+		return colfam_join_iterate(node);
 	ExecClearTuple(slot);
 	if (!s->started)
 	{
@@ -1180,6 +1193,11 @@ colfam_rescan(ForeignScanState *node)
 {
 	ColfamScanState *s = node->fdw_state;
 
+	if (colfam_is_join_plan((ForeignScan *) node->ss.ps.plan))
+	{
+		colfam_join_rescan(node);
+		return;
+	}
 	close_pagers(s);
 	s->started = false;
 	s->row_continues = false;
@@ -1192,8 +1210,55 @@ colfam_end_scan(ForeignScanState *node)
 {
 	ColfamScanState *s = node->fdw_state;
 
-	if (s != NULL)
+	/* a join's inner scan is freed with the executor's memory */
+	if (s != NULL && !colfam_is_join_plan((ForeignScan *) node->ss.ps.plan))
 		close_pagers(s);
+}
+
+/* ---- key lookups for a pushed join (join.c) ---- */
+
+/*
+ * Encodes d, a non-NULL value of typid, as the bytes colfamd stores (palloc'd in the
+ * current memory context) into *out; false if it cannot be encoded, i.e. it equals
+ * no stored key.
+ */
+bool
+colfam_encode_value(Oid typid, Datum d, cf_slice *out)
+{
+	return try_encode(typid, d, out);
+}
+
+/*
+ * Restarts s, a KEYS scan whose spec has no values (colfam_scan_begin), over the
+ * distinct keys among keys[0..n): one multiget_slice for up to fetch_size keys. The
+ * keys' bytes must live until the scan is restarted or ends.
+ */
+void
+colfam_scan_lookup(ColfamScanState *s, const cf_slice *keys, int n)
+{
+	MemoryContext old;
+	List	   *list = NIL;
+
+	Assert(s->spec->kind == COLFAM_SCAN_KEYS && s->spec->values == NIL);
+	close_pagers(s);
+	s->row_continues = false;
+	s->skip_name.len = 0;
+	build_request(NULL, s);
+	old = MemoryContextSwitchTo(s->req_cxt);
+	for (int i = 0; i < n; i++)
+		list = lappend(list, (void *) &keys[i]);
+	s->n_keys = distinct_keys(list, &s->keys);
+	MemoryContextSwitchTo(old);
+	s->key_i = 0;
+	s->empty = s->n_keys == 0;
+	s->started = true;
+}
+
+/* The row key of the row colfam_scan_next returned last. */
+cf_slice
+colfam_scan_row_key(ColfamScanState *s)
+{
+	return s->cur_key;
 }
 
 /* ---- a scan outside the executor (ANALYZE) ---- */

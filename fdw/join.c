@@ -1,0 +1,517 @@
+/*-------------------------------------------------------------------------
+ * fdw/join.c — INNER joins of colfam tables pushed into one ForeignScan whose inner
+ * side is looked up by key in batches.
+ *
+ * Without it, `JOIN e ON e.key = t.value` is a nested loop over a scan parameterized
+ * by t.value (plan.c): one round trip to colfamd per outer row. Here the FDW runs the
+ * outer side itself — the outer path (a colfam base scan, or an already pushed colfam
+ * join) becomes the ForeignScan's outer plan — takes its rows in batches, sends the
+ * batch's distinct keys as one multiget_slice (scan.c's KEYS scan) and emits the joined
+ * rows in the outer rows' order. So the outer path's pathkeys still hold (a reversed
+ * slice stays the ORDER BY) and a LIMIT stops the join early: the first batch is as
+ * small as the LIMIT when the LIMIT bounds the join's output, later ones fetch_size.
+ *
+ * Pushed only when every piece is provably Postgres's own join:
+ *  - JOIN_INNER, no row marks (no EPQ recheck), no placeholders, no pseudoconstant
+ *    clause, nothing lateral;
+ *  - the inner side is a colfam base table in the 'rows' mapping of a Standard CF
+ *    (one SQL row per key, so a key finds at most one inner row);
+ *  - one join clause is `inner.key = expr` with the key type's btree equality whose
+ *    colfamd form (equal bytes) is SQL's (plan.c: colfam_key_clause_usable), expr
+ *    holding only outer columns, nothing volatile. expr is converted to the key's type
+ *    as the operator's implicit cast does; a NULL or a value that cannot be encoded
+ *    equals no key, so its outer row joins nothing.
+ * Every other join clause and the inner table's own restrictions are evaluated by
+ * Postgres on the joined row (the ForeignScan's qual over fdw_scan_tlist).
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+#include "colfam_table.h"
+
+#include <math.h>
+
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_coerce.h"
+#include "parser/parsetree.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "client/client.h"
+
+/* Costs, as plan.c's (one request/response; transfer and decode of a row) */
+#define JOIN_ROUNDTRIP_COST 20.0
+#define JOIN_TUPLE_COST 0.02
+
+/* The order of a join plan's fdw_private. */
+enum
+{
+	JP_INNER_SPEC,				/* the inner table's KEYS scan (colfam_spec_to_list) */
+	JP_INNER_REL,				/* its pg_class OID (Integer) */
+	JP_KEY_TYPE,				/* the key column's type (Integer) */
+	JP_SOURCES,					/* per fdw_scan_tlist entry: >0 outer resno, <0 -inner attno */
+	JP_FIRST_BATCH,				/* outer rows in the first batch (Integer) */
+	JP_BATCH,					/* outer rows in the later ones (Integer) */
+	JP_EXPLAIN					/* the EXPLAIN line (String) */
+};
+
+/* ---- planning ---- */
+
+/*
+ * The key clause of a join to inner (a colfam base rel): `inner.key = expr` with
+ * expr over outer's columns only. Returns expr converted to the key's type and sets
+ * *key_rinfo, or NULL.
+ */
+static Expr *
+key_lookup_clause(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
+				  const ColfamTable *t, List *restrictlist, RestrictInfo **key_rinfo)
+{
+	Oid			keytype = t->cols[t->key_att - 1].typid;
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op;
+		Node	   *other;
+		Node	   *value;
+
+		if (!colfam_key_clause_usable(t, rinfo, innerrel->relid))
+			continue;
+		op = (OpExpr *) rinfo->clause;
+		other = bms_is_member(innerrel->relid, pull_varnos(root, linitial(op->args)))
+			? lsecond(op->args) : linitial(op->args);
+		if (!bms_is_subset(pull_varnos(root, other), outerrel->relids) ||
+			!colfam_pushable_value(root, other, innerrel->relid))
+			continue;
+		value = exprType(other) == keytype ? other :
+			coerce_to_target_type(NULL, other, exprType(other), keytype, -1,
+								  COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+		if (value == NULL)
+			continue;
+		*key_rinfo = rinfo;
+		return (Expr *) value;
+	}
+	return NULL;
+}
+
+/* Does any Var of relid in node name a system column or the whole row? */
+static bool
+uses_system_columns(Node *node, Index relid)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *v = lfirst(lc);
+
+		if ((Index) v->varno == relid && v->varattno <= 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * GetForeignJoinPaths: for each unparameterized colfam path of the outer side, a
+ * join path over it with its pathkeys, when the join can be done by key lookups
+ * (see the file's comment).
+ */
+void
+colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+					  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
+{
+	ColfamCfMeta *meta;
+	ColfamTable *t;
+	RestrictInfo *key_rinfo = NULL;
+	Expr	   *key;
+	List	   *local;
+	ListCell   *lc;
+
+	if (jointype != JOIN_INNER || root->parse->rowMarks != NIL || root->rowMarks != NIL ||
+		root->placeholder_list != NIL || root->hasLateralRTEs ||
+		innerrel->reloptkind != RELOPT_BASEREL ||
+		(outerrel->reloptkind != RELOPT_BASEREL && outerrel->reloptkind != RELOPT_JOINREL) ||
+		!bms_is_empty(innerrel->lateral_relids) || !bms_is_empty(outerrel->lateral_relids))
+		return;
+	t = colfam_rel_table(innerrel, &meta);
+	if (!t->rows_mapping || meta->super || t->key_att == InvalidAttrNumber)
+		return;
+	foreach(lc, extra->restrictlist)
+		if (lfirst_node(RestrictInfo, lc)->pseudoconstant)
+			return;
+	key = key_lookup_clause(root, outerrel, innerrel, t, extra->restrictlist, &key_rinfo);
+	if (key == NULL)
+		return;
+	local = list_concat(list_delete_ptr(list_copy(extra->restrictlist), key_rinfo),
+						innerrel->baserestrictinfo);
+	if (uses_system_columns((Node *) joinrel->reltarget->exprs, innerrel->relid) ||
+		uses_system_columns((Node *) extract_actual_clauses(local, false), innerrel->relid))
+		return;
+
+	foreach(lc, outerrel->pathlist)
+	{
+		Path	   *outer = lfirst(lc);
+		double		batches;
+		QualCost	qual;
+		Cost		startup,
+					total;
+
+		if (!IsA(outer, ForeignPath) || outer->param_info != NULL)
+			continue;
+		batches = Max(1.0, ceil(outer->rows / Max(t->fetch_size, 1)));
+		cost_qual_eval(&qual, extract_actual_clauses(local, false), root);
+		startup = outer->startup_cost + JOIN_ROUNDTRIP_COST + qual.startup;
+		total = outer->total_cost + batches * JOIN_ROUNDTRIP_COST + qual.startup +
+			outer->rows * (JOIN_TUPLE_COST + cpu_tuple_cost + qual.per_tuple) +
+			joinrel->rows * cpu_tuple_cost;
+		add_path(joinrel, (Path *)
+				 create_foreign_join_path(root, joinrel, NULL, joinrel->rows,
+										  startup, total, outer->pathkeys, NULL, outer,
+										  list_make3(makeInteger(innerrel->relid),
+													 key, local)));
+	}
+}
+
+/* Where tlist holds a Var equal to v (its resno), or 0. */
+static int
+tlist_position(List *tlist, Var *v)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (equal(tle->expr, v))
+			return tle->resno;
+	}
+	return 0;
+}
+
+/*
+ * GetForeignPlan of a join path: the outer path's plan below, the inner table's
+ * KEYS scan in fdw_private, the key expression as fdw_exprs, the other clauses as
+ * the qual; all over fdw_scan_tlist, the Vars the join's target, qual and key read.
+ */
+ForeignScan *
+colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
+				 List *tlist, Plan *outer_plan)
+{
+	Index		inner_relid = intVal(linitial(best_path->fdw_private));
+	Expr	   *key = lsecond(best_path->fdw_private);
+	List	   *local = extract_actual_clauses(lthird(best_path->fdw_private), false);
+	RelOptInfo *innerrel = find_base_rel(root, inner_relid);
+	ColfamCfMeta *meta;
+	ColfamTable *t = colfam_rel_table(innerrel, &meta);
+	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
+	List	   *scan_tlist;
+	List	   *sources = NIL;
+	List	   *private;
+	char	   *explain;
+	int			first;
+	ListCell   *lc;
+
+	/* the tlist may be NIL (a projection above sets it later): use the join's target */
+	scan_tlist = add_to_flat_tlist(NIL, pull_var_clause((Node *) joinrel->reltarget->exprs,
+														PVC_RECURSE_PLACEHOLDERS));
+	scan_tlist = add_to_flat_tlist(scan_tlist, pull_var_clause((Node *) tlist, PVC_RECURSE_PLACEHOLDERS));
+	scan_tlist = add_to_flat_tlist(scan_tlist, pull_var_clause((Node *) local, PVC_RECURSE_PLACEHOLDERS));
+	scan_tlist = add_to_flat_tlist(scan_tlist, pull_var_clause((Node *) key, PVC_RECURSE_PLACEHOLDERS));
+	foreach(lc, scan_tlist)
+	{
+		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+		int			at;
+
+		if ((Index) v->varno == inner_relid)
+			at = -v->varattno;
+		else if ((at = tlist_position(outer_plan->targetlist, v)) == 0)
+			elog(ERROR, "colfam_fdw: a column of the join's outer side is missing from its plan");
+		sources = lappend_int(sources, at);
+	}
+
+	spec->keyspace = t->keyspace;
+	spec->column_family = t->column_family;
+	spec->rows_mapping = true;
+	spec->kind = COLFAM_SCAN_KEYS;
+	spec->fetch_size = t->fetch_size;
+	spec->first_count = t->fetch_size;
+	spec->fetch_all = true;
+	spec->consistency = t->read_consistency;
+	spec->explain = list_make2(makeString(""), makeString(""));
+
+	/* a LIMIT that bounds this join's output sizes the first batch */
+	first = t->fetch_size;
+	if (root->limit_tuples > 0 &&
+		((best_path->path.pathkeys != NIL &&
+		  pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) ||
+		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, joinrel->relids))))
+		first = (int) Min((double) t->fetch_size, ceil(root->limit_tuples));
+
+	explain = psprintf("%s.%s: key lookups of %s in batches of %d%s",
+					   t->keyspace, t->column_family, colfam_describe_value(root, key),
+					   t->fetch_size,
+					   first < t->fetch_size ? psprintf(" (the first %d)", first) : "");
+	private = list_make5(colfam_spec_to_list(spec), makeInteger((int) t->relid),
+						 makeInteger((int) t->cols[t->key_att - 1].typid), sources,
+						 makeInteger(first));
+	private = lappend(private, makeInteger(t->fetch_size));
+	private = lappend(private, makeString(explain));
+	return make_foreignscan(tlist, local, 0, list_make1(key), private,
+							scan_tlist, NIL, outer_plan);
+}
+
+/* ---- execution ---- */
+
+/* An inner row of the batch: its key's bytes and the row. */
+typedef struct InnerRow
+{
+	cf_slice	key;
+	MinimalTuple tuple;
+} InnerRow;
+
+typedef struct ColfamJoinState
+{
+	ColfamScanState *inner;		/* the inner table's KEYS scan */
+	TupleTableSlot *inner_slot; /* a row of the inner table (scan.c fills its values) */
+	TupleTableSlot *outer_slot; /* a copied outer row */
+	ExprState  *key_state;		/* the key, over the scan tuple (fdw_scan_tlist) */
+	Oid			key_type;
+	int			nsources;
+	int		   *sources;		/* per scan tuple column: >0 outer resno, <0 -inner attno */
+	int			first_batch;
+	int			batch;
+	MemoryContext batch_cxt;	/* one batch: its outer and inner rows */
+
+	bool		first_done;		/* the first batch has been read */
+	bool		outer_done;		/* the outer plan is exhausted */
+	int			n_outer;
+	MinimalTuple *outer_rows;
+	bool	   *has_key;
+	cf_slice   *outer_keys;
+	int			n_inner;
+	InnerRow   *inner_rows;		/* sorted by key */
+	int			pos;			/* the next outer row to emit */
+} ColfamJoinState;
+
+static int
+inner_row_cmp(const void *a, const void *b)
+{
+	return cf_slice_cmp(((const InnerRow *) a)->key, ((const InnerRow *) b)->key);
+}
+
+void
+colfam_join_begin(ForeignScanState *node, int eflags)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	List	   *priv = plan->fdw_private;
+	EState	   *estate = node->ss.ps.state;
+	MemoryContext cxt = estate->es_query_cxt;
+	ColfamJoinState *js;
+	ColfamTable *t;
+	List	   *sources = list_nth(priv, JP_SOURCES);
+	Relation	rel;
+	ListCell   *lc;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	js = MemoryContextAllocZero(cxt, sizeof(ColfamJoinState));
+	t = colfam_get_table((Oid) intVal(list_nth(priv, JP_INNER_REL)));
+	js->inner = colfam_scan_begin(colfam_spec_from_list(list_nth(priv, JP_INNER_SPEC)), t, cxt);
+	rel = RelationIdGetRelation(t->relid);
+	js->inner_slot = ExecInitExtraTupleSlot(estate, CreateTupleDescCopy(RelationGetDescr(rel)),
+											&TTSOpsMinimalTuple);
+	RelationClose(rel);
+	js->outer_slot = ExecInitExtraTupleSlot(estate,
+											ExecGetResultType(outerPlanState(node)),
+											&TTSOpsMinimalTuple);
+	js->key_state = ExecInitExpr(linitial(plan->fdw_exprs), (PlanState *) node);
+	js->key_type = (Oid) intVal(list_nth(priv, JP_KEY_TYPE));
+	js->nsources = list_length(sources);
+	js->sources = palloc(sizeof(int) * Max(js->nsources, 1));
+	foreach(lc, sources)
+		js->sources[foreach_current_index(lc)] = lfirst_int(lc);
+	js->first_batch = intVal(list_nth(priv, JP_FIRST_BATCH));
+	js->batch = intVal(list_nth(priv, JP_BATCH));
+	js->batch_cxt = AllocSetContextCreate(cxt, "colfam_fdw join batch", ALLOCSET_DEFAULT_SIZES);
+	node->fdw_state = js;
+}
+
+/*
+ * Fills the scan tuple (fdw_scan_tlist) with outer row i and, when inner is not NULL,
+ * that inner row; the inner columns are NULL otherwise.
+ */
+static void
+fill_scan_tuple(ColfamJoinState *js, TupleTableSlot *slot, int i, InnerRow *inner)
+{
+	ExecClearTuple(slot);
+	ExecStoreMinimalTuple(js->outer_rows[i], js->outer_slot, false);
+	slot_getallattrs(js->outer_slot);
+	if (inner != NULL)
+	{
+		ExecStoreMinimalTuple(inner->tuple, js->inner_slot, false);
+		slot_getallattrs(js->inner_slot);
+	}
+	for (int c = 0; c < js->nsources; c++)
+	{
+		int			at = js->sources[c];
+
+		if (at > 0)
+		{
+			slot->tts_values[c] = js->outer_slot->tts_values[at - 1];
+			slot->tts_isnull[c] = js->outer_slot->tts_isnull[at - 1];
+		}
+		else if (inner != NULL)
+		{
+			slot->tts_values[c] = js->inner_slot->tts_values[-at - 1];
+			slot->tts_isnull[c] = js->inner_slot->tts_isnull[-at - 1];
+		}
+		else
+		{
+			slot->tts_values[c] = (Datum) 0;
+			slot->tts_isnull[c] = true;
+		}
+	}
+	ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * Reads the next batch of outer rows (the first one first_batch rows, then batch),
+ * evaluates each one's key and looks the batch's distinct keys up in one request.
+ * The inner rows are copied into the batch's memory.
+ */
+static void
+read_batch(ForeignScanState *node, ColfamJoinState *js)
+{
+	PlanState  *outer = outerPlanState(node);
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	TupleTableSlot *scan_slot = node->ss.ss_ScanTupleSlot;
+	int			want = js->first_done ? js->batch : js->first_batch;
+	int			n_keys = 0;
+	cf_slice   *keys;
+	int			cap;
+	MemoryContext old;
+
+	MemoryContextReset(js->batch_cxt);
+	old = MemoryContextSwitchTo(js->batch_cxt);
+	js->first_done = true;
+	js->outer_rows = palloc(sizeof(MinimalTuple) * want);
+	js->has_key = palloc(sizeof(bool) * want);
+	js->outer_keys = palloc(sizeof(cf_slice) * want);
+	keys = palloc(sizeof(cf_slice) * want);
+	js->n_outer = 0;
+	js->pos = 0;
+	while (js->n_outer < want)
+	{
+		TupleTableSlot *o = ExecProcNode(outer);
+		int			i = js->n_outer;
+		bool		isnull;
+		Datum		d;
+
+		if (TupIsNull(o))
+		{
+			js->outer_done = true;
+			break;
+		}
+		js->outer_rows[i] = ExecCopySlotMinimalTuple(o);
+		js->n_outer++;
+		fill_scan_tuple(js, scan_slot, i, NULL);
+		econtext->ecxt_scantuple = scan_slot;
+		d = ExecEvalExpr(js->key_state, econtext, &isnull);
+		js->has_key[i] = !isnull && colfam_encode_value(js->key_type, d, &js->outer_keys[i]);
+		if (js->has_key[i])
+			keys[n_keys++] = js->outer_keys[i];
+		ResetExprContext(econtext);
+	}
+
+	/* the inner rows of the batch's keys, one row per key found */
+	js->n_inner = 0;
+	cap = Max(n_keys, 1);
+	js->inner_rows = palloc(sizeof(InnerRow) * cap);
+	if (n_keys > 0)
+	{
+		colfam_scan_lookup(js->inner, keys, n_keys);
+		for (;;)
+		{
+			cf_slice	k;
+			InnerRow   *r;
+
+			ExecClearTuple(js->inner_slot);
+			if (!colfam_scan_next(js->inner, js->inner_slot))
+				break;
+			ExecStoreVirtualTuple(js->inner_slot);
+			if (js->n_inner == cap)
+			{
+				cap *= 2;
+				js->inner_rows = repalloc(js->inner_rows, sizeof(InnerRow) * cap);
+			}
+			r = &js->inner_rows[js->n_inner++];
+			k = colfam_scan_row_key(js->inner);
+			r->key = cf_slice_of(pnstrdup((const char *) k.p, k.len), k.len);
+			r->tuple = ExecCopySlotMinimalTuple(js->inner_slot);
+		}
+		qsort(js->inner_rows, js->n_inner, sizeof(InnerRow), inner_row_cmp);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* IterateForeignScan of a join: the next joined row, in the outer rows' order. */
+TupleTableSlot *
+colfam_join_iterate(ForeignScanState *node)
+{
+	ColfamJoinState *js = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		while (js->pos < js->n_outer)
+		{
+			int			i = js->pos++;
+			InnerRow	probe;
+			InnerRow   *hit;
+
+			if (!js->has_key[i] || js->n_inner == 0)
+				continue;
+			probe.key = js->outer_keys[i];
+			hit = bsearch(&probe, js->inner_rows, js->n_inner, sizeof(InnerRow), inner_row_cmp);
+			if (hit == NULL)
+				continue;
+			fill_scan_tuple(js, slot, i, hit);
+			return slot;
+		}
+		if (js->outer_done)
+			return ExecClearTuple(slot);
+		read_batch(node, js);
+	}
+}
+
+/* ReScanForeignScan of a join (the executor rescans the outer plan itself). */
+void
+colfam_join_rescan(ForeignScanState *node)
+{
+	ColfamJoinState *js = node->fdw_state;
+
+	MemoryContextReset(js->batch_cxt);
+	js->first_done = js->outer_done = false;
+	js->n_outer = js->n_inner = js->pos = 0;
+}
+
+/* EXPLAIN of a join: which table is looked up, by what, in batches of how many. */
+void
+colfam_join_explain(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+
+	ExplainPropertyText("Colfam Join", strVal(list_nth(plan->fdw_private, JP_EXPLAIN)), es);
+}

@@ -1118,6 +1118,17 @@ rec_cell(const cblk *b, size_t i, cf_cell *c)
 
 /* ---- key index: the row iterator ---- */
 
+/* Makes nh (the data block at offset off) the one held in *dh, *db, *db_off. */
+static void
+hold_data(cf_cache_handle **dh, const cblk **db, uint64_t *db_off, cf_cache_handle *nh,
+		  uint64_t off)
+{
+	cf_cache_release(*dh);
+	*dh = nh;
+	*db = cf_cache_value(nh);
+	*db_off = off;
+}
+
 /* Makes key-index block i the iterator's. */
 static cf_status *
 load_kblock(cf_sstable_iter *it, size_t i)
@@ -1158,10 +1169,7 @@ iter_load_data(cf_sstable_iter *it, size_t pos)
 
 		if ((s = get_block(it->t, h, BLK_DATA, it->fill, &dh, &b)) != NULL)
 			return s;
-		cf_cache_release(it->dh);
-		it->dh = dh;
-		it->db = b;
-		it->db_off = h.offset;
+		hold_data(&it->dh, &it->db, &it->db_off, dh, h.offset);
 	}
 	b = it->db;
 	if (b->size != h.size || b->n_rows == 0 || b->rows[0] != 0 ||
@@ -1635,10 +1643,7 @@ load_data(cf_sstable_cells *ci, size_t j)
 			ci->lo = ci->hi = 0;
 			return s;
 		}
-		cf_cache_release(ci->dh);
-		ci->dh = dh;
-		ci->db = b;
-		ci->db_off = h.offset;
+		hold_data(&ci->dh, &ci->db, &ci->db_off, dh, h.offset);
 	}
 	b = ci->db;
 	if (h.offset == row->start.offset)

@@ -209,7 +209,11 @@ cf_slice	cf_sstable_iter_key(const cf_sstable_iter *it);
 /* REQUIRES valid. A new handle on the current row (independent of the iterator). */
 cf_status  *cf_sstable_iter_row(cf_sstable_iter *it, cf_sstable_row **out);
 
-/* A row handle holds a reference on its sstable; its slices live until it is freed. */
+/*
+ * A row handle holds a reference on its sstable (and, for a row within one data block,
+ * that block, which its cell iterators then use without a lookup); its slices live
+ * until it is freed.
+ */
 void		cf_sstable_row_free(cf_sstable_row *row);
 cf_slice	cf_sstable_row_token(const cf_sstable_row *row);
 cf_slice	cf_sstable_row_key(const cf_sstable_row *row);

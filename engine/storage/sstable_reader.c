@@ -25,10 +25,16 @@
  *    with the bounds-checked reader, so a malformed block is CF_ERR_CORRUPTION there;
  *    later decodes of the same bytes (binary-search probes, the current cell) use
  *    unchecked varint reads over those proven offsets. Nothing is parsed per call
- *    beyond what a probe touches: a point read binary-searches the key-index block and
- *    the data block's records and decodes only the cells it returns.
- *  - A row handle copies its key-index entry (tens of bytes for a narrow row, the top
- *    level of the column index for a wide one), so it pins no block.
+ *    beyond what a probe touches: a point read binary-searches the key-index block,
+ *    the row starts of the one data block its entry names, then that block's records,
+ *    and decodes only the cells it returns.
+ *  - The key index is sparse (version 2): one entry per data block in which rows start
+ *    (its first row), plus one per wide row. The row iterator walks entries and, on a
+ *    block's entry, the row-start records of that block (the narrow ones: a wide row
+ *    at the end of the block is reached through its own entry, which follows).
+ *  - A row handle copies its row's metadata: a wide row's key-index entry (with the
+ *    top level of its column index), a narrow row's row-start record; a narrow row's
+ *    handle also holds its data block, which its cell iterators take over.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.
  */
@@ -135,7 +141,11 @@ struct cf_sstable_iter
 	cf_cache_handle *kh;		/* the key-index block loaded */
 	const cblk  *kb;
 	size_t		blk;			/* its index in t->top; SIZE_MAX: none */
-	size_t		pos;
+	size_t		pos;			/* the entry in it */
+	cf_cache_handle *dh;		/* the data block of a block entry, loaded */
+	const cblk  *db;
+	uint64_t	db_off;			/* its offset (UINT64_MAX: none) */
+	size_t		drow;			/* on a block entry: the row, an index in db->rows */
 	bool		valid;
 	cf_slice	tok;			/* of entry pos, while valid */
 	cf_slice	key;
@@ -155,7 +165,8 @@ struct cf_sstable_row
 	uint64_t	n_cells;
 	col_entry  *top;			/* column-index blocks; none for a narrow row */
 	size_t		n_top;
-	/* then tombs, top and the entry's bytes, in the same allocation */
+	cf_cache_handle *dh;		/* a narrow row's data block (NULL for a wide row) */
+	/* then tombs, top and the entry's or record's bytes, in the same allocation */
 };
 
 struct cf_sstable_cells
@@ -411,6 +422,12 @@ read_footer(cf_sstable *t, cf_block_handle h[3])
 		return cf_status_make(CF_ERR_CORRUPTION,
 							  "%s: not an sstable of this format (magic %016" PRIx64
 							  "): corrupt, or was it written by a newer colfam?", t->path, magic);
+	if (version == CF_SSTABLE_VERSION_DENSE_INDEX)
+		return cf_status_make(CF_ERR_CORRUPTION,
+							  "%s: sstable format version %d (one key-index entry per row) is "
+							  "no longer read; this build reads version %d only: load the data "
+							  "again (e.g. a dump of it) with this build", t->path,
+							  CF_SSTABLE_VERSION_DENSE_INDEX, CF_SSTABLE_VERSION);
 	if (version != CF_SSTABLE_VERSION)
 		return cf_status_make(CF_ERR_CORRUPTION,
 							  "%s: sstable format version %" PRIu32 ", this build reads %d: "
@@ -671,23 +688,16 @@ ix_push(load_scratch *sc, size_t at, size_t aux)
 }
 
 /*
- * Parses the fixed part of one key-index entry into x (tombs and top filled only with
- * fill set, into arrays with room for the counts a first pass left in x->n_tombs and
- * x->n_top; a first pass proves the elements are there, so those counts are bounded
- * by the entry's size). *tok_at, if not NULL, receives the reader position of the
- * token. Failures show in cf_rd_ok(r).
+ * Parses a row's deletion and range tombstones (u8 has_deletion [deletion] | varint
+ * n_tombs | tomb x n_tombs) into x; tombs filled only with fill set, into an array with
+ * room for the count a first pass left in x->n_tombs (a first pass proves the elements
+ * are there, so that count is bounded by the bytes' size). Failures show in cf_rd_ok(r).
  */
 static void
-parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at)
+parse_meta(cf_rd *r, cf_sstable_row *x, bool fill)
 {
 	uint64_t	n;
 
-	x->start = cf_block_handle_get(r);
-	x->row_off = cf_rd_varint(r);
-	if (tok_at)
-		*tok_at = r->pos;
-	x->tok = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
-	x->key = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
 	x->del = cf_deletion_none();
 	switch (cf_rd_u8(r))
 	{
@@ -715,11 +725,44 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at)
 		if (fill)
 			x->tombs[i] = tb;
 	}
-	x->n_tombs = (size_t) n;
+	x->n_tombs = cf_rd_ok(r) ? (size_t) n : 0;
+}
+
+/*
+ * Parses one key-index entry into x: its kind (CF_SST_ENTRY_*), row (token, key) and
+ * handle; for a ROW entry also the rest of a row (as parse_meta for fill, tombs and
+ * top, the latter with room for x->n_top). *tok_at, if not NULL, receives the reader
+ * position of the token. Failures show in cf_rd_ok(r).
+ */
+static void
+parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at, uint8_t *kind)
+{
+	uint64_t	n;
+
+	*kind = cf_rd_u8(r);
+	if (tok_at)
+		*tok_at = r->pos;
+	x->tok = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+	x->key = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+	x->start = cf_block_handle_get(r);
+	x->row_off = 0;
+	x->del = cf_deletion_none();
+	x->n_tombs = 0;
+	x->n_cells = 0;
+	x->n_top = 0;
+	if (*kind == CF_SST_ENTRY_BLOCK)
+		return;
+	if (*kind != CF_SST_ENTRY_ROW)
+	{
+		cf_rd_fail(r);
+		return;
+	}
+	x->row_off = cf_rd_varint(r);
+	parse_meta(r, x, fill);
 	x->n_cells = cf_rd_varint(r);
 	n = cf_rd_varint(r);
-	if (n > cf_rd_left(r))
-		cf_rd_fail(r);
+	if (n == 0 || n > cf_rd_left(r))
+		cf_rd_fail(r);			/* a wide row has a column index */
 	for (uint64_t i = 0; cf_rd_ok(r) && i < n; i++)
 	{
 		col_entry	e;
@@ -730,7 +773,7 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at)
 		if (fill)
 			x->top[i] = e;
 	}
-	x->n_top = (size_t) n;
+	x->n_top = cf_rd_ok(r) ? (size_t) n : 0;
 }
 
 /*
@@ -754,12 +797,15 @@ index_kblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch 
 		cf_sstable_row x;
 		size_t		at = r.pos,
 					tok_at;
+		uint8_t		kind;
 
-		parse_entry(&r, &x, false, &tok_at);
+		parse_entry(&r, &x, false, &tok_at, &kind);
 		if (!cf_rd_ok(&r))
 			break;
 		if (sc->n > 0 && row_cmp(ptok, pkey, x.tok, x.key) >= 0)
 			return corrupt(t, "key index rows out of order", off);
+		if (x.start.offset > t->data_end || x.start.size > t->data_end - x.start.offset)
+			return corrupt(t, "key-index entry's data block handle out of bounds", off);
 		if (!ix_push(sc, at, tok_at))
 			return cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", t->path);
 		ptok = x.tok;
@@ -807,6 +853,8 @@ index_datablock(const cf_sstable *t, const uint8_t *data, size_t len, load_scrat
 	cf_rd		r;
 	bool		prev_cell = false;
 	size_t		prev_sc = 0;
+	cf_slice	ptok = {0},
+				pkey = {0};
 
 	cf_rd_init(&r, data, len);
 	while (cf_rd_left(&r) > 0)
@@ -815,13 +863,23 @@ index_datablock(const cf_sstable *t, const uint8_t *data, size_t len, load_scrat
 					sc_at = 0;
 		uint8_t		tag = cf_rd_u8(&r);
 
-		if (tag == CF_SST_TAG_ROW)
+		if (tag == CF_SST_TAG_ROW || tag == CF_SST_TAG_ROW_WIDE)
 		{
-			(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-			(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			cf_sstable_row x;
+
+			x.tok = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			x.key = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+			parse_meta(&r, &x, false);
 			prev_cell = false;
 			if (!cf_rd_ok(&r))
 				break;
+			if (sc->n_rows > 0 && row_cmp(ptok, pkey, x.tok, x.key) >= 0)
+				return corrupt(t, "data block rows out of order", off);
+			/* a wide row continues past the block: no row starts after it */
+			if (sc->n_rows > 0 && data[sc->ix[sc->rows[sc->n_rows - 1]].at] == CF_SST_TAG_ROW_WIDE)
+				return corrupt(t, "a row starts after a wide row in a data block", off);
+			ptok = x.tok;
+			pkey = x.key;
 			if (!grow((void **) &sc->rows, &sc->rows_cap, sc->n_rows + 1, sizeof(uint32_t)))
 				return cf_status_make(CF_ERR_NO_MEMORY, "%s: data block", t->path);
 			sc->rows[sc->n_rows++] = (uint32_t) sc->n;
@@ -974,6 +1032,37 @@ kentry_row(const cblk *b, size_t i, cf_slice *tok, cf_slice *key)
 	*key = dec_bytes(&p);
 }
 
+/* The token and key of data record i of b, a row start. */
+static void
+rec_row(const cblk *b, size_t i, cf_slice *tok, cf_slice *key)
+{
+	const uint8_t *p = b->data + b->ix[i].at + 1;
+
+	*tok = dec_bytes(&p);
+	*key = dec_bytes(&p);
+}
+
+/* The kind (CF_SST_ENTRY_*) of key-index entry i of b. */
+static uint8_t
+kentry_kind(const cblk *b, size_t i)
+{
+	return b->data[b->ix[i].at];
+}
+
+/* The data block handle of key-index entry i of b. */
+static cf_block_handle
+kentry_handle(const cblk *b, size_t i)
+{
+	const uint8_t *p = b->data + b->ix[i].aux;
+	cf_block_handle h;
+
+	(void) dec_bytes(&p);
+	(void) dec_bytes(&p);
+	h.offset = dec_varint(&p);
+	h.size = dec_varint(&p);
+	return h;
+}
+
 /* Entry i of a column-index block. */
 static col_entry
 colentry(const cblk *b, size_t i)
@@ -1027,7 +1116,18 @@ rec_cell(const cblk *b, size_t i, cf_cell *c)
 		c->local_time = (int32_t) dec_u32(&p);
 }
 
-/* ---- key index ---- */
+/* ---- key index: the row iterator ---- */
+
+/* Makes nh (the data block at offset off) the one held in *dh, *db, *db_off. */
+static void
+hold_data(cf_cache_handle **dh, const cblk **db, uint64_t *db_off, cf_cache_handle *nh,
+		  uint64_t off)
+{
+	cf_cache_release(*dh);
+	*dh = nh;
+	*db = cf_cache_value(nh);
+	*db_off = off;
+}
 
 /* Makes key-index block i the iterator's. */
 static cf_status *
@@ -1048,6 +1148,42 @@ load_kblock(cf_sstable_iter *it, size_t i)
 	return NULL;
 }
 
+/*
+ * Makes the data block of block entry pos of the loaded key-index block the
+ * iterator's, and checks that it starts with the narrow row the entry names.
+ */
+static cf_status *
+iter_load_data(cf_sstable_iter *it, size_t pos)
+{
+	cf_block_handle h = kentry_handle(it->kb, pos);
+	const cblk  *b;
+	cf_slice	et,
+				ek,
+				rt,
+				rk;
+	cf_status  *s;
+
+	if (it->db_off != h.offset)
+	{
+		cf_cache_handle *dh;
+
+		if ((s = get_block(it->t, h, BLK_DATA, it->fill, &dh, &b)) != NULL)
+			return s;
+		hold_data(&it->dh, &it->db, &it->db_off, dh, h.offset);
+	}
+	b = it->db;
+	if (b->size != h.size || b->n_rows == 0 || b->rows[0] != 0 ||
+		b->data[b->ix[0].at] != CF_SST_TAG_ROW)
+		return corrupt(it->t, "data block does not start with the row its key-index entry names",
+					   h.offset);
+	kentry_row(it->kb, pos, &et, &ek);
+	rec_row(b, 0, &rt, &rk);
+	if (!cf_slice_eq(et, rt) || !cf_slice_eq(ek, rk))
+		return corrupt(it->t, "data block does not start with the row its key-index entry names",
+					   h.offset);
+	return NULL;
+}
+
 static void
 iter_init(cf_sstable_iter *it, cf_sstable *t)
 {
@@ -1055,6 +1191,15 @@ iter_init(cf_sstable_iter *it, cf_sstable *t)
 	it->t = t;
 	it->fill = true;
 	it->blk = SIZE_MAX;
+	it->db_off = UINT64_MAX;
+}
+
+/* Releases the blocks it holds. */
+static void
+iter_release(cf_sstable_iter *it)
+{
+	cf_cache_release(it->kh);
+	cf_cache_release(it->dh);
 }
 
 cf_status *
@@ -1082,14 +1227,17 @@ cf_sstable_iter_free(cf_sstable_iter *it)
 {
 	if (it == NULL)
 		return;
-	cf_cache_release(it->kh);
+	iter_release(it);
 	cf_sstable_unref(it->t);
 	free(it);
 }
 
-/* Positions on entry pos of key-index block blk, moving on to later blocks as needed. */
+/*
+ * Positions on entry pos of key-index block blk — on a block entry, on the narrow row
+ * rows[r] of its data block — moving on to later entries and blocks as needed.
+ */
 static cf_status *
-iter_settle(cf_sstable_iter *it, size_t blk, size_t pos)
+iter_settle(cf_sstable_iter *it, size_t blk, size_t pos, size_t r)
 {
 	cf_status  *s;
 
@@ -1100,13 +1248,31 @@ iter_settle(cf_sstable_iter *it, size_t blk, size_t pos)
 			return NULL;
 		if ((s = load_kblock(it, blk)) != NULL)
 			return s;
-		if (pos < it->kb->n)
+		if (pos >= it->kb->n)
+		{
+			blk++;
+			pos = r = 0;
+			continue;
+		}
+		if (kentry_kind(it->kb, pos) == CF_SST_ENTRY_ROW)
+		{
+			kentry_row(it->kb, pos, &it->tok, &it->key);
+			r = 0;
 			break;
-		blk++;
-		pos = 0;
+		}
+		if ((s = iter_load_data(it, pos)) != NULL)
+			return s;
+		/* a wide row starting in the block is reached through its own entry */
+		if (r < it->db->n_rows && it->db->data[it->db->ix[it->db->rows[r]].at] == CF_SST_TAG_ROW)
+		{
+			rec_row(it->db, it->db->rows[r], &it->tok, &it->key);
+			break;
+		}
+		pos++;
+		r = 0;
 	}
 	it->pos = pos;
-	kentry_row(it->kb, pos, &it->tok, &it->key);
+	it->drow = r;
 	it->valid = true;
 	return NULL;
 }
@@ -1114,7 +1280,7 @@ iter_settle(cf_sstable_iter *it, size_t blk, size_t pos)
 cf_status *
 cf_sstable_iter_first(cf_sstable_iter *it)
 {
-	return iter_settle(it, 0, 0);
+	return iter_settle(it, 0, 0, 0);
 }
 
 cf_status *
@@ -1123,7 +1289,10 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 	const cf_sstable *t = it->t;
 	size_t		lo = 0,
 				hi = t->n_top,
-				b;
+				b,
+				e;
+	cf_slice	mt,
+				mk;
 	cf_status  *s;
 
 	/* the first key-index block whose last row >= target */
@@ -1161,27 +1330,51 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 	if ((s = load_kblock(it, lo)) != NULL)
 		return s;
 	b = lo;
+	/* the last entry whose first row <= target */
 	lo = 0;
 	hi = it->kb->n;
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
-		cf_slice	mt,
-					mk;
 
 		kentry_row(it->kb, mid, &mt, &mk);
+		if (row_cmp(mt, mk, token, key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return iter_settle(it, b, 0, 0);
+	e = lo - 1;
+	if (kentry_kind(it->kb, e) == CF_SST_ENTRY_ROW)
+	{
+		kentry_row(it->kb, e, &mt, &mk);
+		return iter_settle(it, b, row_cmp(mt, mk, token, key) == 0 ? e : e + 1, 0);
+	}
+	/* a block's entry: the first of its rows >= target */
+	if ((s = iter_load_data(it, e)) != NULL)
+		return s;
+	lo = 0;
+	hi = it->db->n_rows;
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		rec_row(it->db, it->db->rows[mid], &mt, &mk);
 		if (row_cmp(mt, mk, token, key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return iter_settle(it, b, lo);
+	return iter_settle(it, b, e, lo);
 }
 
 cf_status *
 cf_sstable_iter_next(cf_sstable_iter *it)
 {
-	return iter_settle(it, it->blk, it->pos + 1);
+	if (kentry_kind(it->kb, it->pos) == CF_SST_ENTRY_BLOCK)
+		return iter_settle(it, it->blk, it->pos, it->drow + 1);
+	return iter_settle(it, it->blk, it->pos + 1, 0);
 }
 
 bool
@@ -1202,12 +1395,35 @@ cf_sstable_iter_key(const cf_sstable_iter *it)
 	return it->key;
 }
 
+/*
+ * Parses a row's bytes into x: a wide row's key-index entry (entry set) or a narrow
+ * row's row-start record; fill as parse_meta.
+ */
+static void
+parse_row_bytes(cf_rd *r, cf_sstable_row *x, bool fill, bool entry)
+{
+	uint8_t		kind;
+
+	if (entry)
+	{
+		parse_entry(r, x, fill, NULL, &kind);
+		return;
+	}
+	(void) cf_rd_u8(r);			/* the tag */
+	x->tok = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+	x->key = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
+	parse_meta(r, x, fill);
+	x->n_top = 0;
+}
+
 cf_status *
 cf_sstable_iter_row(cf_sstable_iter *it, cf_sstable_row **out)
 {
-	const cblk  *b = it->kb;
-	size_t		at = b->ix[it->pos].at;
-	size_t		len = (it->pos + 1 < b->n ? b->ix[it->pos + 1].at : b->len) - at;
+	bool		wide = kentry_kind(it->kb, it->pos) == CF_SST_ENTRY_ROW;
+	const cblk  *b = wide ? it->kb : it->db;
+	size_t		i = wide ? it->pos : it->db->rows[it->drow];
+	size_t		at = b->ix[i].at;
+	size_t		len = (i + 1 < b->n ? b->ix[i + 1].at : b->len) - at;
 	cf_sstable *t = it->t;
 	cf_sstable_row *row;
 	cf_sstable_row x;
@@ -1216,7 +1432,7 @@ cf_sstable_iter_row(cf_sstable_iter *it, cf_sstable_row **out)
 
 	*out = NULL;
 	cf_rd_init(&r, b->data + at, len);
-	parse_entry(&r, &x, false, NULL);	/* counts, proven present by the block's load */
+	parse_row_bytes(&r, &x, false, wide);	/* counts, proven present by the block's load */
 	row = malloc(sizeof(*row) + x.n_tombs * sizeof(cf_range_tomb) +
 				 x.n_top * sizeof(col_entry) + len);
 	if (row == NULL)
@@ -1226,19 +1442,23 @@ cf_sstable_iter_row(cf_sstable_iter *it, cf_sstable_row **out)
 	bytes = (uint8_t *) (row->top + x.n_top);
 	memcpy(bytes, b->data + at, len);
 	cf_rd_init(&r, bytes, len);
-	parse_entry(&r, row, true, NULL);
+	parse_row_bytes(&r, row, true, wide);
 	if (x.n_tombs == 0)
 		row->tombs = NULL;
 	if (x.n_top == 0)
 		row->top = NULL;
+	row->dh = NULL;
+	if (!wide)
+	{
+		/* its cells: the records up to the next row start (or the block's end) */
+		row->start = kentry_handle(it->kb, it->pos);
+		row->row_off = at;
+		row->n_cells = (it->drow + 1 < b->n_rows ? b->rows[it->drow + 1] : b->n) - i - 1;
+		row->dh = cf_cache_dup(it->dh);
+	}
 	cf_sstable_ref(t);
 	row->t = t;
 	row->fill = it->fill;
-	if (row->start.offset > t->data_end || row->start.size > t->data_end - row->start.offset)
-	{
-		cf_sstable_row_free(row);
-		return corrupt(t, "row's data block handle out of bounds", t->top[it->blk].h.offset);
-	}
 	*out = row;
 	return NULL;
 }
@@ -1256,7 +1476,7 @@ cf_sstable_get(cf_sstable *t, cf_slice token, cf_slice key, cf_sstable_row **out
 	s = cf_sstable_iter_seek(&it, token, key);
 	if (s == NULL && it.valid && cf_slice_eq(it.tok, token) && cf_slice_eq(it.key, key))
 		s = cf_sstable_iter_row(&it, out);
-	cf_cache_release(it.kh);
+	iter_release(&it);
 	return s;
 }
 
@@ -1267,6 +1487,7 @@ cf_sstable_row_free(cf_sstable_row *row)
 {
 	if (row == NULL)
 		return;
+	cf_cache_release(row->dh);
 	cf_sstable_unref(row->t);
 	free(row);
 }
@@ -1396,13 +1617,6 @@ next_row_rec(const cblk *b, size_t i)
 	return lo < b->n_rows ? b->rows[lo] : b->n;
 }
 
-/* Is record i of b a row start? */
-static bool
-rec_is_row(const cblk *b, size_t i)
-{
-	return b->data[b->ix[i].at] == CF_SST_TAG_ROW;
-}
-
 /* Loads data block j of the loaded column-index block and finds the row's cells in it. */
 static cf_status *
 load_data(cf_sstable_cells *ci, size_t j)
@@ -1418,15 +1632,18 @@ load_data(cf_sstable_cells *ci, size_t j)
 	{
 		cf_cache_handle *dh;
 
-		if ((s = get_block(ci->t, h, BLK_DATA, ci->fill, &dh, &b)) != NULL)
+		if (row->dh && h.offset == row->start.offset)
+		{
+			/* a narrow row's handle holds its block */
+			dh = cf_cache_dup(row->dh);
+			b = cf_cache_value(dh);
+		}
+		else if ((s = get_block(ci->t, h, BLK_DATA, ci->fill, &dh, &b)) != NULL)
 		{
 			ci->lo = ci->hi = 0;
 			return s;
 		}
-		cf_cache_release(ci->dh);
-		ci->dh = dh;
-		ci->db = b;
-		ci->db_off = h.offset;
+		hold_data(&ci->dh, &ci->db, &ci->db_off, dh, h.offset);
 	}
 	b = ci->db;
 	if (h.offset == row->start.offset)
@@ -1436,7 +1653,8 @@ load_data(cf_sstable_cells *ci, size_t j)
 					key;
 
 		lo = rec_at(b, row->row_off);
-		if (lo == b->n || b->ix[lo].at != row->row_off || !rec_is_row(b, lo))
+		if (lo == b->n || b->ix[lo].at != row->row_off ||
+			b->data[row->row_off] != (row->n_top ? CF_SST_TAG_ROW_WIDE : CF_SST_TAG_ROW))
 			return corrupt(ci->t, "row-start record not where the key index says", h.offset);
 		p = b->data + b->ix[lo].at + 1;
 		tok = dec_bytes(&p);

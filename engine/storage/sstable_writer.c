@@ -8,12 +8,14 @@
  *    column index of the current row (one entry per data block of it, ~1/3000 of its
  *    cells) and the row keys for the bloom filter, which is sized and built at finish
  *    because the row count is not known before.
- *  - A row's key-index entry names the data block where the row starts, which is known
- *    only once that block is written: rows that end inside the block in progress wait
- *    in `pending` and are emitted when it is written. A row still open when its first
- *    block is written is a wide row: its blocks are collected in a column index, the
- *    block in progress is written at end_row (so the row's last data block is known),
- *    the column-index blocks follow, and then its entry.
+ *  - The key index is sparse (format version 2): a data block in which rows start gets
+ *    one entry, its first row and its handle, emitted when the block is written (only
+ *    then is the handle known); the rows of the block are found by their row-start
+ *    records. A row still open when its first block is written is a wide row: its
+ *    row-start record, still in that block's buffer, is retagged ROW_WIDE before the
+ *    block is sealed, its blocks are collected in a column index, the block in
+ *    progress is written at end_row (so the row's last data block is known), the
+ *    column-index blocks follow, and then the row's own entry.
  *  - The row-start record is written together with the row's first cell (or at end_row
  *    for a row without cells), so every data block of a wide row holds at least one of
  *    its cells and the column index's first paths are real cells.
@@ -53,11 +55,10 @@ struct cf_sstable_writer
 	cf_buf		top;			/* top-level index entries */
 	cf_buf		keys;			/* every row key, as bytes, for the bloom filter */
 
-	/* rows ended inside the data block in progress: entries without their handle */
-	cf_buf		pending;
-	size_t	   *pend_end;		/* end offset in `pending` of each entry */
-	size_t		n_pend;
-	size_t		pend_cap;
+	/* rows ended inside the data block in progress (bytes token | bytes key) */
+	bool		blk_rows;		/* any? */
+	cf_buf		blk_first;		/* the first: record 0 of the block */
+	cf_buf		blk_last;		/* the last */
 
 	/* the open row */
 	bool		in_row;
@@ -191,31 +192,21 @@ flush_kblock(cf_sstable_writer *w)
 }
 
 /*
- * Appends a key-index entry: the handle of the row's first data block, then `rest`
- * (varint offset in block | bytes token | bytes key | meta...).
+ * Appends a key-index entry (entry[0..n)) whose first row is `first` and whose last row
+ * is `last` (each bytes token | bytes key); writes the key-index block once full.
  */
 static cf_status *
-emit_entry(cf_sstable_writer *w, cf_block_handle h, const uint8_t *rest, size_t n)
+emit_entry(cf_sstable_writer *w, const uint8_t *entry, size_t n, const cf_buf *first,
+		   const cf_buf *last)
 {
-	cf_rd		r;
-	const uint8_t *tk;
-
-	cf_rd_init(&r, rest, n);
-	(void) cf_rd_varint(&r);
-	tk = r.p + r.pos;
-	(void) cf_rd_bytes(&r, cf_rd_varint(&r));
-	(void) cf_rd_bytes(&r, cf_rd_varint(&r));
-	if (!cf_rd_ok(&r))
-		return fail(w, cf_status_make(CF_ERR_INTERNAL, "%s: malformed pending entry", w->path));
 	if (w->kblock.len == 0)
 	{
 		cf_buf_reset(&w->kfirst);
-		cf_buf_put(&w->kfirst, tk, (size_t) (r.p + r.pos - tk));
+		cf_buf_put(&w->kfirst, first->data, first->len);
 	}
 	cf_buf_reset(&w->klast);
-	cf_buf_put(&w->klast, tk, (size_t) (r.p + r.pos - tk));
-	cf_block_handle_put(&w->kblock, h);
-	cf_buf_put(&w->kblock, rest, n);
+	cf_buf_put(&w->klast, last->data, last->len);
+	cf_buf_put(&w->kblock, entry, n);
 	if (!cf_buf_ok(&w->kblock) || !cf_buf_ok(&w->kfirst) || !cf_buf_ok(&w->klast))
 		return fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", w->path));
 	if (w->kblock.len >= w->kidx_size)
@@ -223,29 +214,40 @@ emit_entry(cf_sstable_writer *w, cf_block_handle h, const uint8_t *rest, size_t 
 	return NULL;
 }
 
-/* Writes the data block in progress; emits the rows waiting for its handle. */
+/*
+ * Writes the data block in progress and, if rows ended in it, its key-index entry
+ * (kind BLOCK: its first row and its handle). The open row, if it started in this
+ * block, becomes a wide row: its row-start record is retagged first.
+ */
 static cf_status *
 flush_data(cf_sstable_writer *w)
 {
 	cf_block_handle h;
 	cf_status  *s;
-	size_t		from = 0;
 
 	if (w->data.len == 0)
 		return NULL;
+	if (w->in_row && w->row_started && !w->start_known)
+		w->data.data[w->row_off] = CF_SST_TAG_ROW_WIDE;
 	if ((s = write_block(w, &w->data, &h)) != NULL)
 		return s;
 	w->stats.raw_bytes += w->data.len;
 	w->stats.data_blocks++;
 	cf_buf_reset(&w->data);
-	for (size_t i = 0; i < w->n_pend; i++)
+	if (w->blk_rows)
 	{
-		if ((s = emit_entry(w, h, w->pending.data + from, w->pend_end[i] - from)) != NULL)
+		cf_buf		e = CF_BUF_INIT;
+
+		cf_buf_put_u8(&e, CF_SST_ENTRY_BLOCK);
+		cf_buf_put(&e, w->blk_first.data, w->blk_first.len);
+		cf_block_handle_put(&e, h);
+		s = cf_buf_ok(&e) ? emit_entry(w, e.data, e.len, &w->blk_first, &w->blk_last) :
+			fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", w->path));
+		cf_buf_free(&e);
+		if (s)
 			return s;
-		from = w->pend_end[i];
+		w->blk_rows = false;
 	}
-	w->n_pend = 0;
-	cf_buf_reset(&w->pending);
 	if (w->in_row && w->row_started)
 	{
 		if (!w->start_known)
@@ -272,6 +274,7 @@ room_for(cf_sstable_writer *w, size_t n)
 	return NULL;
 }
 
+/* The open row's row-start record (tagged narrow; flush_data retags a wide row's). */
 static void
 put_row_record(cf_sstable_writer *w)
 {
@@ -280,6 +283,7 @@ put_row_record(cf_sstable_writer *w)
 	cf_buf_put_bytes(&w->data, cf_slice_of(w->row_tk.data, w->row_tok_len));
 	cf_buf_put_bytes(&w->data, cf_slice_of(w->row_tk.data + w->row_tok_len,
 									w->row_tk.len - w->row_tok_len));
+	cf_buf_put(&w->data, w->row_meta.data, w->row_meta.len);
 	w->row_started = true;
 }
 
@@ -288,7 +292,7 @@ static void writer_free(cf_sstable_writer *w);
 static size_t
 row_record_size(const cf_sstable_writer *w)
 {
-	return 1 + 2 * CF_VARINT64_MAX + w->row_tk.len;
+	return 1 + 2 * CF_VARINT64_MAX + w->row_tk.len + w->row_meta.len;
 }
 
 cf_status *
@@ -534,10 +538,55 @@ write_column_index(cf_sstable_writer *w, cf_buf *top, uint64_t *n_top)
 	return s;
 }
 
+/* Appends bytes token | bytes key of the open row to b (reset first). */
+static void
+put_row_tk(const cf_sstable_writer *w, cf_buf *b)
+{
+	cf_buf_reset(b);
+	cf_buf_put_bytes(b, cf_slice_of(w->row_tk.data, w->row_tok_len));
+	cf_buf_put_bytes(b, cf_slice_of(w->row_tk.data + w->row_tok_len,
+									w->row_tk.len - w->row_tok_len));
+}
+
+/*
+ * A wide row's end: its last data block, its column-index blocks, then its own
+ * key-index entry (kind ROW).
+ */
+static cf_status *
+end_wide_row(cf_sstable_writer *w)
+{
+	cf_buf		e = CF_BUF_INIT;
+	cf_buf		tk = CF_BUF_INIT;
+	cf_buf		top = CF_BUF_INIT;
+	uint64_t	n_top = 0;
+	cf_status  *s;
+
+	if ((s = flush_data(w)) == NULL && (s = write_column_index(w, &top, &n_top)) == NULL)
+	{
+		put_row_tk(w, &tk);
+		cf_buf_put_u8(&e, CF_SST_ENTRY_ROW);
+		cf_buf_put(&e, tk.data, tk.len);
+		cf_block_handle_put(&e, w->start);
+		cf_buf_put_varint(&e, w->row_off);
+		cf_buf_put(&e, w->row_meta.data, w->row_meta.len);
+		cf_buf_put_varint(&e, w->row_cells);
+		cf_buf_put_varint(&e, n_top);
+		cf_buf_put(&e, top.data, top.len);
+		if (!cf_buf_ok(&e) || !cf_buf_ok(&tk))
+			s = fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", w->path));
+		else
+			s = emit_entry(w, e.data, e.len, &tk, &tk);
+	}
+	cf_buf_free(&e);
+	cf_buf_free(&tk);
+	cf_buf_free(&top);
+	w->stats.wide_rows++;
+	return s;
+}
+
 cf_status *
 cf_sstable_writer_end_row(cf_sstable_writer *w)
 {
-	cf_buf		rest = CF_BUF_INIT;
 	cf_status  *s = NULL;
 	cf_slice	key;
 
@@ -551,55 +600,19 @@ cf_sstable_writer_end_row(cf_sstable_writer *w)
 			return s;
 		put_row_record(w);
 	}
-	cf_buf_put_varint(&rest, w->row_off);
-	cf_buf_put_bytes(&rest, cf_slice_of(w->row_tk.data, w->row_tok_len));
 	key = cf_slice_of(w->row_tk.data + w->row_tok_len, w->row_tk.len - w->row_tok_len);
-	cf_buf_put_bytes(&rest, key);
-	cf_buf_put(&rest, w->row_meta.data, w->row_meta.len);
-	cf_buf_put_varint(&rest, w->row_cells);
 	if (w->start_known)
-	{
-		/* a wide row: its last block, its column index, then its entry */
-		cf_buf		top = CF_BUF_INIT;
-		uint64_t	n_top = 0;
-
-		if ((s = flush_data(w)) == NULL && (s = write_column_index(w, &top, &n_top)) == NULL)
-		{
-			cf_buf_put_varint(&rest, n_top);
-			cf_buf_put(&rest, top.data, top.len);
-			if (!cf_buf_ok(&rest))
-				s = fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", w->path));
-			else
-				s = emit_entry(w, w->start, rest.data, rest.len);
-		}
-		cf_buf_free(&top);
-		w->stats.wide_rows++;
-	}
+		s = end_wide_row(w);
 	else
 	{
-		cf_buf_put_varint(&rest, 0);
-		if (w->n_pend == w->pend_cap)
-		{
-			size_t		cap = w->pend_cap ? w->pend_cap * 2 : 64;
-			size_t	   *p = realloc(w->pend_end, cap * sizeof(*p));
-
-			if (p == NULL)
-				s = fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: pending rows", w->path));
-			else
-			{
-				w->pend_end = p;
-				w->pend_cap = cap;
-			}
-		}
-		if (s == NULL)
-		{
-			cf_buf_put(&w->pending, rest.data, rest.len);
-			w->pend_end[w->n_pend++] = w->pending.len;
-			if (!cf_buf_ok(&rest) || !cf_buf_ok(&w->pending))
-				s = fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: pending rows", w->path));
-		}
+		/* a narrow row: found through its block's entry, written with the block */
+		if (!w->blk_rows)
+			put_row_tk(w, &w->blk_first);
+		put_row_tk(w, &w->blk_last);
+		w->blk_rows = true;
+		if (!cf_buf_ok(&w->blk_first) || !cf_buf_ok(&w->blk_last))
+			s = fail(w, cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", w->path));
 	}
-	cf_buf_free(&rest);
 	if (s)
 		return s;
 
@@ -731,13 +744,12 @@ static void
 writer_free(cf_sstable_writer *w)
 {
 	cf_buf	   *bufs[] = {&w->data, &w->sealed, &w->kblock, &w->kfirst, &w->klast, &w->top,
-		&w->keys, &w->pending, &w->row_tk, &w->row_meta, &w->last_path, &w->block_first,
+		&w->keys, &w->blk_first, &w->blk_last, &w->row_tk, &w->row_meta, &w->last_path, &w->block_first,
 	&w->colidx, &w->prev_tk, &w->first_tk};
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		cf_buf_free(bufs[i]);
 	ZSTD_freeCCtx(w->cctx);
-	free(w->pend_end);
 	free(w->path);
 	free(w);
 }

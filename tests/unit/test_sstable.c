@@ -20,6 +20,8 @@
 #include "storage/sstable.h"
 #include "support/envtest.h"
 #include "support/tmpdir.h"
+#include "util/buf.h"
+#include "util/crc32c.h"
 #include "util/env_fault.h"
 
 static const cf_col_order long_order = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
@@ -603,7 +605,7 @@ bloom_and_stats(void **state)
 {
 	char	   *dir = test_tmpdir_new("sst");
 	cf_env	   *env = cf_env_posix();
-	cf_sstable_options opt = opts_of(&long_order, 4096);
+	cf_sstable_options opt = opts_of(&long_order, 1024);	/* several key-index blocks */
 	cf_sstable_writer *w;
 	cf_sstable_stats ws;
 	cf_sstable *t;
@@ -833,7 +835,7 @@ cmp_bytes_str(const void *a, const void *b)
 static void
 seek_by_tokens_with_shared_prefix(void **state)
 {
-	enum { N = 600 };
+	enum { N = 3000 };			/* enough rows for many key-index blocks */
 	char	   *dir = test_tmpdir_new("sst");
 	cf_env	   *env = cf_env_posix();
 	const char *p = test_path(dir, "pfx.db");
@@ -1246,14 +1248,21 @@ every_flip_and_truncation_is_corruption(void **state)
 		copy_file(env, good, badp, data, cut);
 		FAILS(read_everything(env, badp), CF_ERR_CORRUPTION, "bad.db");
 	}
-	/* a newer version: the message says so */
+	/* a newer version: the message says so; version 1 (a dense key index) is refused */
 	{
 		uint8_t    *v = data + len - 16;	/* the version, big-endian */
+		uint8_t    *crc = data + len - 12;
 
-		v[3] = 2;
+		assert_int_equal(v[3], 2);
+		v[3] = 3;
 		copy_file(env, good, badp, data, len);
 		FAILS(read_everything(env, badp), CF_ERR_CORRUPTION, "newer colfam");
 		v[3] = 1;
+		cf_store_be32(crc, cf_crc32c_mask(cf_crc32c(data + len - 64, 52)));
+		copy_file(env, good, badp, data, len);
+		FAILS(read_everything(env, badp), CF_ERR_CORRUPTION, "version 1 (one key-index entry per row) is no longer read");
+		v[3] = 2;
+		cf_store_be32(crc, cf_crc32c_mask(cf_crc32c(data + len - 64, 52)));
 	}
 	printf("# %d single-byte flips and the truncations of a %zu-byte sstable all detected\n", flips, len);
 	free(data);

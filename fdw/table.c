@@ -10,6 +10,13 @@
  * (key, super_column, column_name, value, writetime, ttl) when the mapping has that
  * role; in the 'rows' mapping every other column is the Cassandra column of its
  * name (or of its `name` option).
+ *
+ * The mappings are cached per backend (every scan asks for its table's, and reading
+ * the catalogs cost more than the rest of a one-key scan's setup): an entry is dropped
+ * when the table's relcache entry is invalidated (its options, its columns' options,
+ * ALTER, DROP, rename) or any foreign server changes (keyspace, read_consistency,
+ * fetch_size may come from the server). A dropped mapping may still be in use by the
+ * running query, so its memory goes with the transaction, not at once.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -21,8 +28,12 @@
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "client/client.h"
 
@@ -169,11 +180,12 @@ consistency_level(const char *name)
 }
 
 /*
- * The mapping of foreign table relid, allocated in the current memory context.
- * ERROR when the table's options and columns do not make a valid mapping.
+ * The mapping of foreign table relid read from the catalogs, allocated in the current
+ * memory context. ERROR when the table's options and columns do not make a valid
+ * mapping.
  */
-ColfamTable *
-colfam_get_table(Oid relid)
+static ColfamTable *
+read_table(Oid relid)
 {
 	ForeignTable *ft = GetForeignTable(relid);
 	ForeignServer *server = GetForeignServer(ft->serverid);
@@ -303,5 +315,94 @@ colfam_get_table(Oid relid)
 				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
 				 errmsg("foreign table \"%s\" needs a column with role \"key\"", t->relname),
 				 errhint("The 'rows' mapping is one SQL row per Cassandra row: add a column named key or set OPTIONS (role 'key').")));
+	return t;
+}
+
+/* ---- the backend's cache of mappings ---- */
+
+typedef struct TableCacheEntry
+{
+	Oid			relid;
+	bool		valid;
+	MemoryContext cxt;			/* owns table */
+	ColfamTable *table;
+} TableCacheEntry;
+
+static HTAB *table_cache = NULL;
+
+static void
+invalidate_tables(Oid relid)
+{
+	HASH_SEQ_STATUS scan;
+	TableCacheEntry *e;
+
+	if (table_cache == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		e = hash_search(table_cache, &relid, HASH_FIND, NULL);
+		if (e != NULL)
+			e->valid = false;
+		return;
+	}
+	hash_seq_init(&scan, table_cache);
+	while ((e = hash_seq_search(&scan)) != NULL)
+		e->valid = false;
+}
+
+static void
+relcache_callback(Datum arg, Oid relid)
+{
+	invalidate_tables(relid);
+}
+
+static void
+server_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	invalidate_tables(InvalidOid);
+}
+
+/*
+ * The mapping of foreign table relid (see read_table), from the backend's cache: it
+ * stays valid at least until the end of the transaction and must not be modified.
+ */
+ColfamTable *
+colfam_get_table(Oid relid)
+{
+	TableCacheEntry *e;
+	MemoryContext cxt;
+	MemoryContext old;
+	ColfamTable *t;
+	bool		found;
+
+	if (table_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(TableCacheEntry);
+		table_cache = hash_create("colfam_fdw tables", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+		CacheRegisterRelcacheCallback(relcache_callback, (Datum) 0);
+		CacheRegisterSyscacheCallback(FOREIGNSERVEROID, server_callback, (Datum) 0);
+	}
+	e = hash_search(table_cache, &relid, HASH_FIND, NULL);
+	if (e != NULL && e->valid)
+		return e->table;
+
+	/* read it in a context of its own, kept only when the mapping is valid */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "colfam_fdw table",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	t = read_table(relid);
+	MemoryContextSwitchTo(old);
+
+	/* an invalidation may have come while reading (it opens the table): look again */
+	e = hash_search(table_cache, &relid, HASH_ENTER, &found);
+	if (found)
+		MemoryContextSetParent(e->cxt, TopTransactionContext);	/* in use maybe */
+	MemoryContextSetParent(cxt, CacheMemoryContext);
+	e->cxt = cxt;
+	e->table = t;
+	e->valid = true;
 	return t;
 }

@@ -155,7 +155,13 @@ cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bo
 {
 	cf_status  *s = cfc_send_request(c, name, lost);
 
-	return s != NULL ? s : cfc_recv_reply(c, name, arena, reply, lost);
+	if (s != NULL)
+		return s;
+	/* the server cannot have answered yet: poll before the first recv */
+	c->awaiting = true;
+	s = cfc_recv_reply(c, name, arena, reply, lost);
+	c->awaiting = false;
+	return s;
 }
 
 cf_status *

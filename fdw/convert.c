@@ -61,6 +61,7 @@
 
 #include "util/buf.h"
 #include "util/hex.h"
+#include "util/uuid.h"
 #include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(colfam_decode);
@@ -93,10 +94,6 @@ static const char *const marshal_names[MARSHAL_COUNT_] = {
 	[MARSHAL_LEXICAL_UUID] = "LexicalUUIDType",
 	[MARSHAL_TIME_UUID] = "TimeUUIDType",
 };
-
-/* Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch. */
-#define UNIX_TO_PG_USECS \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 /*
  * numeric holds at most 131072 digits before the point, < 2^435412, so a varint of
@@ -494,10 +491,10 @@ read_uuid(const char *data, size_t len, ColfamMarshal m, const ColfamValueContex
 										   marshal_names[m]), ctx);
 	u = palloc(sizeof(pg_uuid_t));
 	memcpy(u->data, data, UUID_LEN);
-	if (m == MARSHAL_TIME_UUID && colfam_timeuuid_version(u->data) != 1)
+	if (m == MARSHAL_TIME_UUID && cf_uuid_version(u->data) != 1)
 		bad_bytes(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, m,
 				  psprintf("TimeUUIDType requires a version 1 UUID; got version %d.",
-						   colfam_timeuuid_version(u->data)));
+						   cf_uuid_version(u->data)));
 	return UUIDPGetDatum(u);
 }
 

@@ -11,6 +11,7 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
@@ -20,6 +21,10 @@
 #define COLFAM_DEFAULT_FETCH_SIZE 1000
 #define COLFAM_DEFAULT_CONNECT_TIMEOUT_MS 5000
 
+/* Microseconds from 1970-01-01 (Cassandra's epoch) to 2000-01-01 (PostgreSQL's). */
+#define UNIX_TO_PG_USECS \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
 /* in colfam_fdw.c */
 extern Datum colfam_fdw_handler(PG_FUNCTION_ARGS);
 
@@ -28,9 +33,7 @@ extern Datum colfam_fdw_validator(PG_FUNCTION_ARGS);
 extern void colfam_check_options(List *options, Oid catalog);
 
 /* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
-extern int	colfam_timeuuid_version(const uint8 *u);
-/* The 60-bit timestamp: 100 ns ticks since 1582-10-15 00:00 UTC. */
-extern int64 colfam_timeuuid_ticks(const uint8 *u);
+/* (the version and 60-bit timestamp of the bytes: cf_uuid_version, cf_uuid_v1_timestamp) */
 /* <0, 0, >0 as a sorts before, equals, after b under TimeUUIDType (both version 1). */
 extern int	colfam_timeuuid_compare(const uint8 *a, const uint8 *b);
 /* ERROR with the given SQLSTATE unless the 16 bytes at u are a version-1 UUID. */

@@ -338,8 +338,9 @@ colfam_connect(Oid serverid, const char *keyspace)
 
 /* ---- metadata ---- */
 
+/* "UTF8Type" of "org.apache.cassandra.db.marshal.UTF8Type", in the current context. */
 static char *
-short_class(MemoryContext cxt, cf_slice s)
+short_class(cf_slice s)
 {
 	const char *p = (const char *) s.p;
 	size_t		n = s.len;
@@ -350,7 +351,7 @@ short_class(MemoryContext cxt, cf_slice s)
 			p = (const char *) s.p + i + 1;
 			n = s.len - i - 1;
 		}
-	return MemoryContextStrdup(cxt, pnstrdup(p, n));
+	return pnstrdup(p, n);
 }
 
 static void
@@ -377,7 +378,7 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 	m->cxt = AllocSetContextCreate(CacheMemoryContext, "colfam_fdw metadata",
 								   ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(m->cxt);
-	m->partitioner = short_class(m->cxt, part);
+	m->partitioner = short_class(part);
 	m->ncfs = (int) ks.n_cf_defs;
 	m->cf_names = palloc0(sizeof(char *) * Max(m->ncfs, 1));
 	m->cfs = palloc0(sizeof(ColfamCfMeta) * Max(m->ncfs, 1));
@@ -389,13 +390,13 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 		m->cf_names[i] = pnstrdup((const char *) d->name.p, d->name.len);
 		c->super = d->has_column_type && d->column_type.len == 5 &&
 			memcmp(d->column_type.p, "Super", 5) == 0;
-		c->comparator = d->has_comparator_type ? short_class(m->cxt, d->comparator_type)
+		c->comparator = d->has_comparator_type ? short_class(d->comparator_type)
 			: pstrdup("BytesType");
 		c->subcomparator = d->has_subcomparator_type
-			? short_class(m->cxt, d->subcomparator_type)
+			? short_class(d->subcomparator_type)
 			: (c->super ? pstrdup("BytesType") : NULL);
 		c->default_validation_class = d->has_default_validation_class
-			? short_class(m->cxt, d->default_validation_class) : pstrdup("BytesType");
+			? short_class(d->default_validation_class) : pstrdup("BytesType");
 		c->partitioner = m->partitioner;
 		c->ncolumns = (int) d->n_column_metadata;
 		c->columns = palloc0(sizeof(ColfamColumnMeta) * Max(c->ncolumns, 1));
@@ -405,7 +406,7 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 
 			c->columns[j].name = pnstrdup((const char *) cd->name.p, cd->name.len);
 			c->columns[j].name_len = (int) cd->name.len;
-			c->columns[j].validation_class = short_class(m->cxt, cd->validation_class);
+			c->columns[j].validation_class = short_class(cd->validation_class);
 			c->columns[j].indexed = cd->has_index_type && cd->index_type == CF_T_INDEX_KEYS;
 		}
 	}

@@ -61,6 +61,7 @@
 
 #include "util/buf.h"
 #include "util/hex.h"
+#include "util/uuid.h"
 #include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(colfam_decode);
@@ -93,10 +94,6 @@ static const char *const marshal_names[MARSHAL_COUNT_] = {
 	[MARSHAL_LEXICAL_UUID] = "LexicalUUIDType",
 	[MARSHAL_TIME_UUID] = "TimeUUIDType",
 };
-
-/* Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch. */
-#define UNIX_TO_PG_USECS \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 /*
  * numeric holds at most 131072 digits before the point, < 2^435412, so a varint of
@@ -214,16 +211,43 @@ encoding_of(Oid typid)
 	}
 }
 
+/*
+ * The base type of typid, and in *typmod (if not NULL) its typmod. The types this file
+ * converts are answered without a catalog lookup (the per-value path of every scan
+ * and write); only domains are looked up.
+ */
+static Oid
+base_type(Oid typid, int32 *typmod)
+{
+	int32		ignored = -1;
+
+	if (encoding_of(typid) != MARSHAL_NONE)
+		return typid;
+	return getBaseTypeAndTypmod(typid, typmod != NULL ? typmod : &ignored);
+}
+
+/* The ERROR for a type none of the conversions handle. */
+static void
+pg_attribute_noreturn()
+unsupported_type(Oid typid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+			 errmsg("colfam_fdw cannot convert values of type %s", format_type_be(typid)),
+			 errhint("Declare the column with a type that README \"SQL types\" lists, "
+					 "or as bytea.")));
+}
+
 bool
 colfam_type_supported(Oid typid)
 {
-	return encoding_of(getBaseType(typid)) != MARSHAL_NONE;
+	return encoding_of(base_type(typid, NULL)) != MARSHAL_NONE;
 }
 
 const char *
 colfam_type_marshal(Oid typid)
 {
-	ColfamMarshal m = encoding_of(getBaseType(typid));
+	ColfamMarshal m = encoding_of(base_type(typid, NULL));
 
 	return m == MARSHAL_NONE ? NULL : marshal_names[m];
 }
@@ -494,10 +518,10 @@ read_uuid(const char *data, size_t len, ColfamMarshal m, const ColfamValueContex
 										   marshal_names[m]), ctx);
 	u = palloc(sizeof(pg_uuid_t));
 	memcpy(u->data, data, UUID_LEN);
-	if (m == MARSHAL_TIME_UUID && colfam_timeuuid_version(u->data) != 1)
+	if (m == MARSHAL_TIME_UUID && cf_uuid_version(u->data) != 1)
 		bad_bytes(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, m,
 				  psprintf("TimeUUIDType requires a version 1 UUID; got version %d.",
-						   colfam_timeuuid_version(u->data)));
+						   cf_uuid_version(u->data)));
 	return UUIDPGetDatum(u);
 }
 
@@ -724,34 +748,6 @@ write_integer(Numeric num, StringInfo out, const ColfamValueContext *ctx)
 /* ---------------------------------------------------------------- dispatch */
 
 /*
- * Whether typid is one of the built-in base types this file converts: those need no
- * catalog lookup for their base type (the per-value path of every scan).
- */
-static bool
-builtin_base_type(Oid typid)
-{
-	switch (typid)
-	{
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-		case JSONBOID:
-		case BYTEAOID:
-		case INT8OID:
-		case INT4OID:
-		case INT2OID:
-		case TIMESTAMPTZOID:
-		case NUMERICOID:
-		case UUIDOID:
-		case BOOLOID:
-		case FLOAT8OID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
  * UTF-8 bytes → a text Datum, as cstring_to_text(read_utf8()) but in one copy and one
  * validation when the database encoding is UTF-8 (there is nothing to convert then).
  */
@@ -774,16 +770,9 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 					  const ColfamValueContext *ctx)
 {
 	int32		basetypmod = typmod;
-	Oid			base;
+	Oid			base = base_type(typid, &basetypmod);
 	Datum		d;
 
-	if (builtin_base_type(typid) ||
-		(OidIsValid(timeuuid_typid_cache) && typid == timeuuid_typid_cache))
-		base = typid;
-	else
-		base = getBaseTypeAndTypmod(typid, &basetypmod);
-	if (typid == base)
-		basetypmod = typmod;
 	switch (base)
 	{
 		case TEXTOID:
@@ -857,12 +846,7 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 				d = read_uuid(data, len, MARSHAL_TIME_UUID, ctx);
 				break;
 			}
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
-					 errmsg("colfam_fdw cannot convert values of type %s",
-							format_type_be(typid)),
-					 errhint("Declare the column with a type that README \"SQL types\" lists, "
-							 "or as bytea.")));
+			unsupported_type(typid);
 	}
 	if (typid != base)
 		domain_check(d, false, typid, NULL, NULL);
@@ -872,7 +856,7 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 void
 colfam_datum_to_bytes(Oid typid, Datum value, StringInfo out, const ColfamValueContext *ctx)
 {
-	Oid			base = getBaseType(typid);
+	Oid			base = base_type(typid, NULL);
 
 	switch (base)
 	{
@@ -943,12 +927,7 @@ colfam_datum_to_bytes(Oid typid, Datum value, StringInfo out, const ColfamValueC
 				appendBinaryStringInfo(out, (char *) DatumGetUUIDP(value)->data, UUID_LEN);
 				break;
 			}
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
-					 errmsg("colfam_fdw cannot convert values of type %s",
-							format_type_be(typid)),
-					 errhint("Declare the column with a type that README \"SQL types\" lists, "
-							 "or as bytea.")));
+			unsupported_type(typid);
 	}
 }
 

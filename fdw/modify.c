@@ -26,6 +26,7 @@
 
 #include "access/sysattr.h"
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "datatype/timestamp.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
@@ -60,8 +61,7 @@ static int64 last_timestamp = 0;
 static int64
 write_timestamp(void)
 {
-	int64		now = GetCurrentTimestamp() +
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	int64		now = GetCurrentTimestamp() + UNIX_TO_PG_USECS;
 
 	if (now <= last_timestamp)
 		now = last_timestamp + 1;
@@ -250,6 +250,30 @@ add_deletion(RowMut *r, const cf_slice *super, const cf_slice *name, int64 ts)
 	}
 }
 
+/*
+ * The column timestamp (µs since 1970) a non-NULL writetime value gives: a bigint as
+ * it is, a timestamptz converted. ERROR for a timestamptz that has none (infinity, or
+ * beyond what int64 microseconds since 1970 hold) rather than a wrapped number.
+ */
+static int64
+writetime_micros(ColfamTable *t, Datum d)
+{
+	TimestampTz ts;
+	int64		us;
+
+	if (t->cols[t->writetime_att - 1].typid != TIMESTAMPTZOID)
+		return DatumGetInt64(d);
+	ts = DatumGetTimestampTz(d);
+	if (TIMESTAMP_NOT_FINITE(ts) || pg_add_s64_overflow(ts, UNIX_TO_PG_USECS, &us))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("writetime %s of foreign table \"%s\" is out of range",
+						timestamptz_to_str(ts), t->relname),
+				 errdetail("A column's timestamp is a count of microseconds since "
+						   "1970-01-01 in a bigint.")));
+	return us;
+}
+
 /* The columns a SQL row writes, appended to r. */
 static void
 row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts,
@@ -307,9 +331,7 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 			Datum		d = slot_getattr(slot, t->writetime_att, &isnull);
 
 			if (!isnull)
-				col_ts = t->cols[t->writetime_att - 1].typid == TIMESTAMPTZOID
-					? DatumGetTimestampTz(d) + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY
-					: DatumGetInt64(d);
+				col_ts = writetime_micros(t, d);
 		}
 		add_column(r, sp, name, value, col_ts, has_ttl, ttl);
 		return;

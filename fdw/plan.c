@@ -493,6 +493,34 @@ candidates(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri, List *clau
 	return out;
 }
 
+/*
+ * The first lower (> or >=) and the first upper (< or <=) bound among the candidates
+ * of role, or of token(key) if token; NULL where there is none. Only these two are
+ * pushed; further bounds stay with the local filters. (candidate() keeps a range
+ * comparison only where the column's order is the comparator's.)
+ */
+static void
+first_bounds(List *cands, ColfamRole role, bool token, Cand **lo, Cand **hi)
+{
+	ListCell   *lc;
+
+	*lo = *hi = NULL;
+	foreach(lc, cands)
+	{
+		Cand	   *c = lfirst(lc);
+
+		if (c->role != role || c->token != token || c->strategy == BTEqualStrategyNumber)
+			continue;
+		if (c->strategy >= BTGreaterEqualStrategyNumber)
+		{
+			if (*lo == NULL)
+				*lo = c;
+		}
+		else if (*hi == NULL)
+			*hi = c;
+	}
+}
+
 static Cand *
 find_cand(List *cands, ColfamRole role, bool token, bool eq, bool scalar_only)
 {
@@ -926,18 +954,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 	else if (find_cand(cands, COLFAM_ROLE_KEY, false, false, true) != NULL)
 	{
-		/* a key range: the first lower and the first upper bound; the rest filter */
-		lo = hi = NULL;
-		foreach(lc, cands)
-		{
-			c = lfirst(lc);
-			if (c->role != COLFAM_ROLE_KEY || c->token || c->strategy == BTEqualStrategyNumber)
-				continue;
-			if (c->strategy >= BTGreaterEqualStrategyNumber && lo == NULL)
-				lo = c;
-			else if (c->strategy <= BTLessEqualStrategyNumber && hi == NULL)
-				hi = c;
-		}
+		first_bounds(cands, COLFAM_ROLE_KEY, false, &lo, &hi);
 		spec->kind = COLFAM_SCAN_KEY_RANGE;
 		if (lo)
 			push_value(spec, &exprs, lo, COLFAM_V_KEY_LO, NULL);
@@ -949,19 +966,10 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 	else if ((c = find_cand(cands, COLFAM_ROLE_KEY, true, false, true)) != NULL)
 	{
-		Cand	   *tlo = NULL,
-				   *thi = NULL;
+		Cand	   *tlo,
+				   *thi;
 
-		foreach(lc, cands)
-		{
-			c = lfirst(lc);
-			if (!c->token)
-				continue;
-			if (c->strategy >= BTGreaterEqualStrategyNumber && tlo == NULL)
-				tlo = c;
-			else if (c->strategy <= BTLessEqualStrategyNumber && thi == NULL)
-				thi = c;
-		}
+		first_bounds(cands, COLFAM_ROLE_KEY, true, &tlo, &thi);
 		spec->kind = COLFAM_SCAN_TOKEN_RANGE;
 		if (tlo)
 			push_value(spec, &exprs, tlo,
@@ -1020,25 +1028,19 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		}
 		else
 		{
-			lo = hi = NULL;
-			foreach(lc, cands)
+			first_bounds(cands, r, false, &lo, &hi);
+			/* an inclusive bound is exactly SQL's; a strict one is rechecked */
+			if (lo)
 			{
-				c = lfirst(lc);
-				if (c->role != r || c->strategy == BTEqualStrategyNumber || !c->orderable)
-					continue;
-				if (c->strategy >= BTGreaterEqualStrategyNumber ? lo == NULL : hi == NULL)
-				{
-					if (c->strategy >= BTGreaterEqualStrategyNumber)
-						lo = c;
-					else
-						hi = c;
-					push_value(spec, &exprs, c,
-							   c->strategy >= BTGreaterEqualStrategyNumber
-							   ? COLFAM_V_SLICE_LO : COLFAM_V_SLICE_HI, NULL);
-					if (c->strategy == BTGreaterEqualStrategyNumber ||
-						c->strategy == BTLessEqualStrategyNumber)
-						exact = lappend(exact, c->rinfo);
-				}
+				push_value(spec, &exprs, lo, COLFAM_V_SLICE_LO, NULL);
+				if (lo->strategy == BTGreaterEqualStrategyNumber)
+					exact = lappend(exact, lo->rinfo);
+			}
+			if (hi)
+			{
+				push_value(spec, &exprs, hi, COLFAM_V_SLICE_HI, NULL);
+				if (hi->strategy == BTLessEqualStrategyNumber)
+					exact = lappend(exact, hi->rinfo);
 			}
 			if (lo || hi || spec->reversed)
 				slice_text = slice_bounds_text(root, lo, hi, spec->reversed);

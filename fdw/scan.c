@@ -29,6 +29,7 @@
 
 #include "access/nbtree.h"
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "datatype/timestamp.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
@@ -873,13 +874,28 @@ row_key_datum(ColfamScanState *s)
 	return s->key_datum;
 }
 
+/*
+ * A column's timestamp (µs since 1970) as the writetime column's type. ERROR when a
+ * timestamptz cannot hold it (a client wrote a timestamp outside its range).
+ */
 static Datum
 writetime_datum(ColfamScanState *s, int64 us)
 {
-	if (s->table->cols[s->table->writetime_att - 1].typid == TIMESTAMPTZOID)
-		return TimestampTzGetDatum(us - ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
-										 USECS_PER_DAY));
-	return Int64GetDatum(us);
+	TimestampTz ts;
+
+	if (s->table->cols[s->table->writetime_att - 1].typid != TIMESTAMPTZOID)
+		return Int64GetDatum(us);
+	if (pg_sub_s64_overflow(us, UNIX_TO_PG_USECS, &ts) || !IS_VALID_TIMESTAMP(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("column timestamp " INT64_FORMAT " is out of range for type "
+						"timestamp with time zone", us),
+				 errdetail("Column \"%s\" of foreign table \"%s\" is the writetime; "
+						   "the timestamp counts microseconds since 1970-01-01.",
+						   s->table->cols[s->table->writetime_att - 1].attname,
+						   s->table->relname),
+				 errhint("Declare the column as bigint to read any timestamp.")));
+	return TimestampTzGetDatum(ts);
 }
 
 static void

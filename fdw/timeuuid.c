@@ -20,8 +20,6 @@
  */
 #include "colfam_fdw.h"
 
-#include <time.h>
-
 #include "common/hashfn.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
@@ -33,6 +31,7 @@
 #include "utils/uuid.h"
 
 #include "util/hex.h"
+#include "util/uuid.h"
 
 PG_FUNCTION_INFO_V1(timeuuid_in);
 PG_FUNCTION_INFO_V1(timeuuid_out);
@@ -54,15 +53,11 @@ PG_FUNCTION_INFO_V1(min_timeuuid);
 PG_FUNCTION_INFO_V1(max_timeuuid);
 PG_FUNCTION_INFO_V1(now_timeuuid);
 
-/* 100 ns intervals from 1582-10-15 (the v1 epoch) to 1970-01-01, both UTC. */
-#define GREGORIAN_TO_UNIX_TICKS INT64CONST(0x01B21DD213814000)
-/* The same in microseconds (the tick count is a multiple of 10). */
-#define GREGORIAN_TO_UNIX_USECS (GREGORIAN_TO_UNIX_TICKS / 10)
-/* Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch. */
-#define UNIX_TO_PG_USECS \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
-/* The largest 60-bit v1 timestamp. */
-#define TIMEUUID_TICKS_MAX ((INT64CONST(1) << 60) - 1)
+/*
+ * The v1 layout, its epoch and the generator are engine/util/uuid.h's (libcolfam):
+ * 100 ns ticks from 1582-10-15 to 1970-01-01, in microseconds (a multiple of 10).
+ */
+#define GREGORIAN_TO_UNIX_USECS (CF_UUID_GREGORIAN_OFFSET / 10)
 
 /* The tails (bytes 8-15) that sort first and last among equal timestamps. */
 #define TAIL_MIN 0x80			/* -128 as a signed byte */
@@ -71,27 +66,10 @@ PG_FUNCTION_INFO_V1(now_timeuuid);
 /* ---------------------------------------------------------------- bytes */
 
 int
-colfam_timeuuid_version(const uint8 *u)
-{
-	return u[6] >> 4;
-}
-
-int64
-colfam_timeuuid_ticks(const uint8 *u)
-{
-	uint64		time_hi = (uint64) (u[6] & 0x0f) << 8 | u[7];
-	uint64		time_mid = (uint64) u[4] << 8 | u[5];
-	uint64		time_low = (uint64) u[0] << 24 | (uint64) u[1] << 16 |
-		(uint64) u[2] << 8 | u[3];
-
-	return (int64) (time_hi << 48 | time_mid << 32 | time_low);
-}
-
-int
 colfam_timeuuid_compare(const uint8 *a, const uint8 *b)
 {
-	int64		ta = colfam_timeuuid_ticks(a);
-	int64		tb = colfam_timeuuid_ticks(b);
+	int64		ta = cf_uuid_v1_timestamp(a);
+	int64		tb = cf_uuid_v1_timestamp(b);
 
 	if (ta != tb)
 		return ta < tb ? -1 : 1;
@@ -116,29 +94,15 @@ timeuuid_build(uint8 *out, int64 ticks, uint8 tail)
 	memset(out + 8, tail, UUID_LEN - 8);
 }
 
-/* Writes u as the 36 lowercase characters of the canonical form and a NUL. */
-static void
-format_uuid(const uint8 *u, char *out)
-{
-	for (int i = 0; i < UUID_LEN; i++)
-	{
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*out++ = '-';
-		cf_hex_encode(&u[i], 1, out);
-		out += 2;
-	}
-	*out = '\0';
-}
-
 void
 colfam_timeuuid_check(const uint8 *u, int sqlstate)
 {
-	int			version = colfam_timeuuid_version(u);
-	char		text[UUID_LEN * 2 + 5];
+	int			version = cf_uuid_version(u);
+	char		text[CF_UUID_TEXT_LEN + 1];
 
 	if (version == 1)
 		return;
-	format_uuid(u, text);
+	cf_uuid_format(u, text);
 	ereport(ERROR,
 			(errcode(sqlstate),
 			 errmsg("timeuuid requires a version 1 UUID, got version %d", version),
@@ -319,11 +283,8 @@ timeuuid_hash_extended(PG_FUNCTION_ARGS)
 Datum
 timeuuid_time(PG_FUNCTION_ARGS)
 {
-	/* ticks ≥ 0, so division truncates towards the earlier microsecond. */
-	int64		unix_usecs = colfam_timeuuid_ticks(ARG_BYTES(0)) / 10 - GREGORIAN_TO_UNIX_USECS;
-
 	/* 0 to 2^60-1 ticks is 1582-10-15 to 5236-03-31: always a valid timestamptz. */
-	PG_RETURN_TIMESTAMPTZ(unix_usecs - UNIX_TO_PG_USECS);
+	PG_RETURN_TIMESTAMPTZ(cf_uuid_v1_unix_micros(ARG_BYTES(0)) - UNIX_TO_PG_USECS);
 }
 
 /*
@@ -337,7 +298,7 @@ first_tick_of(TimestampTz t, const char *fname)
 
 	if (TIMESTAMP_NOT_FINITE(t) ||
 		pg_add_s64_overflow(t, UNIX_TO_PG_USECS + GREGORIAN_TO_UNIX_USECS, &usecs) ||
-		usecs < 0 || usecs > TIMEUUID_TICKS_MAX / 10)
+		usecs < 0 || usecs > CF_UUID_V1_TIMESTAMP_MAX / 10)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("%s: timestamp out of the range of timeuuid", fname),
@@ -366,54 +327,20 @@ max_timeuuid(PG_FUNCTION_ARGS)
 	pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
 	int64		last = first_tick_of(PG_GETARG_TIMESTAMPTZ(0), "max_timeuuid") + 9;
 
-	timeuuid_build(u->data, Min(last, TIMEUUID_TICKS_MAX), TAIL_MAX);
+	timeuuid_build(u->data, Min(last, CF_UUID_V1_TIMESTAMP_MAX), TAIL_MAX);
 	PG_RETURN_UUID_P(u);
 }
 
 /*
- * The generator's state, per backend: the last timestamp handed out, and the clock
- * sequence and node drawn once from pg_strong_random (the node with the multicast
- * bit set, so it can never equal a real MAC address; RFC 4122 section 4.5).
- */
-static bool gen_seeded = false;
-static int64 gen_last_ticks = -1;
-static uint8 gen_tail[8];
-
-/*
- * A new version-1 UUID for now. Timestamps strictly increase within the backend: if
- * the clock stalls or steps back, the previous timestamp plus one is used, so the
- * values sort in the order they were made.
+ * A new version-1 UUID for now (cf_uuid_v1_now): timestamps strictly increase within
+ * the backend, so the values sort in the order they were made; the node is random
+ * with the multicast bit set and never equals a real MAC address.
  */
 Datum
 now_timeuuid(PG_FUNCTION_ARGS)
 {
 	pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
-	struct timespec ts;
-	int64		ticks;
 
-	if (!gen_seeded)
-	{
-		if (!pg_strong_random(gen_tail, sizeof(gen_tail)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("could not generate random values for now_timeuuid")));
-		gen_tail[0] = 0x80 | (gen_tail[0] & 0x3f);	/* variant 10, clock_seq_hi */
-		gen_tail[2] |= 0x01;	/* multicast bit of the node */
-		gen_seeded = true;
-	}
-	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("could not read the clock: %m")));
-	ticks = (int64) ts.tv_sec * 10000000 + ts.tv_nsec / 100 + GREGORIAN_TO_UNIX_TICKS;
-	if (ticks <= gen_last_ticks)
-		ticks = gen_last_ticks + 1;
-	if (ticks < 0 || ticks > TIMEUUID_TICKS_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("the current time is out of the range of timeuuid")));
-	gen_last_ticks = ticks;
-	timeuuid_build(u->data, ticks, 0);
-	memcpy(u->data + 8, gen_tail, sizeof(gen_tail));
+	cf_uuid_v1_now(u->data);
 	PG_RETURN_UUID_P(u);
 }

@@ -121,6 +121,26 @@ ALTER FOREIGN TABLE audits ALTER COLUMN key SET STATISTICS 1,
 ANALYZE VERBOSE audits;
 SELECT reltuples FROM pg_class WHERE relname = 'audits';
 
+-- ---- writetime: the column's timestamp written and read back; a timestamptz that
+-- microseconds since 1970 in a bigint cannot hold is an ERROR, either way ----
+CREATE FOREIGN TABLE audits_wt (key text COLLATE "C", column_name text COLLATE "C",
+                                value text, writetime timestamptz)
+  SERVER tw OPTIONS (column_family 'StatusAudits');
+CREATE FOREIGN TABLE audits_wt_us (key text COLLATE "C", column_name text COLLATE "C",
+                                   value text, writetime bigint)
+  SERVER tw OPTIONS (column_family 'StatusAudits');
+INSERT INTO audits_wt VALUES ('wt', 'a', '1', '2011-01-02 03:04:05.678901+00');
+INSERT INTO audits_wt VALUES ('wt', 'b', '2', 'infinity');
+INSERT INTO audits_wt VALUES ('wt', 'c', '3', '294276-12-31 23:59:59+00');
+INSERT INTO audits_wt_us VALUES ('wt', 'd', '4', -9223372036854775807);
+SELECT column_name, writetime FROM audits_wt_us WHERE key = 'wt' ORDER BY column_name;
+SELECT column_name, writetime AT TIME ZONE 'UTC' AS writetime_utc FROM audits_wt
+WHERE key = 'wt' AND column_name = 'a';
+SELECT column_name, writetime FROM audits_wt WHERE key = 'wt';
+DELETE FROM audits_wt_us WHERE key = 'wt';
+SELECT count(*) FROM audits_wt_us WHERE key = 'wt';
+DROP FOREIGN TABLE audits_wt, audits_wt_us;
+
 -- leave colfamd as we found it
 DELETE FROM audits WHERE key IN ('wide', 'narrow', 'wide2');
 SELECT count(*) FROM audits;

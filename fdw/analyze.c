@@ -30,19 +30,11 @@
 static ColfamScanSpec *
 full_scan_spec(ColfamTable *t)
 {
-	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
-	ColfamCfMeta *meta = colfam_get_cf_meta(t);
+	ColfamScanSpec *spec = colfam_spec_new(t, colfam_get_cf_meta(t)->super);
 
-	spec->keyspace = t->keyspace;
-	spec->column_family = t->column_family;
-	spec->rows_mapping = t->rows_mapping;
-	spec->super = meta->super;
-	spec->slice_supers = meta->super;	/* no super column is pinned */
+	spec->slice_supers = spec->super;	/* no super column is pinned */
 	spec->kind = COLFAM_SCAN_ALL;
-	spec->fetch_size = t->fetch_size;
-	spec->first_count = t->fetch_size;
 	spec->fetch_all = true;
-	spec->consistency = t->read_consistency;
 	return spec;
 }
 

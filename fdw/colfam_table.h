@@ -249,6 +249,7 @@ extern ForeignScan *colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid 
 									Plan *outer_plan);
 extern void colfam_explain_scan(ForeignScanState *node, ExplainState *es);
 extern List *colfam_spec_to_list(const ColfamScanSpec *spec);
+extern ColfamScanSpec *colfam_spec_new(const ColfamTable *t, bool super);
 /* plan.c's helpers join.c shares */
 extern bool colfam_key_clause_usable(const ColfamTable *t, RestrictInfo *rinfo, Index relid);
 extern bool colfam_pushable_value(PlannerInfo *root, Node *value, Index relid);

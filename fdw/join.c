@@ -214,7 +214,7 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 	RelOptInfo *innerrel = find_base_rel(root, inner_relid);
 	ColfamCfMeta *meta;
 	ColfamTable *t = colfam_rel_table(innerrel, &meta);
-	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
+	ColfamScanSpec *spec = colfam_spec_new(t, false);	/* a Standard CF, 'rows' */
 	List	   *scan_tlist;
 	List	   *sources = NIL;
 	List	   *private;
@@ -240,14 +240,8 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 		sources = lappend_int(sources, at);
 	}
 
-	spec->keyspace = t->keyspace;
-	spec->column_family = t->column_family;
-	spec->rows_mapping = true;
 	spec->kind = COLFAM_SCAN_KEYS;
-	spec->fetch_size = t->fetch_size;
-	spec->first_count = t->fetch_size;
 	spec->fetch_all = true;
-	spec->consistency = t->read_consistency;
 	spec->explain = list_make2(makeString(""), makeString(""));
 
 	/* a LIMIT that bounds this join's output sizes the first batch */

@@ -376,6 +376,26 @@ value_from_list(List *l)
 	return v;
 }
 
+/*
+ * A spec of table t (super: its CF is a Super CF) with what every scan of it shares:
+ * the CF, the mapping, the read consistency and fetch_size as the page sizes. The
+ * caller sets the kind of scan and everything else.
+ */
+ColfamScanSpec *
+colfam_spec_new(const ColfamTable *t, bool super)
+{
+	ColfamScanSpec *spec = palloc0(sizeof(ColfamScanSpec));
+
+	spec->keyspace = t->keyspace;
+	spec->column_family = t->column_family;
+	spec->rows_mapping = t->rows_mapping;
+	spec->super = super;
+	spec->consistency = t->read_consistency;
+	spec->fetch_size = t->fetch_size;
+	spec->first_count = t->fetch_size;
+	return spec;
+}
+
 /* The spec as a List of nodes copyObject can copy (ForeignScan.fdw_private). */
 List *
 colfam_spec_to_list(const ColfamScanSpec *spec)
@@ -931,13 +951,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	if (IS_JOIN_REL(baserel))
 		return colfam_join_plan(root, baserel, best_path, tlist, outer_plan);
 	t = ri->table;
-	spec = palloc0(sizeof(ColfamScanSpec));
-	spec->keyspace = t->keyspace;
-	spec->column_family = t->column_family;
-	spec->rows_mapping = t->rows_mapping;
-	spec->super = ri->meta->super;
-	spec->consistency = t->read_consistency;
-	spec->fetch_size = t->fetch_size;
+	spec = colfam_spec_new(t, ri->meta->super);
 	spec->reversed = boolVal(linitial(best_path->fdw_private));
 
 	/* ---- which rows ---- */

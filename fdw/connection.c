@@ -354,6 +354,12 @@ short_class(cf_slice s)
 	return pnstrdup(p, n);
 }
 
+/*
+ * Describes keyspace into *m. The new description is built in a context of its own
+ * and replaces the old one only once complete: an ERROR on the way (colfamd's, or out
+ * of memory) leaves the entry as it was, never half filled. The old description is
+ * freed at the end of the transaction, not at once: the running query may hold it.
+ */
 static void
 fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 {
@@ -361,7 +367,9 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 	cf_t_ks_def ks;
 	cf_slice	part;
 	cf_status  *st;
+	MemoryContext cxt;
 	MemoryContext old;
+	MetaEntry	n;
 
 	if (arena == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
@@ -373,21 +381,20 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 		cf_arena_free(arena);
 		colfam_report(st, psprintf("describing keyspace \"%s\"", keyspace), NULL, 0);
 	}
-	if (m->cxt != NULL)
-		MemoryContextDelete(m->cxt);
-	m->cxt = AllocSetContextCreate(CacheMemoryContext, "colfam_fdw metadata",
-								   ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(m->cxt);
-	m->partitioner = short_class(part);
-	m->ncfs = (int) ks.n_cf_defs;
-	m->cf_names = palloc0(sizeof(char *) * Max(m->ncfs, 1));
-	m->cfs = palloc0(sizeof(ColfamCfMeta) * Max(m->ncfs, 1));
-	for (int i = 0; i < m->ncfs; i++)
+	/* under the caller's context until complete, so an ERROR frees it */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "colfam_fdw metadata",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	n.partitioner = short_class(part);
+	n.ncfs = (int) ks.n_cf_defs;
+	n.cf_names = palloc0(sizeof(char *) * Max(n.ncfs, 1));
+	n.cfs = palloc0(sizeof(ColfamCfMeta) * Max(n.ncfs, 1));
+	for (int i = 0; i < n.ncfs; i++)
 	{
 		const cf_t_cf_def *d = &ks.cf_defs[i];
-		ColfamCfMeta *c = &m->cfs[i];
+		ColfamCfMeta *c = &n.cfs[i];
 
-		m->cf_names[i] = pnstrdup((const char *) d->name.p, d->name.len);
+		n.cf_names[i] = pnstrdup((const char *) d->name.p, d->name.len);
 		c->super = d->has_column_type && d->column_type.len == 5 &&
 			memcmp(d->column_type.p, "Super", 5) == 0;
 		c->comparator = d->has_comparator_type ? short_class(d->comparator_type)
@@ -397,7 +404,7 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 			: (c->super ? pstrdup("BytesType") : NULL);
 		c->default_validation_class = d->has_default_validation_class
 			? short_class(d->default_validation_class) : pstrdup("BytesType");
-		c->partitioner = m->partitioner;
+		c->partitioner = n.partitioner;
 		c->ncolumns = (int) d->n_column_metadata;
 		c->columns = palloc0(sizeof(ColfamColumnMeta) * Max(c->ncolumns, 1));
 		for (int j = 0; j < c->ncolumns; j++)
@@ -412,6 +419,16 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 	}
 	MemoryContextSwitchTo(old);
 	cf_arena_free(arena);
+
+	MemoryContextSetParent(cxt, CacheMemoryContext);
+	/* the old description may still be in use by this query: it goes with the transaction */
+	if (m->cxt != NULL)
+		MemoryContextSetParent(m->cxt, TopTransactionContext);
+	m->cxt = cxt;
+	m->partitioner = n.partitioner;
+	m->ncfs = n.ncfs;
+	m->cf_names = n.cf_names;
+	m->cfs = n.cfs;
 	m->fetched = GetCurrentTimestamp();
 }
 

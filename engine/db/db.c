@@ -1539,16 +1539,8 @@ build_index(cf_db *db, uint32_t index_id)
 		if (s == NULL && !redo)
 		{
 			rows_seen += rows->n_rows;
-			cf_buf_reset(&cursor);
-			cf_buf_put(&cursor, rows->cursor.token.p, rows->cursor.token.len);
-			cf_buf_put(&cursor, rows->cursor.key.p, rows->cursor.key.len);
-			if ((s = cf_buf_status(&cursor)) == NULL)
-			{
-				after.token = cf_slice_of(cursor.data, rows->cursor.token.len);
-				after.key = cf_slice_of(cursor.data + rows->cursor.token.len,
-										rows->cursor.key.len);
+			if ((s = cf_read_cursor_copy(&rows->cursor, &cursor, &after)) == NULL)
 				has_after = true;
-			}
 			if (rows_seen >= next_report)
 			{
 				cf_log_info(LOG_COMPONENT, "building %s: %" PRIu64 " rows so far", what,

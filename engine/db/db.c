@@ -112,23 +112,7 @@ store_by_id(cf_db *db, uint32_t id)
 	return NULL;
 }
 
-static cf_cfstore *
-cfstore_by_id(cf_db *db, uint32_t id)
-{
-	store_entry *s;
-	cf_cfstore *cf;
-
-	if (id == SCHEMA_CF_ID)
-		return db->system;
-	/* the entry is read under mu: adding a store may move the table */
-	pthread_mutex_lock(&db->mu);
-	s = store_by_id(db, id);
-	cf = s ? s->cf : NULL;
-	pthread_mutex_unlock(&db->mu);
-	return cf;
-}
-
-/* As cfstore_by_id, also telling whether the store is an index's. */
+/* The store id names (NULL if none), telling whether it is an index's. */
 static cf_cfstore *
 store_lookup(cf_db *db, uint32_t id, bool *is_index)
 {
@@ -138,12 +122,21 @@ store_lookup(cf_db *db, uint32_t id, bool *is_index)
 	*is_index = false;
 	if (id == SCHEMA_CF_ID)
 		return db->system;
+	/* the entry is read under mu: adding a store may move the table */
 	pthread_mutex_lock(&db->mu);
 	s = store_by_id(db, id);
 	cf = s ? s->cf : NULL;
 	*is_index = s && s->is_index;
 	pthread_mutex_unlock(&db->mu);
 	return cf;
+}
+
+static cf_cfstore *
+cfstore_by_id(cf_db *db, uint32_t id)
+{
+	bool		is_index;
+
+	return store_lookup(db, id, &is_index);
 }
 
 /*
@@ -1546,16 +1539,8 @@ build_index(cf_db *db, uint32_t index_id)
 		if (s == NULL && !redo)
 		{
 			rows_seen += rows->n_rows;
-			cf_buf_reset(&cursor);
-			cf_buf_put(&cursor, rows->cursor.token.p, rows->cursor.token.len);
-			cf_buf_put(&cursor, rows->cursor.key.p, rows->cursor.key.len);
-			if ((s = cf_buf_status(&cursor)) == NULL)
-			{
-				after.token = cf_slice_of(cursor.data, rows->cursor.token.len);
-				after.key = cf_slice_of(cursor.data + rows->cursor.token.len,
-										rows->cursor.key.len);
+			if ((s = cf_read_cursor_copy(&rows->cursor, &cursor, &after)) == NULL)
 				has_after = true;
-			}
 			if (rows_seen >= next_report)
 			{
 				cf_log_info(LOG_COMPONENT, "building %s: %" PRIu64 " rows so far", what,

@@ -823,16 +823,8 @@ run_scan(query_state *st)
 				s = emit(st, rows->rows[i].token, rows->rows[i].key);
 		if (s == NULL && rows->has_cursor)
 		{
-			cf_buf_reset(&after_buf);
-			cf_buf_put(&after_buf, rows->cursor.token.p, rows->cursor.token.len);
-			cf_buf_put(&after_buf, rows->cursor.key.p, rows->cursor.key.len);
-			if ((s = cf_buf_status(&after_buf)) == NULL)
-			{
-				after.token = cf_slice_of(after_buf.data, rows->cursor.token.len);
-				after.key = cf_slice_of(after_buf.data + rows->cursor.token.len,
-										rows->cursor.key.len);
+			if ((s = cf_read_cursor_copy(&rows->cursor, &after_buf, &after)) == NULL)
 				has_after = true;
-			}
 		}
 		cf_read_rows_free(rows);
 		if (n < QUERY_PAGE)

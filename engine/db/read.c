@@ -377,6 +377,21 @@ cf_read_rows_free(cf_read_rows *r)
 	free(r);
 }
 
+cf_status *
+cf_read_cursor_copy(const cf_read_cursor *c, cf_buf *buf, cf_read_cursor *out)
+{
+	cf_status  *s;
+
+	cf_buf_reset(buf);
+	cf_buf_put(buf, c->token.p, c->token.len);
+	cf_buf_put(buf, c->key.p, c->key.len);
+	if ((s = cf_buf_status(buf)) != NULL)
+		return s;
+	out->token = cf_slice_of(buf->data, c->token.len);
+	out->key = cf_slice_of(buf->data + c->token.len, c->key.len);
+	return NULL;
+}
+
 /* ---------------------------------------------------------------- one row */
 
 static bool

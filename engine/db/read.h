@@ -62,6 +62,7 @@
 #include "storage/rowmerge.h"
 #include "storage/sstable.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/slice.h"
 #include "util/status.h"
 
@@ -156,6 +157,13 @@ typedef struct cf_read_rows
 /* Frees a result and everything it points to. NULL is accepted. */
 void		cf_read_result_free(cf_read_result *r);
 void		cf_read_rows_free(cf_read_rows *r);
+
+/*
+ * Copies the cursor c into buf (emptied first) and points *out at the copy, which
+ * outlives the result c belongs to: for resuming a range (cf_key_range.after) after
+ * freeing the page. On failure (cf_buf_status) *out is unchanged.
+ */
+cf_status  *cf_read_cursor_copy(const cf_read_cursor *c, cf_buf *buf, cf_read_cursor *out);
 
 /* ---- reads ---- */
 

@@ -47,7 +47,11 @@ seed_of(const char *test)
 	return seed;
 }
 
-static cf_db *
+/*
+ * Opens f->db. f->db is NULL until the open succeeds, so a failed open does not leave
+ * the teardown a db closed or abandoned earlier.
+ */
+static void
 open_db(db_fixture *f, cf_env *env, cf_commitlog_sync_mode mode, uint64_t memtable_ops)
 {
 	cf_db_options o = {
@@ -55,12 +59,11 @@ open_db(db_fixture *f, cf_env *env, cf_commitlog_sync_mode mode, uint64_t memtab
 		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = mode,
 		.memtable_max_ops = memtable_ops,
 	};
-	cf_db	   *db;
-	cf_status  *s = cf_db_open(&o, &db);
+	cf_status  *s;
 
-	if (s)
+	f->db = NULL;
+	if ((s = cf_db_open(&o, &f->db)) != NULL)
 		fail_msg("cf_db_open: %s", cf_status_msg(s));
-	return db;
 }
 
 /* Rows: UTF8 names; "v" (UTF8Type) indexed, "w" not. */
@@ -240,6 +243,51 @@ expect_rows(cf_db *db, const int *last, const char *when)
 }
 
 /*
+ * A test's start: rng seeded for test, no row acknowledged yet in last[], and f->db
+ * open over a new fault env (returned) in batch mode with the schema added.
+ */
+static cf_env *
+start(db_fixture *f, const char *test, int *last, uint64_t memtable_ops)
+{
+	cf_env	   *env = cf_env_fault_new(cf_env_posix());
+
+	rng = seed_of(test);
+	for (int k = 0; k < NKEYS; k++)
+		last[k] = -1;
+	open_db(f, env, CF_COMMITLOG_BATCH, memtable_ops);
+	add_schema(f->db);
+	return env;
+}
+
+/* The power goes: env loses what was not synced, and f->db is abandoned. */
+static void
+power_off(db_fixture *f, cf_env *env)
+{
+	OK(cf_env_fault_crash(env));
+	cf_status_free(cf_db_abandon(f->db));
+	f->db = NULL;
+}
+
+/* Opens f->db again: it holds every acknowledged write and its index matches it. */
+static void
+reopen_and_check(db_fixture *f, cf_env *env, uint64_t memtable_ops, const int *last,
+				 const char *when)
+{
+	open_db(f, env, CF_COMMITLOG_BATCH, memtable_ops);
+	expect_rows(f->db, last, when);
+	check_index_matches_rows(f->db, when);
+}
+
+/* A test's end: f->db closed cleanly, env freed. */
+static void
+finish(db_fixture *f, cf_env *env)
+{
+	OK(cf_db_close(f->db));
+	f->db = NULL;
+	cf_env_fault_free(env);
+}
+
+/*
  * Batch mode: the commit log's fsync fails. The write fails with an I/O error, so does
  * every later one (the log is failed for good), and after a power loss nothing
  * acknowledged is missing and the index matches the rows.
@@ -248,17 +296,12 @@ static void
 failed_fsync_in_batch_mode(void **state)
 {
 	db_fixture *f = *state;
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
 	int			last[NKEYS];
+	cf_env	   *env = start(f, "failed fsync", last, 1000000);
 	int64_t		ts = 0;
 	int			acked = 0;
 	cf_status  *s;
 
-	rng = seed_of("failed fsync");
-	for (int k = 0; k < NKEYS; k++)
-		last[k] = -1;
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
-	add_schema(f->db);
 	fill(f->db, last, &ts, 100);
 	OK(cf_db_flush(f->db, KS, NULL));	/* some in SSTables, some only in the log */
 	fill(f->db, last, &ts, 50);
@@ -271,14 +314,9 @@ failed_fsync_in_batch_mode(void **state)
 	cf_status_free(s);
 	FAILS(write_v(f->db, 0, 1, ++ts), CF_ERR_IO, "commit log failed earlier");
 	/* the power goes: what was not synced is gone (the failed write was never synced) */
-	OK(cf_env_fault_crash(env));
-	cf_status_free(cf_db_abandon(f->db));
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
-	expect_rows(f->db, last, "after a failed fsync");
-	check_index_matches_rows(f->db, "after a failed fsync");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
-	cf_env_fault_free(env);
+	power_off(f, env);
+	reopen_and_check(f, env, 1000000, last, "after a failed fsync");
+	finish(f, env);
 }
 
 /* The disk fills while the commit log appends: NO_SPACE, then nothing lost. */
@@ -286,17 +324,12 @@ static void
 enospc_in_the_commit_log(void **state)
 {
 	db_fixture *f = *state;
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
 	int			last[NKEYS];
+	cf_env	   *env = start(f, "ENOSPC in the commit log", last, 1000000);
 	int64_t		ts = 0;
 	int			acked = 0;
 	cf_status  *s;
 
-	rng = seed_of("ENOSPC in the commit log");
-	for (int k = 0; k < NKEYS; k++)
-		last[k] = -1;
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
-	add_schema(f->db);
 	fill(f->db, last, &ts, 100);
 	cf_env_fault_set_space(env, 20000 + rnd(20000));
 	s = write_until_refused(f->db, last, &ts, INT_MAX, &acked);
@@ -306,15 +339,10 @@ enospc_in_the_commit_log(void **state)
 				  cf_status_msg(s));
 	assert_true(acked > 0);
 	cf_status_free(s);
-	OK(cf_env_fault_crash(env));
-	cf_status_free(cf_db_abandon(f->db));
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	power_off(f, env);
 	/* the torn record of the failed write is cut off at replay: row and index alike */
-	expect_rows(f->db, last, "after ENOSPC in the commit log");
-	check_index_matches_rows(f->db, "after ENOSPC in the commit log");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
-	cf_env_fault_free(env);
+	reopen_and_check(f, env, 1000000, last, "after ENOSPC in the commit log");
+	finish(f, env);
 }
 
 /*
@@ -326,17 +354,12 @@ static void
 enospc_during_flush(void **state)
 {
 	db_fixture *f = *state;
-	cf_env	   *env = cf_env_fault_new(cf_env_posix());
 	int			last[NKEYS];
+	cf_env	   *env = start(f, "ENOSPC during flush", last, 40);
 	int64_t		ts = 0;
 	int			acked = 0;
 	cf_status  *s;
 
-	rng = seed_of("ENOSPC during flush");
-	for (int k = 0; k < NKEYS; k++)
-		last[k] = -1;
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 40);
-	add_schema(f->db);
 	fill(f->db, last, &ts, 30);
 	cf_env_fault_fail(env, CF_FAULT_OPEN_WRITE, 0, ENOSPC, -1);
 	s = write_until_refused(f->db, last, &ts, 100000, &acked);
@@ -351,18 +374,14 @@ enospc_during_flush(void **state)
 	check_index_matches_rows(f->db, "with the disk full");
 	cf_status_free(cf_db_abandon(f->db));
 	cf_env_fault_clear(env);
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 40);
-	expect_rows(f->db, last, "after ENOSPC during flush");
-	check_index_matches_rows(f->db, "after ENOSPC during flush");
+	reopen_and_check(f, env, 40, last, "after ENOSPC during flush");
 	/* the disk has room again: flushing works and the db carries on */
 	fill(f->db, last, &ts, 200);
 	OK(cf_db_flush(f->db, KS, NULL));
 	OK(cf_db_compact(f->db, KS, "Rows", true));
 	expect_rows(f->db, last, "after the disk has room again");
 	check_index_matches_rows(f->db, "after the disk has room again");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
-	cf_env_fault_free(env);
+	finish(f, env);
 }
 
 /*
@@ -378,23 +397,20 @@ segment_ids_grow_past_flushed_positions(void **state)
 	cf_env	   *env = cf_env_fault_new(cf_env_posix());
 
 	cf_env_fault_set_time(env, 1800000000LL * 1000000);	/* the clock stands still */
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	add_schema(f->db);
 	OK(write_v(f->db, 1, 1, 1));
 	OK(cf_db_close(f->db));		/* flushed: SSTables record where in the log */
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	OK(cf_db_close(f->db));		/* its segments retired: the log directory is empty */
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	OK(write_v(f->db, 2, 2, 2));	/* acknowledged: synced to the log */
-	OK(cf_env_fault_crash(env));
-	cf_status_free(cf_db_abandon(f->db));
-	f->db = open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
+	power_off(f, env);
+	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	assert_int_equal(read_v(f->db, 1), 1);
 	assert_int_equal(read_v(f->db, 2), 2);
 	check_index_matches_rows(f->db, "after a crash in the same millisecond");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
-	cf_env_fault_free(env);
+	finish(f, env);
 }
 
 /* ---- power loss with writers running ---- */
@@ -460,7 +476,7 @@ power_loss_with_writers(db_fixture *f, cf_commitlog_sync_mode mode, const char *
 	rng = seed_of(name);
 	for (int k = 0; k < NKEYS; k++)
 		state[k] = -1;
-	f->db = open_db(f, env, mode, 1000000);
+	open_db(f, env, mode, 1000000);
 	add_schema(f->db);
 	OK(cf_db_close(f->db));
 	f->db = NULL;
@@ -470,7 +486,7 @@ power_loss_with_writers(db_fixture *f, cf_commitlog_sync_mode mode, const char *
 		pthread_t	th[WRITERS];
 		char		when[64];
 
-		f->db = open_db(f, env, mode, 1000000);
+		open_db(f, env, mode, 1000000);
 		check_index_matches_rows(f->db, "at the start of a cycle");
 		if (cycle % 2)
 		{
@@ -502,7 +518,7 @@ power_loss_with_writers(db_fixture *f, cf_commitlog_sync_mode mode, const char *
 			total_acked += w[i].n_acked;
 		}
 		cf_status_free(cf_db_abandon(f->db));
-		f->db = open_db(f, env, mode, 1000000);
+		open_db(f, env, mode, 1000000);
 		snprintf(when, sizeof(when), "%s, cycle %d", name, cycle);
 		for (int k = 0; k < NKEYS; k++)
 		{

@@ -73,15 +73,9 @@ harness_init
 # --- servers -------------------------------------------------------------------------
 C_HOST=127.0.0.2
 R_HOST=127.0.0.3
-C_PORT=$(harness_free_port "$C_HOST")
-mkdir -p "$H_TMP/colfamd" "$H_TMP/redis"
-COLFAMD_CMD=("$COLFAMD" --rpc_address "$C_HOST" --rpc_port "$C_PORT"
-             --listen_address "$C_HOST" --seeds "$C_HOST"
-             --data_file_directories "$H_TMP/colfamd/data"
-             --commitlog_directory "$H_TMP/colfamd/commitlog")
-harness_spawn colfamd "${COLFAMD_CMD[@]}"
-C_PID=$H_PID
-harness_wait_tcp "$C_HOST" "$C_PORT" 30 || { tail -n 20 "$H_TMP/colfamd.log" >&2; die "colfamd did not start"; }
+harness_colfamd colfamd "$C_HOST" "$COLFAMD" --seeds "$C_HOST" || die "colfamd did not start"
+C_PID=$H_PID C_PORT=$H_PORT COLFAMD_CMD=("${H_CMD[@]}")
+mkdir -p "$H_TMP/redis"
 log "colfamd (pid $C_PID) on $C_HOST:$C_PORT, data in $H_TMP/colfamd"
 
 R_PORT=$(harness_free_port "$R_HOST")

@@ -73,16 +73,10 @@ fails(cf_status *s, cf_code code, const char *part, const char *what)
 	cf_status_free(s);
 }
 
-static bool
-is(cf_slice s, const char *text)
-{
-	return s.len == strlen(text) && memcmp(s.p, text, s.len) == 0;
-}
-
 static void
 assert_slice(cf_slice s, const char *text)
 {
-	if (!is(s, text))
+	if (!S_EQ(s, text))
 		fail_msg("got \"%.*s\", expected \"%s\"", (int) s.len, (const char *) s.p, text);
 }
 
@@ -151,7 +145,7 @@ find_cf_in(cf_t_ks_def *ks, const char *cf, cf_t_cf_def **out)
 {
 	*out = NULL;
 	for (size_t i = 0; i < ks->n_cf_defs; i++)
-		if (is(ks->cf_defs[i].name, cf))
+		if (S_EQ(ks->cf_defs[i].name, cf))
 			*out = &ks->cf_defs[i];
 	return ks;
 }
@@ -207,7 +201,7 @@ describe_methods_tell_the_truth(void **state)
 	assert_slice(sv[0].hosts[0], HOST);
 	ok(cfc_describe_keyspaces(c, a, &ksds, &n), "describe_keyspaces");
 	for (size_t i = 0; i < n; i++)
-		found |= is(ksds[i].name, KS);
+		found |= S_EQ(ksds[i].name, KS);
 	assert_true(found);
 	ok(cfc_describe_ring(c, KS, a, &ring, &n), "describe_ring");
 	assert_int_equal(n, 1);
@@ -474,17 +468,17 @@ reads_and_writes(void **state)
 		assert_int_equal(n, 3);
 		for (size_t i = 0; i < n; i++)
 		{
-			size_t		want = is(kc[i].key, "row0") ? 1 : is(kc[i].key, "row4") ? 5 : 0;
+			size_t		want = S_EQ(kc[i].key, "row0") ? 1 : S_EQ(kc[i].key, "row4") ? 5 : 0;
 
-			assert_true(is(kc[i].key, "row0") || is(kc[i].key, "row4") ||
-						is(kc[i].key, "nosuchrow"));
+			assert_true(S_EQ(kc[i].key, "row0") || S_EQ(kc[i].key, "row4") ||
+						S_EQ(kc[i].key, "nosuchrow"));
 			assert_int_equal(kc[i].n_columns, want);
 		}
 		ok(cfc_multiget_count(c, keys, 3, &p, &pred, 0, a, &cnt, &n), "multiget_count");
 		assert_int_equal(n, 3);
 		for (size_t i = 0; i < n; i++)
 			assert_int_equal(cnt[i].count,
-							 is(cnt[i].key, "row0") ? 1 : is(cnt[i].key, "row4") ? 5 : 0);
+							 S_EQ(cnt[i].key, "row0") ? 1 : S_EQ(cnt[i].key, "row4") ? 5 : 0);
 	}
 
 	/* remove: a column, then a whole row */
@@ -549,7 +543,7 @@ reads_and_writes(void **state)
 			if (rows[i].n_columns == 0)
 				continue;		/* range ghosts */
 			seen++;
-			if (is(rows[i].key, "row2"))
+			if (S_EQ(rows[i].key, "row2"))
 				assert_int_equal(rows[i].n_columns, 3);
 		}
 		/* row0..row2, row4, batch, persist (schema test); row3 is deleted */

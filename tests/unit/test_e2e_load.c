@@ -26,6 +26,7 @@
 
 #include "client/client.h"
 #include "support/colfamd.h"
+#include "support/envtest.h"
 #include "support/slices.h"
 #include "util/buf.h"
 
@@ -385,13 +386,6 @@ env_int(const char *name, int dflt)
 }
 
 static void
-ok(cf_status *s, const char *what)
-{
-	if (s)
-		fail_msg("%s: %s", what, cf_status_msg(s));
-}
-
-static void
 preload(cfc_conn *c)
 {
 	cf_arena   *a = cf_arena_new(0);
@@ -404,8 +398,8 @@ preload(cfc_conn *c)
 	cf_t_ks_def ks = {.name = S(KS),.strategy_class = S("SimpleStrategy"),
 	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 2};
 
-	ok(cfc_system_add_keyspace(c, &ks, a, NULL), "add keyspace");
-	ok(cfc_set_keyspace(c, KS), "set_keyspace");
+	OK(cfc_system_add_keyspace(c, &ks, a, NULL));
+	OK(cfc_set_keyspace(c, KS));
 	for (int row = 0; row < SHARED_ROWS; row++)
 	{
 		char		key[24],
@@ -425,7 +419,7 @@ preload(cfc_conn *c)
 			m[j] = (cf_t_mutation) {.has_cosc = true,.cosc = {.has_column = true,
 			.column = {.name = S(names[j]),.value = S(vals[j]),.timestamp = 1}}};
 		}
-		ok(cfc_batch_mutate(c, &km, 1, CF_T_CL_ONE), "preload");
+		OK(cfc_batch_mutate(c, &km, 1, CF_T_CL_ONE));
 	}
 	cf_arena_free(a);
 }
@@ -497,7 +491,7 @@ many_clients_for_a_bounded_time_without_error(void **state)
 		fail_msg("colfamd's RSS reached %ld KiB (cap %d MiB)", rss_max, RSS_CAP_MB);
 
 	/* still answering, and it stops cleanly */
-	ok(cfc_describe_version(c, a, &version), "describe_version after the load");
+	OK(cfc_describe_version(c, a, &version));
 	assert_true(S_EQ(version, "19.4.0"));
 	cfc_free(c);
 	cf_arena_free(a);

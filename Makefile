@@ -5,7 +5,7 @@
 #                   programs into $(PREFIX)/bin
 #   make test       every suite (installs missing dependencies first; see tests/run.sh)
 #   make demo       the main job: a private PostgreSQL with colfam_fdw created
-#   make unit | unit-asan | shell | regress | pgtap   one suite alone
+#   make unit | unit-asan | fuzz | shell | regress | pgtap   one suite alone
 #   make bench      colfam against LevelDB in one process; report in build/bench/storage.md
 #                   (BENCH_N=entries, BENCH_WIDE_MAX=most columns of a wide row); then
 #                   colfamd under `colfam stress` against redis-server under redis-benchmark
@@ -57,7 +57,7 @@ $(CLIENT_LIB): engine
 
 all: engine
 
-.PHONY: engine engine-asan install-engine deps test demo bench unit unit-asan shell regress pgtap
+.PHONY: engine engine-asan install-engine deps test demo bench unit unit-asan fuzz shell regress pgtap
 engine:
 	+$(ENGINE_MAKE) all
 
@@ -76,7 +76,7 @@ deps:
 test: deps
 	+tests/run.sh all
 
-unit unit-asan shell regress pgtap: deps
+unit unit-asan fuzz shell regress pgtap: deps
 	+tests/run.sh $@
 
 demo: deps

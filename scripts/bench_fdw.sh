@@ -96,14 +96,8 @@ harness_pg_bindir() { echo "$PG_BIN"; }
 
 # --- servers -------------------------------------------------------------------------
 C_HOST=127.0.0.2
-C_PORT=$(harness_free_port "$C_HOST")
-COLFAMD_CMD=("$BIN/colfamd" --rpc_address "$C_HOST" --rpc_port "$C_PORT"
-             --listen_address "$C_HOST" --seeds "$C_HOST"
-             --data_file_directories "$H_TMP/colfamd/data"
-             --commitlog_directory "$H_TMP/colfamd/commitlog")
-harness_spawn colfamd "${COLFAMD_CMD[@]}"
-C_PID=$H_PID
-harness_wait_tcp "$C_HOST" "$C_PORT" 30 || { tail -n 20 "$H_TMP/colfamd.log" >&2; die "colfamd did not start"; }
+harness_colfamd colfamd "$C_HOST" "$BIN/colfamd" --seeds "$C_HOST" || die "colfamd did not start"
+C_PID=$H_PID C_PORT=$H_PORT
 log "colfamd (pid $C_PID) on $C_HOST:$C_PORT"
 
 H_PG_OPTS="-c shared_buffers=256MB -c work_mem=16MB -c maintenance_work_mem=256MB -c max_wal_size=4GB"

@@ -73,15 +73,9 @@ harness_init
 # --- servers -------------------------------------------------------------------------
 C_HOST=127.0.0.2
 R_HOST=127.0.0.3
-C_PORT=$(harness_free_port "$C_HOST")
-mkdir -p "$H_TMP/colfamd" "$H_TMP/redis"
-COLFAMD_CMD=("$COLFAMD" --rpc_address "$C_HOST" --rpc_port "$C_PORT"
-             --listen_address "$C_HOST" --seeds "$C_HOST"
-             --data_file_directories "$H_TMP/colfamd/data"
-             --commitlog_directory "$H_TMP/colfamd/commitlog")
-harness_spawn colfamd "${COLFAMD_CMD[@]}"
-C_PID=$H_PID
-harness_wait_tcp "$C_HOST" "$C_PORT" 30 || { tail -n 20 "$H_TMP/colfamd.log" >&2; die "colfamd did not start"; }
+harness_colfamd colfamd "$C_HOST" "$COLFAMD" --seeds "$C_HOST" || die "colfamd did not start"
+C_PID=$H_PID C_PORT=$H_PORT COLFAMD_CMD=("${H_CMD[@]}")
+mkdir -p "$H_TMP/redis"
 log "colfamd (pid $C_PID) on $C_HOST:$C_PORT, data in $H_TMP/colfamd"
 
 R_PORT=$(harness_free_port "$R_HOST")
@@ -95,17 +89,20 @@ log "redis-server (pid $R_PID) on $R_HOST:$R_PORT, persistence off"
 # --- /proc sampling --------------------------------------------------------------------
 TICK=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-
-# Samples PID's VmRSS every 0.1 s into FILE (the maximum so far) until killed.
+# Samples PID's VmRSS every 0.1 s into FILE (the maximum so far) until killed. Without
+# a process per sample (no awk, no sleep: read -t on a FIFO nobody writes), so that the
+# client CPU measured around it (bash's times counts every child) is the client's.
 SAMPLER=
 sampler_start() {   # PID FILE
+  [[ -p $H_TMP/tick ]] || mkfifo "$H_TMP/tick"
   (
+    exec 3<>"$H_TMP/tick"
     max=0
     while kill -0 "$1" 2>/dev/null; do
-      r=$(rss_kb "$1")
+      r=0
+      while read -r k v _; do [[ $k == VmRSS: ]] && { r=$v; break; }; done 2>/dev/null <"/proc/$1/status"
       ((r > max)) && { max=$r; echo "$max" >"$2"; }
-      sleep 0.1
+      read -r -t 0.1 -u 3 _ || true
     done
   ) &
   SAMPLER=$!
@@ -120,6 +117,29 @@ children_cpu() {
   printf -v "$1" '%s' "$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }; print n }' "$H_TMP/times")"
 }
 
+# Runs CMD (with the caller's redirections) while measuring server PID: its maximum
+# VmRSS into $H_TMP/rss-NAME; the CPU seconds PID and the client (this shell's
+# children) spent meanwhile into M_SERVER_S and M_CLIENT_S. Returns CMD's status.
+measure() {         # NAME PID CMD...
+  local name=$1 pid=$2 rc=0 t0 t1 cl0 cl1
+  shift 2
+  echo 0 >"$H_TMP/rss-$name"
+  t0=$(cpu_ticks "$pid")
+  children_cpu cl0
+  sampler_start "$pid" "$H_TMP/rss-$name"
+  "$@" || rc=$?
+  sampler_stop
+  t1=$(cpu_ticks "$pid")
+  children_cpu cl1
+  M_SERVER_S=$(awk -v d=$((t1 - t0)) -v t="$TICK" 'BEGIN { print d / t }')
+  M_CLIENT_S=$(awk -v a="$cl0" -v b="$cl1" 'BEGIN { print b - a }')
+  return $rc
+}
+
+per_op_us() {       # SECONDS N → microseconds per operation
+  awk -v s="$1" -v n="$2" 'BEGIN { printf "%.1f", (n > 0 ? s * 1e6 / n : 0) }'
+}
+
 json_num() {        # KEY FILE → the first "KEY":number in FILE
   grep -o "\"$1\":[-0-9.eE+]*" "$2" | head -n 1 | cut -d: -f2
 }
@@ -131,7 +151,7 @@ CMDS=()
 # STHREADS event-loop threads over CLIENTS connections, or CLIENTS blocking threads
 # when NAME ends in -threads.
 stress() {          # NAME ARGS...
-  local name=$1 out=$H_TMP/stress-$1.json cpu0 cpu1 cmd cl0 cl1 model
+  local name=$1 out=$H_TMP/stress-$1.json cmd model
   shift
   if [[ $name == *-threads ]]; then
     model=(-t "$CLIENTS")
@@ -142,15 +162,8 @@ stress() {          # NAME ARGS...
        --output json --interval 2 "$@")
   CMDS+=("${cmd[*]/#$ROOT\//}")
   log "colfamd $name: ${SECS}s, ${model[*]}"
-  echo 0 >"$H_TMP/rss-$name"
-  cpu0=$(cpu_ticks "$C_PID")
-  children_cpu cl0
-  sampler_start "$C_PID" "$H_TMP/rss-$name"
-  "${cmd[@]}" >"$out" 2> >(sed 's/^/    /' >&2) ||
-    { sampler_stop; cat "$out" >&2; die "colfam stress $name failed (colfamd log: $H_TMP/colfamd.log)"; }
-  sampler_stop
-  cpu1=$(cpu_ticks "$C_PID")
-  children_cpu cl1
+  measure "$name" "$C_PID" "${cmd[@]}" >"$out" 2> >(sed 's/^/    /' >&2) ||
+    { cat "$out" >&2; die "colfam stress $name failed (colfamd log: $H_TMP/colfamd.log)"; }
   kill -0 "$C_PID" 2>/dev/null || die "colfamd exited during $name"
   R[$name.ops]=$(json_num ops_per_sec "$out")
   R[$name.cols]=$(json_num columns_per_sec "$out")
@@ -160,10 +173,8 @@ stress() {          # NAME ARGS...
   R[$name.misses]=$(json_num misses "$out")
   R[$name.errors]=$(json_num errors "$out")
   R[$name.rss]=$(cat "$H_TMP/rss-$name")
-  R[$name.cpu_us]=$(awk -v d=$((cpu1 - cpu0)) -v t="$TICK" -v n="${R[$name.total]}" \
-                    'BEGIN { printf "%.1f", (n > 0 ? d / t * 1e6 / n : 0) }')
-  R[$name.client_us]=$(awk -v a="$cl0" -v b="$cl1" -v n="${R[$name.total]}" \
-                       'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1e6 / n : 0) }')
+  R[$name.cpu_us]=$(per_op_us "$M_SERVER_S" "${R[$name.total]}")
+  R[$name.client_us]=$(per_op_us "$M_CLIENT_S" "${R[$name.total]}")
   log "  $name: $(printf '%.0f' "${R[$name.ops]}") ops/s, p50 ${R[$name.p50]} ms, p99 ${R[$name.p99]} ms, misses ${R[$name.misses]}, errors ${R[$name.errors]}"
   [[ ${R[$name.errors]} == 0 ]] || log "  warning: $name had ${R[$name.errors]} failed operations"
 }
@@ -185,15 +196,8 @@ RB_CMD=(redis-benchmark -h "$R_HOST" -p "$R_PORT" -c "$CLIENTS" -n "$REDIS_N" -d
         -r "$KEYS" -t set,get --csv)
 CMDS+=("${RB_CMD[*]}")
 log "redis SET, GET: $REDIS_N requests each, $CLIENTS connections"
-echo 0 >"$H_TMP/rss-redis"
-cpu0=$(cpu_ticks "$R_PID")
-children_cpu cl0
-sampler_start "$R_PID" "$H_TMP/rss-redis"
-"${RB_CMD[@]}" >"$H_TMP/redis.csv" 2>"$H_TMP/redis-benchmark.err" ||
-  { sampler_stop; cat "$H_TMP/redis-benchmark.err" >&2; die "redis-benchmark failed"; }
-sampler_stop
-cpu1=$(cpu_ticks "$R_PID")
-children_cpu cl1
+measure redis "$R_PID" "${RB_CMD[@]}" >"$H_TMP/redis.csv" 2>"$H_TMP/redis-benchmark.err" ||
+  { cat "$H_TMP/redis-benchmark.err" >&2; die "redis-benchmark failed"; }
 # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
 header=$(head -n 1 "$H_TMP/redis.csv")
 [[ $header == *'"p50_latency_ms"'*'"p99_latency_ms"'* ]] ||
@@ -205,10 +209,8 @@ for t in SET GET; do
   log "  redis $t: $(printf '%.0f' "$rps") ops/s, p50 $p50 ms, p99 $p99 ms"
 done
 R[redis.rss]=$(cat "$H_TMP/rss-redis")
-R[redis.cpu_us]=$(awk -v d=$((cpu1 - cpu0)) -v t="$TICK" -v n=$((2 * REDIS_N)) \
-                  'BEGIN { printf "%.1f", d / t * 1e6 / n }')
-R[redis.client_us]=$(awk -v a="$cl0" -v b="$cl1" -v n=$((2 * REDIS_N)) \
-                     'BEGIN { printf "%.1f", (b - a) * 1e6 / n }')
+R[redis.cpu_us]=$(per_op_us "$M_SERVER_S" $((2 * REDIS_N)))
+R[redis.client_us]=$(per_op_us "$M_CLIENT_S" $((2 * REDIS_N)))
 
 # --- report ---------------------------------------------------------------------------
 f0() { printf '%.0f' "$1"; }

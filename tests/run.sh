@@ -178,27 +178,23 @@ ensure_pg() {
 # COLFAM_HOSTS (RandomPartitioner, every seed) and COLFAM_HOSTS_BOP
 # (ByteOrderedPartitioner, BloggyAppy: key ranges) tell the SQL scripts where (\getenv).
 colfamd_ready=0
-start_node() {   # NAME HOST PARTITIONER SEED... → prints host:port
-  local name=$1 host=$2 partitioner=$3 port seed dir=$H_TMP/$1; shift 3
-  port=$(harness_free_port "$host") || return 1
-  harness_spawn "$name" build/release/bin/colfamd --rpc_address "$host" --rpc_port "$port" \
-    --listen_address "$host" --partitioner "$partitioner" --data_file_directories "$dir/data" \
-    --commitlog_directory "$dir/commitlog" || return 1
-  harness_wait_tcp "$host" "$port" 20 || { cat "$H_TMP/$name.log" >&2; return 1; }
+start_node() {   # NAME HOST PARTITIONER SEED... → sets H_PORT
+  local name=$1 host=$2 partitioner=$3 seed log; shift 3
+  harness_colfamd "$name" "$host" build/release/bin/colfamd --partitioner "$partitioner" ||
+    return 1
   for seed in "$@"; do
-    build/release/bin/colfam shell -h "$host" -p "$port" -f "$seed" >"$H_TMP/$name-$(basename "$seed").log" 2>&1 ||
-      { echo "loading $seed into $name failed:" >&2; cat "$H_TMP/$name-$(basename "$seed").log" >&2; return 1; }
+    log=$H_TMP/$name-$(basename "$seed").log
+    build/release/bin/colfam shell -h "$host" -p "$H_PORT" -f "$seed" >"$log" 2>&1 ||
+      { echo "loading $seed into $name failed:" >&2; cat "$log" >&2; return 1; }
   done
-  echo "$host:$port"
 }
 ensure_colfamd() {
   [[ $colfamd_ready -eq 1 ]] && return 0
   $MAKE -s engine || return 1
-  # not in $(...): the nodes must be children of this shell, to be stopped on exit
-  start_node colfamd 127.0.0.2 RandomPartitioner tests/data/seeds/*.cli >"$H_TMP/hosts" || return 1
-  COLFAM_HOSTS=$(cat "$H_TMP/hosts")
-  start_node colfamd-bop 127.0.0.3 ByteOrderedPartitioner tests/data/seeds/bloggyappy.cli >"$H_TMP/hosts" || return 1
-  COLFAM_HOSTS_BOP=$(cat "$H_TMP/hosts")
+  start_node colfamd 127.0.0.2 RandomPartitioner tests/data/seeds/*.cli || return 1
+  COLFAM_HOSTS=127.0.0.2:$H_PORT
+  start_node colfamd-bop 127.0.0.3 ByteOrderedPartitioner tests/data/seeds/bloggyappy.cli || return 1
+  COLFAM_HOSTS_BOP=127.0.0.3:$H_PORT
   export COLFAM_HOSTS COLFAM_HOSTS_BOP
   colfamd_ready=1
 }

@@ -8,15 +8,17 @@
 #   harness_pg_start [NAME]           private PostgreSQL in $H_TMP/NAME [pg]; sets PGHOST
 #                                     PGPORT PGUSER (H_PG_OPTS: more -c settings)
 #   harness_spawn NAME CMD...         a background server; log in $H_TMP/NAME.log
+#   harness_colfamd NAME HOST BIN [ARG...]  a colfamd node on HOST and a free port, its
+#                                     data in $H_TMP/NAME; sets H_PID H_PORT H_CMD
 #   harness_free_port HOST            prints a port nobody listens on at HOST
-#   harness_wait_tcp HOST PORT SECS   waits until HOST:PORT accepts a connection
+#   harness_wait_tcp HOST PORT SECS [PID]  waits until HOST:PORT accepts a connection
+#                                     (gives up at once if process PID has exited)
 #   harness_on_exit CMD...            registers a cleanup action (run in reverse order)
 #   harness_positive_ints VAR...      fails naming the first VAR not a positive integer
 #   harness_cpu_model                 prints the CPU's model name (benchmark reports)
 #
-# A colfamd node is one harness_spawn: pick 127.0.0.N, a free port there, a data dir
-# under $H_TMP, spawn, wait for the port. PostgreSQL refuses to run as root, so as root
-# its commands run as the unprivileged user $H_PG_OSUSER (default postgres).
+# PostgreSQL refuses to run as root, so as root its commands run as the unprivileged
+# user $H_PG_OSUSER (default postgres).
 
 H_PG_OSUSER=${H_PG_OSUSER:-postgres}
 H_CLEANUP=()
@@ -104,10 +106,14 @@ harness_free_port() {   # HOST
   return 1
 }
 
-harness_wait_tcp() {    # HOST PORT SECONDS
+harness_wait_tcp() {    # HOST PORT SECONDS [PID]
   local deadline=$((SECONDS + ${3:-30}))
   while ((SECONDS < deadline)); do
     (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0
+    if [[ -n ${4:-} ]] && ! kill -0 "$4" 2>/dev/null; then
+      harness_log "the server for $1:$2 (pid $4) exited before accepting connections"
+      return 1
+    fi
     sleep 0.1
   done
   harness_log "nothing accepted connections on $1:$2 within ${3:-30}s"
@@ -133,6 +139,22 @@ harness_spawn() {       # NAME CMD...  → sets H_PID
   (harness_close_fds; exec "$@") >"$H_TMP/$name.log" 2>&1 &
   H_PID=$!
   harness_on_exit "harness_stop_pid $H_PID $name"
+}
+
+# Starts colfamd (the binary BIN) with --rpc_address and --listen_address HOST, a free
+# port there, --data_file_directories and --commitlog_directory under $H_TMP/NAME, then
+# ARGs; returns once the port accepts a connection (up to 30 s; failing at once if
+# colfamd exits first, with the end of $H_TMP/NAME.log on stderr). Sets H_PID, H_PORT
+# and H_CMD (the command line, an array).
+harness_colfamd() {     # NAME HOST BIN [ARG...]
+  local name=$1 host=$2 bin=$3; shift 3
+  H_PORT=$(harness_free_port "$host") || return 1
+  H_CMD=("$bin" --rpc_address "$host" --rpc_port "$H_PORT" --listen_address "$host"
+         --data_file_directories "$H_TMP/$name/data"
+         --commitlog_directory "$H_TMP/$name/commitlog" "$@")
+  harness_spawn "$name" "${H_CMD[@]}"
+  harness_wait_tcp "$host" "$H_PORT" 30 "$H_PID" ||
+    { tail -n 20 "$H_TMP/$name.log" >&2; harness_log "colfamd $name did not start"; return 1; }
 }
 
 harness_pg_bindir() { "${PG_CONFIG:-pg_config}" --bindir; }

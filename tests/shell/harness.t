@@ -1,7 +1,7 @@
 # tests/shell/harness.t — the harness starts servers on 127.0.0.x and always stops them,
 # which later suites rely on to run colfamd nodes. Stand-in servers are perl listeners.
 . "$COLFAM_ROOT/tests/shell/tap.sh"
-tap_plan 7
+tap_plan 9
 
 pids_file=$(mktemp)
 # The children's runs fail on purpose and keep their logs; keep them in a dir of ours.
@@ -64,4 +64,26 @@ leak=$(bash -c '
   done
   ls /proc/$H_PID/fd | tr "\n" " "' 2>/dev/null)
 tap_ok $([[ "$leak" == "0 1 2 " ]]; echo $?) "a spawned server holds only fds 0-2 (has: $leak)"
+
+# harness_colfamd: a real colfamd on a free port, stopped at exit; one that cannot start
+# fails at once (not after the 30 s wait) with its log on stderr.
+out=$(bash -c '
+  . "$COLFAM_ROOT/tests/lib/harness.sh"
+  harness_init
+  harness_colfamd node 127.0.0.2 "$COLFAM_ROOT/build/release/bin/colfamd" --cluster_name harness.t ||
+    exit 1
+  echo "$H_PID" >"$1"
+  (exec 3<>"/dev/tcp/127.0.0.2/$H_PORT") && [[ ${H_CMD[*]} == *"--rpc_port $H_PORT "* ]] &&
+    [[ -d $H_TMP/node/data ]] && echo started' child "$pids_file" 2>&1)
+tap_ok $([[ $out == *started* ]] && all_stopped; echo $?) \
+  "harness_colfamd starts colfamd on a free port; it is stopped at exit"
+[[ $out == started ]] || sed 's/^/#   /' <<<"$out"
+start=$SECONDS
+out=$(bash -c '
+  . "$COLFAM_ROOT/tests/lib/harness.sh"
+  harness_init
+  harness_colfamd bad 127.0.0.2 "$COLFAM_ROOT/build/release/bin/colfamd" --no_such_option x &&
+    echo started' 2>&1)
+tap_ok $([[ $out != *started* && $out == *"usage: colfamd"* && $((SECONDS - start)) -lt 10 ]]; echo $?) \
+  "a colfamd that exits at start-up fails harness_colfamd at once, with its log ($((SECONDS - start)) s)"
 exit $T_FAILED

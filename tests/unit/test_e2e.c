@@ -73,16 +73,10 @@ fails(cf_status *s, cf_code code, const char *part, const char *what)
 	cf_status_free(s);
 }
 
-static bool
-is(cf_slice s, const char *text)
-{
-	return s.len == strlen(text) && memcmp(s.p, text, s.len) == 0;
-}
-
 static void
 assert_slice(cf_slice s, const char *text)
 {
-	if (!is(s, text))
+	if (!S_EQ(s, text))
 		fail_msg("got \"%.*s\", expected \"%s\"", (int) s.len, (const char *) s.p, text);
 }
 
@@ -114,7 +108,7 @@ put(cfc_conn *c, const char *cf, const char *key, const char *col, const char *v
 	ok(cfc_insert(c, S(key), &p, &col_, cl), "insert");
 }
 
-/* The value of key/col in cf, or fails; "" is returned for NotFound when may_miss. */
+/* The value of key/col in cf, or fails; NULL for NotFound when may_miss. */
 static char *
 get_value(cfc_conn *c, const char *cf, const char *key, const char *col, int cl,
 		  cf_arena *a, bool may_miss)
@@ -146,14 +140,14 @@ cf_def(const char *name, const char *comparator)
 	return d;
 }
 
-static cf_t_ks_def *
-find_cf_in(cf_t_ks_def *ks, const char *cf, cf_t_cf_def **out)
+/* The CfDef named cf in ks; NULL when ks has none. */
+static cf_t_cf_def *
+find_cf(cf_t_ks_def *ks, const char *cf)
 {
-	*out = NULL;
 	for (size_t i = 0; i < ks->n_cf_defs; i++)
-		if (is(ks->cf_defs[i].name, cf))
-			*out = &ks->cf_defs[i];
-	return ks;
+		if (S_EQ(ks->cf_defs[i].name, cf))
+			return &ks->cf_defs[i];
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -207,7 +201,7 @@ describe_methods_tell_the_truth(void **state)
 	assert_slice(sv[0].hosts[0], HOST);
 	ok(cfc_describe_keyspaces(c, a, &ksds, &n), "describe_keyspaces");
 	for (size_t i = 0; i < n; i++)
-		found |= is(ksds[i].name, KS);
+		found |= S_EQ(ksds[i].name, KS);
 	assert_true(found);
 	ok(cfc_describe_ring(c, KS, a, &ring, &n), "describe_ring");
 	assert_int_equal(n, 1);
@@ -227,8 +221,9 @@ describe_methods_tell_the_truth(void **state)
 
 /* ---------------------------------------------------------------- schema */
 
+/* The keyspace as schema_changes_persist_across_restarts leaves it. */
 static void
-check_schema(cfc_conn *c, cf_arena *a, bool after_changes)
+check_schema(cfc_conn *c, cf_arena *a)
 {
 	cf_t_ks_def ksd;
 	cf_t_cf_def *cf;
@@ -237,27 +232,21 @@ check_schema(cfc_conn *c, cf_arena *a, bool after_changes)
 	assert_slice(ksd.name, KS);
 	assert_true(ksd.strategy_class.len > 0 &&
 				memmem(ksd.strategy_class.p, ksd.strategy_class.len, "SimpleStrategy", 14));
-	find_cf_in(&ksd, "Std", &cf);
+	cf = find_cf(&ksd, "Std");
 	assert_non_null(cf);
 	assert_true(memmem(cf->comparator_type.p, cf->comparator_type.len, "UTF8Type", 8));
-	find_cf_in(&ksd, "Sup", &cf);
+	assert_true(cf->has_comment);
+	assert_slice(cf->comment, "updated by test_e2e");
+	cf = find_cf(&ksd, "Sup");
 	assert_non_null(cf);
 	assert_slice(cf->column_type, "Super");
-	find_cf_in(&ksd, "Idx", &cf);
+	cf = find_cf(&ksd, "Idx");
 	assert_non_null(cf);
 	assert_true(cf->n_column_metadata >= 1);
-	find_cf_in(&ksd, "Temp", &cf);
-	if (after_changes)
-	{
-		assert_null(cf);		/* dropped */
-		find_cf_in(&ksd, "Std", &cf);
-		assert_true(cf->has_comment);
-		assert_slice(cf->comment, "updated by test_e2e");
-		find_cf_in(&ksd, "Late", &cf);
-		assert_non_null(cf);
-		assert_int_equal(ksd.replication_factor, 1);
-		assert_true(ksd.has_strategy_options || ksd.n_strategy_options == 0);
-	}
+	assert_null(find_cf(&ksd, "Temp"));	/* dropped */
+	assert_non_null(find_cf(&ksd, "Late"));
+	assert_int_equal(ksd.replication_factor, 1);
+	assert_true(ksd.has_strategy_options || ksd.n_strategy_options == 0);
 }
 
 static void
@@ -328,13 +317,13 @@ schema_changes_persist_across_restarts(void **state)
 			  "add Late twice");
 	}
 	{
-		cf_t_cf_def upd = cfs[0];
+		cf_t_cf_def upd;
 		cf_t_ks_def kd;
 		cf_t_cf_def *cur;
 
 		/* an update names the CF by id, as 0.7's clients send what describe gave */
 		ok(cfc_describe_keyspace(c, KS, a, &kd), "describe_keyspace");
-		find_cf_in(&kd, "Std", &cur);
+		cur = find_cf(&kd, "Std");
 		assert_non_null(cur);
 		upd = *cur;
 		upd.has_comment = true;
@@ -367,14 +356,14 @@ schema_changes_persist_across_restarts(void **state)
 		fails(cfc_system_drop_keyspace(c, "Gone", a, NULL), CF_ERR_INVALID, "Gone",
 			  "drop Gone twice");
 	}
-	check_schema(c, a, true);
+	check_schema(c, a);
 	put(c, "Std", "persist", "c", "before restart", CF_T_CL_ONE);
 
 	/* a clean restart, then a crash: the schema and the data are still there */
 	test_colfamd_stop(node);
 	test_colfamd_restart(node);
 	cfc_disconnect(c);
-	check_schema(c, a, true);
+	check_schema(c, a);
 	assert_string_equal(get_value(c, "Std", "persist", "c", 0, a, false), "before restart");
 	{
 		cf_t_cf_def again = cf_def("AfterRestart", "BytesType");
@@ -384,14 +373,12 @@ schema_changes_persist_across_restarts(void **state)
 	test_colfamd_kill(node);
 	test_colfamd_restart(node);
 	cfc_disconnect(c);
-	check_schema(c, a, true);
+	check_schema(c, a);
 	{
 		cf_t_ks_def kd;
-		cf_t_cf_def *cf;
 
 		ok(cfc_describe_keyspace(c, KS, a, &kd), "describe_keyspace after kill");
-		find_cf_in(&kd, "AfterRestart", &cf);
-		if (cf == NULL)
+		if (find_cf(&kd, "AfterRestart") == NULL)
 			fail_msg("a column family added before a kill -9 is gone after the restart");
 	}
 	ok(cfc_system_drop_column_family(c, "AfterRestart", a, NULL), "drop AfterRestart");
@@ -474,17 +461,17 @@ reads_and_writes(void **state)
 		assert_int_equal(n, 3);
 		for (size_t i = 0; i < n; i++)
 		{
-			size_t		want = is(kc[i].key, "row0") ? 1 : is(kc[i].key, "row4") ? 5 : 0;
+			size_t		want = S_EQ(kc[i].key, "row0") ? 1 : S_EQ(kc[i].key, "row4") ? 5 : 0;
 
-			assert_true(is(kc[i].key, "row0") || is(kc[i].key, "row4") ||
-						is(kc[i].key, "nosuchrow"));
+			assert_true(S_EQ(kc[i].key, "row0") || S_EQ(kc[i].key, "row4") ||
+						S_EQ(kc[i].key, "nosuchrow"));
 			assert_int_equal(kc[i].n_columns, want);
 		}
 		ok(cfc_multiget_count(c, keys, 3, &p, &pred, 0, a, &cnt, &n), "multiget_count");
 		assert_int_equal(n, 3);
 		for (size_t i = 0; i < n; i++)
 			assert_int_equal(cnt[i].count,
-							 is(cnt[i].key, "row0") ? 1 : is(cnt[i].key, "row4") ? 5 : 0);
+							 S_EQ(cnt[i].key, "row0") ? 1 : S_EQ(cnt[i].key, "row4") ? 5 : 0);
 	}
 
 	/* remove: a column, then a whole row */
@@ -549,7 +536,7 @@ reads_and_writes(void **state)
 			if (rows[i].n_columns == 0)
 				continue;		/* range ghosts */
 			seen++;
-			if (is(rows[i].key, "row2"))
+			if (S_EQ(rows[i].key, "row2"))
 				assert_int_equal(rows[i].n_columns, 3);
 		}
 		/* row0..row2, row4, batch, persist (schema test); row3 is deleted */

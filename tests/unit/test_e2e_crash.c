@@ -31,6 +31,7 @@
 
 #include "client/client.h"
 #include "support/colfamd.h"
+#include "support/envtest.h"
 #include "support/slices.h"
 
 #define HOST "127.0.0.6"
@@ -187,13 +188,6 @@ reader(const test_colfamd *d)
 	return c;
 }
 
-static void
-ok(cf_status *s, const char *what)
-{
-	if (s)
-		fail_msg("%s: %s", what, cf_status_msg(s));
-}
-
 /* Reads one column; NULL when it is not there. */
 static char *
 read_value(cfc_conn *c, const char *key, const char *col, cf_arena *a)
@@ -207,7 +201,8 @@ read_value(cfc_conn *c, const char *key, const char *col, cf_arena *a)
 		cf_status_free(s);
 		return NULL;
 	}
-	ok(s, "get");
+	if (s)
+		fail_msg("get %s/%s: %s", key, col, cf_status_msg(s));
 	return cf_arena_strndup(a, (const char *) out.column.value.p, out.column.value.len);
 }
 
@@ -242,7 +237,7 @@ kill9_under_load_loses_nothing_acknowledged(void **state)
 		cfc_conn   *admin;
 
 		assert_null(cfc_new(&o, &admin));
-		ok(cfc_system_add_keyspace(admin, &ks, a, NULL), "add keyspace");
+		OK(cfc_system_add_keyspace(admin, &ks, a, NULL));
 		cfc_free(admin);
 	}
 

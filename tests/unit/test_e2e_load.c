@@ -26,6 +26,7 @@
 
 #include "client/client.h"
 #include "support/colfamd.h"
+#include "support/envtest.h"
 #include "support/slices.h"
 #include "util/buf.h"
 
@@ -58,12 +59,6 @@ typedef struct client
 	long		next_gen;
 	int64_t		ts;
 } client;
-
-static bool
-is(cf_slice s, const char *text)
-{
-	return s.len == strlen(text) && memcmp(s.p, text, s.len) == 0;
-}
 
 static void
 report(client *cl, const char *fmt,...) __attribute__((format(printf, 2, 3)));
@@ -130,7 +125,7 @@ check_shared_row(client *cl, cf_slice key, const cf_t_cosc *cols, size_t n)
 
 		snprintf(name, sizeof(name), "s%02zu", j % 100);
 		shared_value(row, (int) j, want, sizeof(want));
-		if (!is(cols[j].column.name, name) || !is(cols[j].column.value, want))
+		if (!S_EQ(cols[j].column.name, name) || !S_EQ(cols[j].column.value, want))
 			report(cl, "client %d: %s column %zu is %.*s=%.*s, want %s=%s", cl->id, k, j,
 				   (int) cols[j].column.name.len, (const char *) cols[j].column.name.p,
 				   (int) cols[j].column.value.len, (const char *) cols[j].column.value.p,
@@ -221,7 +216,7 @@ op_get_own(client *cl, cfc_conn *c, char *rowkey, cf_arena *a)
 	if (!check(cl, s, "get"))
 		return;
 	own_value(cl, k, cl->gen[k], want, sizeof(want));
-	if (!is(out.column.value, want))
+	if (!S_EQ(out.column.value, want))
 		report(cl, "client %d: %s reads %.*s, want %s", cl->id, name,
 			   (int) out.column.value.len, (const char *) out.column.value.p, want);
 }
@@ -248,7 +243,7 @@ op_slice_own(client *cl, cfc_conn *c, char *rowkey, cf_arena *a)
 			continue;
 		own_name(k, name, sizeof(name));
 		own_value(cl, k, cl->gen[k], want, sizeof(want));
-		if (j >= n || !is(cols[j].column.name, name) || !is(cols[j].column.value, want))
+		if (j >= n || !S_EQ(cols[j].column.name, name) || !S_EQ(cols[j].column.value, want))
 		{
 			report(cl, "client %d: get_slice of its row differs at %s (%zu columns back)",
 				   cl->id, name, n);
@@ -310,7 +305,7 @@ op_range_shared(client *cl, cfc_conn *c, cf_arena *a, cf_buf *tok)
 		report(cl, "client %d: get_range_slices count 20 returned %zu", cl->id, n);
 	for (size_t i = 0; i < n; i++)
 	{
-		if (is(rows[i].key, start))
+		if (S_EQ(rows[i].key, start))
 			report(cl, "client %d: the range (token(%s), 0] returned %s itself", cl->id,
 				   start, start);
 		check_shared_row(cl, rows[i].key, rows[i].columns, rows[i].n_columns);
@@ -391,13 +386,6 @@ env_int(const char *name, int dflt)
 }
 
 static void
-ok(cf_status *s, const char *what)
-{
-	if (s)
-		fail_msg("%s: %s", what, cf_status_msg(s));
-}
-
-static void
 preload(cfc_conn *c)
 {
 	cf_arena   *a = cf_arena_new(0);
@@ -410,8 +398,8 @@ preload(cfc_conn *c)
 	cf_t_ks_def ks = {.name = S(KS),.strategy_class = S("SimpleStrategy"),
 	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 2};
 
-	ok(cfc_system_add_keyspace(c, &ks, a, NULL), "add keyspace");
-	ok(cfc_set_keyspace(c, KS), "set_keyspace");
+	OK(cfc_system_add_keyspace(c, &ks, a, NULL));
+	OK(cfc_set_keyspace(c, KS));
 	for (int row = 0; row < SHARED_ROWS; row++)
 	{
 		char		key[24],
@@ -431,7 +419,7 @@ preload(cfc_conn *c)
 			m[j] = (cf_t_mutation) {.has_cosc = true,.cosc = {.has_column = true,
 			.column = {.name = S(names[j]),.value = S(vals[j]),.timestamp = 1}}};
 		}
-		ok(cfc_batch_mutate(c, &km, 1, CF_T_CL_ONE), "preload");
+		OK(cfc_batch_mutate(c, &km, 1, CF_T_CL_ONE));
 	}
 	cf_arena_free(a);
 }
@@ -503,8 +491,8 @@ many_clients_for_a_bounded_time_without_error(void **state)
 		fail_msg("colfamd's RSS reached %ld KiB (cap %d MiB)", rss_max, RSS_CAP_MB);
 
 	/* still answering, and it stops cleanly */
-	ok(cfc_describe_version(c, a, &version), "describe_version after the load");
-	assert_true(is(version, "19.4.0"));
+	OK(cfc_describe_version(c, a, &version));
+	assert_true(S_EQ(version, "19.4.0"));
 	cfc_free(c);
 	cf_arena_free(a);
 	pthread_attr_destroy(&attr);

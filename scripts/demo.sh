@@ -16,12 +16,9 @@ make -s engine >/dev/null
 harness_install_extension
 
 host=127.0.0.2
-port=$(harness_free_port $host)
-echo "==> starting colfamd on $host:$port (data in $H_TMP/colfamd)"
-harness_spawn colfamd build/release/bin/colfamd --rpc_address $host --rpc_port "$port" \
-  --listen_address $host --data_file_directories "$H_TMP/colfamd/data" \
-  --commitlog_directory "$H_TMP/colfamd/commitlog"
-harness_wait_tcp $host "$port" 30 || { cat "$H_TMP/colfamd.log"; exit 1; }
+echo "==> starting colfamd on $host (data in $H_TMP/colfamd)"
+harness_colfamd colfamd $host build/release/bin/colfamd || exit 1
+port=$H_PORT
 
 for seed in bloggyappy twissandra; do
   echo "==> loading tests/data/seeds/$seed.cli with colfam shell"

@@ -22,13 +22,14 @@
 static cf_db *
 open_db(db_fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops, bool compaction)
 {
-	cf_db_options o = {
-		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
-		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = mode,
-		.memtable_max_ops = memtable_ops,.background_compaction = compaction,
-	};
+	cf_db_options o = db_fixture_options(f);
 	cf_db	   *db;
-	cf_status  *s = cf_db_open(&o, &db);
+	cf_status  *s;
+
+	o.sync_mode = mode;
+	o.memtable_max_ops = memtable_ops;
+	o.background_compaction = compaction;
+	s = cf_db_open(&o, &db);
 
 	if (s)
 		fail_msg("cf_db_open: %s", cf_status_msg(s));
@@ -42,15 +43,13 @@ open_db(db_fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops, bool 
 static cf_db *
 child_open_db(db_fixture *f, cf_commitlog_sync_mode mode, uint64_t memtable_ops)
 {
-	cf_db_options o = {
-		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
-		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = mode,
-		.memtable_max_ops = memtable_ops,
-	};
+	cf_db_options o = db_fixture_options(f);
 	cf_db	   *db;
-	cf_status  *s = cf_db_open(&o, &db);
+	cf_status  *s;
 
-	if (s)
+	o.sync_mode = mode;
+	o.memtable_max_ops = memtable_ops;
+	if ((s = cf_db_open(&o, &db)) != NULL)
 	{
 		fprintf(stderr, "child: cf_db_open: %s\n", cf_status_msg(s));
 		_exit(4);

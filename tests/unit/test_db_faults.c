@@ -54,16 +54,12 @@ seed_of(const char *test)
 static void
 open_db(db_fixture *f, cf_env *env, cf_commitlog_sync_mode mode, uint64_t memtable_ops)
 {
-	cf_db_options o = {
-		.env = env,.data_dir = f->data,.commitlog_dir = f->log,
-		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = mode,
-		.memtable_max_ops = memtable_ops,
-	};
-	cf_status  *s;
+	cf_db_options o = db_fixture_options(f);
 
-	f->db = NULL;
-	if ((s = cf_db_open(&o, &f->db)) != NULL)
-		fail_msg("cf_db_open: %s", cf_status_msg(s));
+	o.env = env;
+	o.sync_mode = mode;
+	o.memtable_max_ops = memtable_ops;
+	db_fixture_open(f, &o);
 }
 
 /* Rows: UTF8 names; "v" (UTF8Type) indexed, "w" not. */

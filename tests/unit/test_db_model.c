@@ -92,17 +92,10 @@ ref_visible(const ref_row *r, int n)
 static cf_db *
 open_db(db_fixture *f)
 {
-	cf_db_options o = {
-		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
-		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = CF_COMMITLOG_PERIODIC,
-		.memtable_max_ops = 97,	/* switches happen on their own too */
-	};
-	cf_db	   *db;
-	cf_status  *s = cf_db_open(&o, &db);
+	cf_db_options o = db_fixture_options(f);
 
-	if (s)
-		fail_msg("open: %s", cf_status_msg(s));
-	return db;
+	o.memtable_max_ops = 97;	/* switches happen on their own too */
+	return db_fixture_open(f, &o);
 }
 
 static void
@@ -199,7 +192,7 @@ random_history_matches_the_reference(void **state)
 	 * (test_compaction.c).
 	 */
 	assert_null(cf_ksdef_add_cf(&ks, &cf));
-	f->db = open_db(f);
+	open_db(f);
 	assert_null(cf_db_add_keyspace(f->db, &ks));
 	cf_ksdef_clear(&ks);
 
@@ -288,7 +281,7 @@ random_history_matches_the_reference(void **state)
 				assert_null(cf_db_abandon(f->db));
 				replays++;
 			}
-			f->db = open_db(f);
+			open_db(f);
 			restarts++;
 		}
 		compare(f, step, seed);

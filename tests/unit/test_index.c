@@ -163,16 +163,12 @@ row_keys_and_operators(void **state)
 static cf_db *
 open_db_env(db_fixture *f, cf_env *env, cf_partitioner p, uint64_t memtable_ops)
 {
-	cf_db_options o = {
-		.env = env,.data_dir = f->data,.commitlog_dir = f->log,.partitioner = p,
-		.sync_mode = CF_COMMITLOG_PERIODIC,.memtable_max_ops = memtable_ops,
-	};
-	cf_db	   *db;
-	cf_status  *s = cf_db_open(&o, &db);
+	cf_db_options o = db_fixture_options(f);
 
-	if (s)
-		fail_msg("cf_db_open: %s", cf_status_msg(s));
-	return db;
+	o.env = env;
+	o.partitioner = p;
+	o.memtable_max_ops = memtable_ops;
+	return db_fixture_open(f, &o);
 }
 
 static cf_db *
@@ -333,7 +329,7 @@ overwrite_delete_and_row_delete(void **state)
 {
 	db_fixture *f = *state;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	put(f->db, "alice", "state", "TX", 10);
 	put(f->db, "bob", "state", "TX", 10);
@@ -378,10 +374,10 @@ overwrite_delete_and_row_delete(void **state)
 	OK(cf_db_compact(f->db, KS, "Users", true));
 	assert_string_equal(sorted(by_state(f->db, "TX")), "bob erin");
 	OK(cf_db_close(f->db));
-	f->db = open_db(f);
+	open_db(f);
 	put(f->db, "erin", "state", "WA", 41);
 	OK(cf_db_abandon(f->db));
-	f->db = open_db(f);
+	open_db(f);
 	assert_string_equal(by_state(f->db, "TX"), "bob");
 	assert_string_equal(by_state(f->db, "WA"), "erin");
 	assert_string_equal(sorted(by_state(f->db, "CA")), "alice carol");
@@ -395,7 +391,7 @@ empty_values(void **state)
 {
 	db_fixture *f = *state;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	put(f->db, "a", "state", "", 1);
 	put(f->db, "b", "state", "", 1);
@@ -408,7 +404,7 @@ empty_values(void **state)
 	assert_string_equal(by_state(f->db, ""), "a");
 	assert_string_equal(sorted(by_state(f->db, "x")), "b c");
 	OK(cf_db_close(f->db));
-	f->db = open_db(f);
+	open_db(f);
 	assert_string_equal(by_state(f->db, ""), "a");
 	OK(cf_db_close(f->db));
 	f->db = NULL;
@@ -430,7 +426,7 @@ range_tombstones_and_multi_column_writes(void **state)
 	cf_index_expr year = {S("birth_year"), CF_INDEX_EQ, be64(1970, b)};
 	cf_read_rows *r;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	OK(put_cells(f->db, "Users", "k1", two, 2));
 	OK(put_cells(f->db, "Users", "k2", two, 2));
@@ -464,7 +460,7 @@ ttl_expiry(void **state)
 	.local_time = now + 5,.flags = CF_CELL_EXPIRING};
 
 	cf_env_fault_set_time(env, T0_US);
-	f->db = open_db_env(f, env, CF_PARTITIONER_RANDOM, 0);
+	open_db_env(f, env, CF_PARTITIONER_RANDOM, 0);
 	add_users(f->db);
 	OK(put_cells(f->db, "Users", "short", &c, 1));
 	c.ttl = 50;
@@ -497,7 +493,7 @@ query_filters_start_key_count_and_predicate(void **state)
 	uint8_t		b1[8], b2[8];
 	cf_read_rows *r;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	for (int i = 0; i < 30; i++)
 	{
@@ -629,7 +625,7 @@ query_errors(void **state)
 	cf_predicate bad_pred = {.range = {.start = S("z"),.finish = S("a"),.count = 10}};
 	cf_read_rows *r = NULL;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	/* no EQ on an indexed column: the message names the CF and its indexed columns */
 	FAILS(query(f->db, "Users", two, 2, "", 10, NULL, &r), CF_ERR_INVALID,
@@ -694,7 +690,7 @@ integer_values_match_as_numbers(void **state)
 	cf_index_expr e = {S("n"), CF_INDEX_EQ, cf_slice_of("\x05", 1)};
 	cf_read_rows *r;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	OK(cf_cfdef_init(&cf, KS, "Nums"));
 	OK(cf_cfdef_add_column(&cf, S("n"), "IntegerType", true, NULL));
@@ -797,7 +793,7 @@ build_drop_and_hidden(void **state)
 	char		want[4096] = "";
 	size_t		at = 0;
 
-	f->db = open_db_env(f, cf_env_posix(), CF_PARTITIONER_RANDOM, 500);
+	open_db_env(f, cf_env_posix(), CF_PARTITIONER_RANDOM, 500);
 	add_users(f->db);
 	for (int i = 0; i < 3000; i++)
 	{
@@ -838,7 +834,7 @@ build_drop_and_hidden(void **state)
 
 	/* restart: the index is complete and stays so */
 	OK(cf_db_close(f->db));
-	f->db = open_db(f);
+	open_db(f);
 	OK(query(f->db, "Users", &e, 1, "", 100, NULL, &r));
 	assert_int_equal(r->n_rows, 30);
 	cf_read_rows_free(r);
@@ -873,7 +869,7 @@ interrupted_build_resumes(void **state)
 	cf_index_expr e = {S("email"), CF_INDEX_EQ, S("same@x")};
 	cf_read_rows *r;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	for (int i = 0; i < 5000; i++)
 	{
@@ -884,7 +880,7 @@ interrupted_build_resumes(void **state)
 	}
 	set_index(f->db, "Users", "email", true);
 	OK(cf_db_abandon(f->db));	/* most likely mid-build; either way it must come out right */
-	f->db = open_db(f);
+	open_db(f);
 	OK(query(f->db, "Users", &e, 1, "", 100, NULL, &r));
 	assert_int_equal(r->n_rows, 10);
 	cf_read_rows_free(r);
@@ -905,7 +901,7 @@ truncate_and_validator_change(void **state)
 	cf_schema  *s;
 	cf_cf_def	d;
 
-	f->db = open_db(f);
+	open_db(f);
 	add_users(f->db);
 	put(f->db, "a", "state", "TX", 1);
 	put(f->db, "b", "state", "TX", 1);
@@ -914,7 +910,7 @@ truncate_and_validator_change(void **state)
 	put(f->db, "c", "state", "TX", 2);
 	assert_string_equal(by_state(f->db, "TX"), "c");
 	OK(cf_db_close(f->db));
-	f->db = open_db(f);
+	open_db(f);
 	assert_string_equal(by_state(f->db, "TX"), "c");	/* replay does not revive a or b */
 
 	/* a new validator is a new index, rebuilt; a new index_name keeps the index */
@@ -1041,7 +1037,7 @@ concurrent_writers_and_builds(void **state)
 	pthread_t	th[CW_THREADS];
 	long		writes = 0;
 
-	f->db = open_db_env(f, cf_env_posix(), CF_PARTITIONER_RANDOM, 300);
+	open_db_env(f, cf_env_posix(), CF_PARTITIONER_RANDOM, 300);
 	add_users(f->db);
 	sh.db = f->db;
 	atomic_init(&sh.ts, 1);
@@ -1076,7 +1072,7 @@ concurrent_writers_and_builds(void **state)
 	cw_check(f->db, "state", 's');
 	cw_check(f->db, "email", 'e');
 	OK(cf_db_abandon(f->db));
-	f->db = open_db(f);
+	open_db(f);
 	cw_check(f->db, "state", 's');
 	cw_check(f->db, "email", 'e');
 	OK(cf_db_close(f->db));
@@ -1495,7 +1491,7 @@ random_history_matches_the_model(void **state)
 	for (int c = 0; c < NC; c++)
 		OK(cf_cfdef_add_column(&cf, S(col_names[c]), cf_type_name(col_type(c)), c == 0, NULL));
 	OK(cf_ksdef_add_cf(&ks, &cf));
-	f->db = open_db_env(f, env, CF_PARTITIONER_RANDOM, 53);	/* switches on their own too */
+	open_db_env(f, env, CF_PARTITIONER_RANDOM, 53);	/* switches on their own too */
 	OK(cf_db_add_keyspace(f->db, &ks));
 	cf_ksdef_clear(&ks);
 	M.indexed[0] = true;
@@ -1614,7 +1610,7 @@ random_history_matches_the_model(void **state)
 			 * clean close just flushed past (a real clock moves on by then).
 			 */
 			cf_env_fault_advance_time(env, 1000);
-			f->db = open_db_env(f, env, CF_PARTITIONER_RANDOM, 53);
+			open_db_env(f, env, CF_PARTITIONER_RANDOM, 53);
 			counts[7]++;
 		}
 		else if (op < 84)

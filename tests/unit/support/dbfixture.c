@@ -1,8 +1,10 @@
 /* tests/unit/support/dbfixture.c — see dbfixture.h. */
-#include "support/dbfixture.h"
+#include "support/cmocka_prelude.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "support/dbfixture.h"
 
 #include "support/tmpdir.h"
 
@@ -33,4 +35,26 @@ db_fixture_teardown(void **state)
 	test_tmpdir_free(f->dir);
 	free(f);
 	return 0;
+}
+
+cf_db_options
+db_fixture_options(const db_fixture *f)
+{
+	cf_db_options o = {
+		.env = cf_env_posix(),.data_dir = f->data,.commitlog_dir = f->log,
+		.partitioner = CF_PARTITIONER_RANDOM,.sync_mode = CF_COMMITLOG_PERIODIC,
+	};
+
+	return o;
+}
+
+cf_db *
+db_fixture_open(db_fixture *f, const cf_db_options *o)
+{
+	cf_status  *s;
+
+	f->db = NULL;
+	if ((s = cf_db_open(o, &f->db)) != NULL)
+		fail_msg("cf_db_open: %s", cf_status_msg(s));
+	return f->db;
 }

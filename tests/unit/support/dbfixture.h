@@ -18,4 +18,17 @@ typedef struct db_fixture
 int			db_fixture_setup(void **state);
 int			db_fixture_teardown(void **state);
 
+/*
+ * The options of a db in f's directories: the POSIX env, RandomPartitioner, the
+ * periodic commit log, every threshold at its default. The caller adjusts them.
+ */
+cf_db_options db_fixture_options(const db_fixture *f);
+
+/*
+ * Opens f->db with o and returns it; fails the running test on an error. f->db is
+ * NULL until the open succeeds, so the teardown never abandons a db the test had
+ * already closed or abandoned.
+ */
+cf_db	   *db_fixture_open(db_fixture *f, const cf_db_options *o);
+
 #endif

@@ -244,10 +244,11 @@ state_changed(srv_loop *l, int st)
 		{
 			srv_conn   *c = l->live;
 
+			/* a running job's job_n: set by this thread before the job left, read-only since */
 			if (c->qhead || c->busy || c->ohead)
 				cf_log_warn(SRV_LOG, "closing connection from %s with %u unanswered "
 							"requests at the shutdown deadline", c->peer.addr,
-							c->nqueued + (c->busy ? 1u : 0u));
+							c->nqueued + (c->busy ? c->job_n : 0u));
 			cf_srv_conn_close(c);
 		}
 	}

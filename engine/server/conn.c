@@ -235,7 +235,12 @@ note_buffered(srv_conn *c)
 	srv_stat_max(&c->loop->srv->st_peak_buffered, c->queued_bytes + c->out_bytes);
 }
 
-static void
+/*
+ * Queues a reply (taking body). false when out of memory: the reply is dropped and the
+ * connection is closing; the caller must queue no later reply, or it would reach the
+ * client in the dropped one's place.
+ */
+static bool
 out_append(srv_conn *c, cf_buf *body, bool raw)
 {
 	srv_out    *o = malloc(sizeof(*o));
@@ -247,7 +252,7 @@ out_append(srv_conn *c, cf_buf *body, bool raw)
 		cf_buf_free(body);
 		c->closing = true;
 		drop_queue(c);
-		return;
+		return false;
 	}
 	o->next = NULL;
 	cf_store_be32(o->hdr, (uint32_t) body->len);
@@ -261,6 +266,7 @@ out_append(srv_conn *c, cf_buf *body, bool raw)
 	c->otail = o;
 	c->out_bytes += 4 + o->body.len - o->off;
 	note_buffered(c);
+	return true;
 }
 
 /* Writes what it can. false when the connection was closed (a write error). */
@@ -389,8 +395,8 @@ cf_srv_job_done(srv_conn *c)
 			drop_queue(c);
 			break;
 		}
-		if (r->len > 0)
-			out_append(c, r, false);
+		if (r->len > 0 && !out_append(c, r, false))
+			break;
 	}
 	for (unsigned j = 0; j < c->job_ran; j++)
 		cf_buf_free(&c->job_replies[j]);
@@ -600,7 +606,7 @@ reject_unframed(srv_conn *c, const uint8_t *rest, size_t nrest)
 		cf_t_write_app_exception(&reply, h.name, h.seqid, CF_T_APP_PROTOCOL_ERROR,
 								 "unframed transport is not supported; use TFramedTransport");
 		if (cf_buf_ok(&reply))
-			out_append(c, &reply, true);
+			(void) out_append(c, &reply, true);	/* the last reply: closing anyway */
 		else
 			cf_buf_free(&reply);
 	}

@@ -285,15 +285,15 @@ conn_flush(srv_conn *c)
 
 		for (srv_out *o = c->ohead; o && n + 2 <= WRITE_IOV; o = o->next)
 		{
+			size_t		b = o->off > 4 ? o->off - 4 : 0;	/* body bytes sent */
+
 			if (o->off < 4)
 			{
 				iov[n].iov_base = o->hdr + o->off;
 				iov[n++].iov_len = 4 - o->off;
 			}
-			if (o->body.len > (o->off > 4 ? o->off - 4 : 0))
+			if (o->body.len > b)
 			{
-				size_t		b = o->off > 4 ? o->off - 4 : 0;
-
 				iov[n].iov_base = o->body.data + b;
 				iov[n++].iov_len = o->body.len - b;
 			}

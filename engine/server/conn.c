@@ -703,6 +703,15 @@ cf_srv_conn_read(srv_conn *c)
 	}
 }
 
+/* Closes an accepted socket that never became a connection, and uncounts it. */
+static void
+conn_not_made(cf_server *srv, int fd)
+{
+	close(fd);
+	atomic_fetch_sub(&srv->nconns, 1);
+	cf_srv_conns_changed(srv);
+}
+
 /*
  * A socket accepted for this loop (and counted in nconns): options, the connection,
  * epoll, the handler's session. Closes it instead once the server is stopping.
@@ -717,9 +726,7 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 
 	if (atomic_load(&srv->state) != SRV_RUNNING)
 	{
-		close(fd);
-		atomic_fetch_sub(&srv->nconns, 1);
-		cf_srv_conns_changed(srv);
+		conn_not_made(srv, fd);
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -734,9 +741,7 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 	if (c == NULL)
 	{
 		cf_log_error(SRV_LOG, "out of memory for a new connection; closing it");
-		close(fd);
-		atomic_fetch_sub(&srv->nconns, 1);
-		cf_srv_conns_changed(srv);
+		conn_not_made(srv, fd);
 		return;
 	}
 	c->kind = SRV_EV_CONN;
@@ -754,10 +759,8 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 	{
 		cf_log_error(SRV_LOG, "cannot watch the connection from %s: %s", c->peer.addr,
 					 strerror(errno));
-		close(fd);
 		free(c);
-		atomic_fetch_sub(&srv->nconns, 1);
-		cf_srv_conns_changed(srv);
+		conn_not_made(srv, fd);
 		return;
 	}
 	c->next = l->live;

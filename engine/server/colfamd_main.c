@@ -296,10 +296,9 @@ serve(colfamd *d)
 		goto fail;
 	}
 	cf_log_info(LOG, "listening for Thrift clients on %s (framed transport, frames up to "
-				"%d MiB; %d event loops, %u workers; at most %d connections)",
+				"%d MiB; %u event loops, %u workers; at most %d connections)",
 				cf_server_address(d->srv), cfg->thrift_framed_transport_size_in_mb,
-				cfg->rpc_io_threads ? cfg->rpc_io_threads : (int) sysconf(_SC_NPROCESSORS_ONLN),
-				so.worker_threads, cfg->rpc_max_connections);
+				cf_server_io_threads(d->srv), so.worker_threads, cfg->rpc_max_connections);
 
 	while (sigwait(&sigs, &sig) != 0)
 		;

@@ -184,9 +184,8 @@ typedef struct cf_config_args
 	bool		version;		/* -V / --version */
 	bool		check;			/* --check-config: validate, print, exit */
 	/* KEY VALUE pairs in order, applied with cf_config_apply_args */
-	const char **keys;
-	const char **values;
-	char	  **owned;			/* normalised key names to free */
+	char	  **keys;			/* normalised key names, owned */
+	const char **values;		/* into argv */
 	size_t		n;
 } cf_config_args;
 

@@ -12,12 +12,12 @@
 
 #include "server/config_int.h"
 
+/* Appends one KEY VALUE setting; takes key (freed on failure). */
 static cf_status *
 push(cf_config_args *a, char *key, const char *value)
 {
-	const char **k = realloc(a->keys, (a->n + 1) * sizeof(*k));
+	char	  **k = realloc(a->keys, (a->n + 1) * sizeof(*k));
 	const char **v;
-	char	  **o;
 
 	if (k == NULL)
 		goto nomem;
@@ -25,12 +25,8 @@ push(cf_config_args *a, char *key, const char *value)
 	if ((v = realloc(a->values, (a->n + 1) * sizeof(*v))) == NULL)
 		goto nomem;
 	a->values = v;
-	if ((o = realloc(a->owned, (a->n + 1) * sizeof(*o))) == NULL)
-		goto nomem;
-	a->owned = o;
 	a->keys[a->n] = key;
 	a->values[a->n] = value;
-	a->owned[a->n] = key;
 	a->n++;
 	return NULL;
 nomem:
@@ -193,8 +189,7 @@ void
 cf_config_args_free(cf_config_args *a)
 {
 	for (size_t i = 0; i < a->n; i++)
-		free(a->owned[i]);
-	free(a->owned);
+		free(a->keys[i]);
 	free(a->keys);
 	free(a->values);
 	memset(a, 0, sizeof(*a));

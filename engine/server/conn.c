@@ -235,7 +235,12 @@ note_buffered(srv_conn *c)
 	srv_stat_max(&c->loop->srv->st_peak_buffered, c->queued_bytes + c->out_bytes);
 }
 
-static void
+/*
+ * Queues a reply (taking body). false when out of memory: the reply is dropped and the
+ * connection is closing; the caller must queue no later reply, or it would reach the
+ * client in the dropped one's place.
+ */
+static bool
 out_append(srv_conn *c, cf_buf *body, bool raw)
 {
 	srv_out    *o = malloc(sizeof(*o));
@@ -247,7 +252,7 @@ out_append(srv_conn *c, cf_buf *body, bool raw)
 		cf_buf_free(body);
 		c->closing = true;
 		drop_queue(c);
-		return;
+		return false;
 	}
 	o->next = NULL;
 	cf_store_be32(o->hdr, (uint32_t) body->len);
@@ -261,6 +266,7 @@ out_append(srv_conn *c, cf_buf *body, bool raw)
 	c->otail = o;
 	c->out_bytes += 4 + o->body.len - o->off;
 	note_buffered(c);
+	return true;
 }
 
 /* Writes what it can. false when the connection was closed (a write error). */
@@ -279,15 +285,15 @@ conn_flush(srv_conn *c)
 
 		for (srv_out *o = c->ohead; o && n + 2 <= WRITE_IOV; o = o->next)
 		{
+			size_t		b = o->off > 4 ? o->off - 4 : 0;	/* body bytes sent */
+
 			if (o->off < 4)
 			{
 				iov[n].iov_base = o->hdr + o->off;
 				iov[n++].iov_len = 4 - o->off;
 			}
-			if (o->body.len > (o->off > 4 ? o->off - 4 : 0))
+			if (o->body.len > b)
 			{
-				size_t		b = o->off > 4 ? o->off - 4 : 0;
-
 				iov[n].iov_base = o->body.data + b;
 				iov[n++].iov_len = o->body.len - b;
 			}
@@ -389,8 +395,8 @@ cf_srv_job_done(srv_conn *c)
 			drop_queue(c);
 			break;
 		}
-		if (r->len > 0)
-			out_append(c, r, false);
+		if (r->len > 0 && !out_append(c, r, false))
+			break;
 	}
 	for (unsigned j = 0; j < c->job_ran; j++)
 		cf_buf_free(&c->job_replies[j]);
@@ -600,7 +606,7 @@ reject_unframed(srv_conn *c, const uint8_t *rest, size_t nrest)
 		cf_t_write_app_exception(&reply, h.name, h.seqid, CF_T_APP_PROTOCOL_ERROR,
 								 "unframed transport is not supported; use TFramedTransport");
 		if (cf_buf_ok(&reply))
-			out_append(c, &reply, true);
+			(void) out_append(c, &reply, true);	/* the last reply: closing anyway */
 		else
 			cf_buf_free(&reply);
 	}
@@ -697,6 +703,15 @@ cf_srv_conn_read(srv_conn *c)
 	}
 }
 
+/* Closes an accepted socket that never became a connection, and uncounts it. */
+static void
+conn_not_made(cf_server *srv, int fd)
+{
+	close(fd);
+	atomic_fetch_sub(&srv->nconns, 1);
+	cf_srv_conns_changed(srv);
+}
+
 /*
  * A socket accepted for this loop (and counted in nconns): options, the connection,
  * epoll, the handler's session. Closes it instead once the server is stopping.
@@ -711,9 +726,7 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 
 	if (atomic_load(&srv->state) != SRV_RUNNING)
 	{
-		close(fd);
-		atomic_fetch_sub(&srv->nconns, 1);
-		cf_srv_conns_changed(srv);
+		conn_not_made(srv, fd);
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -728,9 +741,7 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 	if (c == NULL)
 	{
 		cf_log_error(SRV_LOG, "out of memory for a new connection; closing it");
-		close(fd);
-		atomic_fetch_sub(&srv->nconns, 1);
-		cf_srv_conns_changed(srv);
+		conn_not_made(srv, fd);
 		return;
 	}
 	c->kind = SRV_EV_CONN;
@@ -748,10 +759,8 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 	{
 		cf_log_error(SRV_LOG, "cannot watch the connection from %s: %s", c->peer.addr,
 					 strerror(errno));
-		close(fd);
 		free(c);
-		atomic_fetch_sub(&srv->nconns, 1);
-		cf_srv_conns_changed(srv);
+		conn_not_made(srv, fd);
 		return;
 	}
 	c->next = l->live;

@@ -16,7 +16,6 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "server/server_int.h"
@@ -24,15 +23,6 @@
 
 #define MAX_EVENTS 128
 #define ACCEPT_BATCH 32
-
-int64_t
-cf_srv_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* The calling thread's voluntary context switches so far (times it blocked). */
 long
@@ -254,10 +244,11 @@ state_changed(srv_loop *l, int st)
 		{
 			srv_conn   *c = l->live;
 
+			/* a running job's job_n: set by this thread before the job left, read-only since */
 			if (c->qhead || c->busy || c->ohead)
 				cf_log_warn(SRV_LOG, "closing connection from %s with %u unanswered "
 							"requests at the shutdown deadline", c->peer.addr,
-							c->nqueued + (c->busy ? 1u : 0u));
+							c->nqueued + (c->busy ? c->job_n : 0u));
 			cf_srv_conn_close(c);
 		}
 	}

@@ -188,6 +188,12 @@ cf_server_address(const cf_server *srv)
 	return srv->addrstr;
 }
 
+unsigned
+cf_server_io_threads(const cf_server *srv)
+{
+	return srv->nloops;
+}
+
 static cf_status *
 loop_init(srv_loop *l, unsigned idx)
 {

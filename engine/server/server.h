@@ -161,6 +161,9 @@ uint16_t	cf_server_port(const cf_server *srv);
 /* "127.0.0.1:9160", for log lines. Valid as long as srv. */
 const char *cf_server_address(const cf_server *srv);
 
+/* The event loops it runs (opts->io_threads, or the default that 0 chose). */
+unsigned	cf_server_io_threads(const cf_server *srv);
+
 /* Starts the loop and worker threads: connections are accepted from now on. */
 cf_status  *cf_server_start(cf_server *srv);
 

@@ -24,6 +24,7 @@
 
 #include "server/frame.h"
 #include "server/server.h"
+#include "util/env.h"
 
 #define SRV_LOG "server"
 
@@ -203,8 +204,14 @@ srv_stat_max(atomic_uint_fast64_t *s, uint64_t v)
 		;
 }
 
+/* The monotonic clock, in µs: the process's POSIX env's. */
+static inline int64_t
+cf_srv_now_us(void)
+{
+	return cf_env_mono_micros(cf_env_posix());
+}
+
 /* in loop.c */
-int64_t		cf_srv_now_us(void);
 long		cf_srv_thread_nvcsw(void);
 void	   *cf_srv_loop_main(void *arg);
 void		cf_srv_loop_wake(srv_loop *l);

@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "server/server.h"
+#include "util/env.h"
 #include "util/log.h"
 
 #include "support/sockio.h"
@@ -54,15 +54,6 @@ echo(void *ctx, void *session, cf_slice req, cf_buf *reply)
 	(void) session;
 	cf_buf_put(reply, req.p, req.len);
 	return true;
-}
-
-static int64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static void *
@@ -90,7 +81,7 @@ client_main(void *arg)
 	}
 	while (atomic_load(&phase) < 2)
 	{
-		int64_t		t0 = now_us();
+		int64_t		t0 = cf_env_mono_micros(cf_env_posix());
 
 		if (!test_send_all(fd, req, fl * (size_t) c->depth) ||
 			!test_recv_all(fd, rep, fl * (size_t) c->depth) ||
@@ -102,7 +93,7 @@ client_main(void *arg)
 		if (atomic_load(&phase) == 1)
 		{
 			c->counted += (uint64_t) c->depth;
-			c->lat_us_sum += (uint64_t) (now_us() - t0);
+			c->lat_us_sum += (uint64_t) (cf_env_mono_micros(cf_env_posix()) - t0);
 		}
 	}
 	close(fd);
@@ -142,11 +133,11 @@ run(int nclients, bool inline_mode, unsigned io, unsigned workers, size_t size, 
 		pthread_create(&cl[i].tid, NULL, client_main, &cl[i]);
 	}
 	usleep(250000);
-	t0 = now_us();
+	t0 = cf_env_mono_micros(cf_env_posix());
 	atomic_store(&phase, 1);
 	usleep((useconds_t) (secs * 1e6));
 	atomic_store(&phase, 2);
-	t1 = now_us();
+	t1 = cf_env_mono_micros(cf_env_posix());
 	for (int i = 0; i < nclients; i++)
 	{
 		pthread_join(cl[i].tid, NULL);

@@ -21,14 +21,12 @@
 
 #include "server/config_int.h"
 
-#define NKEYS_MAX 64
-
 typedef struct yload
 {
 	cf_config  *cfg;
 	yaml_document_t *doc;
 	const char *name;
-	int			line_of[NKEYS_MAX]; /* where each key was set, to catch a second time */
+	int		   *line_of;		/* per cfg_keys entry, where it was set: a second time warns */
 } yload;
 
 static int
@@ -167,13 +165,12 @@ load_pair(yload *y, yaml_node_t *kn, yaml_node_t *v)
 		size_t		idx = (size_t) (k - cfg_keys);
 		cf_status  *s;
 
-		if (idx < NKEYS_MAX && y->line_of[idx] &&
+		if (y->line_of[idx] &&
 			(s = cfg_note(y->cfg, CF_LOG_WARN, "%s:%d: %s is set twice (lines %d and %d); "
 						  "the last one counts", y->name, line_of(kn), key, y->line_of[idx],
 						  line_of(kn))) != NULL)
 			return s;
-		if (idx < NKEYS_MAX)
-			y->line_of[idx] = line_of(kn);
+		y->line_of[idx] = line_of(kn);
 		if (v->type == YAML_SCALAR_NODE)
 			return cfg_set_text(y->cfg, k, is_null(v) ? "" : scalar(v), origin);
 		if (v->type == YAML_SEQUENCE_NODE && k->type == CFG_LIST)
@@ -213,6 +210,7 @@ load(cf_config *cfg, yaml_parser_t *parser, const char *name)
 	yaml_node_t *root;
 	yload		y;
 	cf_status  *s = NULL;
+	size_t		nkeys = 0;
 
 	if (!yaml_parser_load(parser, &doc))
 	{
@@ -225,6 +223,13 @@ load(cf_config *cfg, yaml_parser_t *parser, const char *name)
 							  parser->context ? " " : "", parser->context ? parser->context : "");
 	}
 	memset(&y, 0, sizeof(y));
+	while (cfg_keys[nkeys].name != NULL)
+		nkeys++;
+	if ((y.line_of = calloc(nkeys, sizeof(int))) == NULL)
+	{
+		yaml_document_delete(&doc);
+		return cf_status_make(CF_ERR_NO_MEMORY, "%s: out of memory", name);
+	}
 	y.cfg = cfg;
 	y.doc = &doc;
 	y.name = name;
@@ -242,6 +247,7 @@ load(cf_config *cfg, yaml_parser_t *parser, const char *name)
 						  yaml_document_get_node(&doc, p->value));
 	}
 	yaml_document_delete(&doc);
+	free(y.line_of);
 	if (s == NULL)
 	{
 		char	   *src = strdup(name);

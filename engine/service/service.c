@@ -78,16 +78,11 @@ svc_now_sec(void)
 	return (int32_t) time(NULL);
 }
 
-static char *
-svc_strdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 cf_status *
 cf_service_new(const cf_service_options *opts, cf_service **out)
 {
 	cf_service *svc;
+	const char *token = opts->token;
 	cf_buf		tok = CF_BUF_INIT;
 	cf_status  *s;
 
@@ -101,22 +96,16 @@ cf_service_new(const cf_service_options *opts, cf_service **out)
 	svc->partitioner = cf_db_partitioner(opts->db);
 	svc->rpc_timeout_us = opts->rpc_timeout_us > 0 ? opts->rpc_timeout_us
 		: SVC_DEFAULT_TIMEOUT_US;
-	svc->cluster_name = svc_strdup(opts->cluster_name ? opts->cluster_name : "Test Cluster");
-	svc->endpoint = svc_strdup(opts->endpoint ? opts->endpoint : "127.0.0.1");
-	s = NULL;
+	svc->cluster_name = strdup(opts->cluster_name ? opts->cluster_name : "Test Cluster");
+	svc->endpoint = strdup(opts->endpoint ? opts->endpoint : "127.0.0.1");
+	if (token == NULL)
+		token = svc->partitioner == CF_PARTITIONER_RANDOM ? "0" : "";
+	s = cf_token_from_string(svc->partitioner, cf_slice_str(token), &tok);
+	cf_buf_free(&tok);
 	if (s == NULL)
-	{
-		const char *t = opts->token;
-
-		if (t == NULL)
-			t = svc->partitioner == CF_PARTITIONER_RANDOM ? "0" : "";
-		s = cf_token_from_string(svc->partitioner, cf_slice_str(t), &tok);
-		cf_buf_free(&tok);
-		if (s == NULL)
-			svc->token_text = svc_strdup(t);
-		else
-			s = cf_status_wrap(s, "service: the node's token");
-	}
+		svc->token_text = strdup(token);
+	else
+		s = cf_status_wrap(s, "service: the node's token");
 	if (s == NULL && (!svc->cluster_name || !svc->endpoint || !svc->token_text))
 		s = cf_status_make(CF_ERR_NO_MEMORY, "service: out of memory");
 	if (s)
@@ -429,6 +418,16 @@ svc_read(cf_service *svc, const char *keyspace, const char *cf, cf_slice token, 
 	return s;
 }
 
+/* rows if s is NULL; else frees them and returns NULL (a read's answer on error). */
+static cf_read_rows *
+svc_rows_or_free(cf_status *s, cf_read_rows *rows)
+{
+	if (s == NULL)
+		return rows;
+	cf_read_rows_free(rows);
+	return NULL;
+}
+
 static cf_status *
 svc_token(cf_service *svc, cf_slice key, cf_buf *tok)
 {
@@ -484,6 +483,10 @@ svc_count_fn(cf_service *svc, const cf_cf_def *def, const cf_table_set *ts, void
 	return cf_read_count(ts, a->token, a->key, a->sc, a->pred, svc_now_sec(), &a->count);
 }
 
+/*
+ * Reads a's key through fn (a->token set from a->key); on an error a->result is
+ * freed and NULL.
+ */
 static cf_status *
 svc_one_read(cf_service *svc, const char *keyspace, const char *cf, svc_one *a, int cl,
 			 svc_read_fn fn)
@@ -497,6 +500,11 @@ svc_one_read(cf_service *svc, const char *keyspace, const char *cf, svc_one *a, 
 		s = svc_read(svc, keyspace, cf, a->token, cl, fn, a);
 	}
 	cf_buf_free(&tok);
+	if (s)
+	{
+		cf_read_result_free(a->result);
+		a->result = NULL;
+	}
 	return s;
 }
 
@@ -507,11 +515,6 @@ cf_service_get(cf_service *svc, const char *keyspace, const char *cf, cf_slice k
 	svc_one		a = {.key = key,.sc = super_column,.column = column};
 	cf_status  *s = svc_one_read(svc, keyspace, cf, &a, cl, svc_get_fn);
 
-	if (s)
-	{
-		cf_read_result_free(a.result);
-		a.result = NULL;
-	}
 	*out = a.result;
 	return s;
 }
@@ -524,11 +527,6 @@ cf_service_slice(cf_service *svc, const char *keyspace, const char *cf, cf_slice
 	svc_one		a = {.key = key,.sc = super_column,.pred = pred};
 	cf_status  *s = svc_one_read(svc, keyspace, cf, &a, cl, svc_slice_fn);
 
-	if (s)
-	{
-		cf_read_result_free(a.result);
-		a.result = NULL;
-	}
 	*out = a.result;
 	return s;
 }
@@ -605,12 +603,7 @@ cf_service_multiget(cf_service *svc, const char *keyspace, const char *cf,
 		s = svc_read(svc, keyspace, cf, n_keys ? tokens[0] : cf_slice_of(NULL, 0), cl,
 					 svc_multi_fn, &a);
 	}
-	if (s)
-	{
-		cf_read_rows_free(a.rows);
-		a.rows = NULL;
-	}
-	*out = a.rows;
+	*out = svc_rows_or_free(s, a.rows);
 	free(offs);
 	free(tokens);
 	cf_buf_free(&toks);
@@ -692,12 +685,7 @@ cf_service_range_slices(cf_service *svc, const char *keyspace, const char *cf,
 		kr.end_token = cf_slice_of(end.data, end.len);
 		s = svc_read(svc, keyspace, cf, kr.end_token, cl, svc_range_fn, &a);
 	}
-	if (s)
-	{
-		cf_read_rows_free(a.rows);
-		a.rows = NULL;
-	}
-	*out = a.rows;
+	*out = svc_rows_or_free(s, a.rows);
 	cf_buf_free(&start);
 	cf_buf_free(&end);
 	return s;
@@ -739,12 +727,7 @@ cf_service_indexed_slices(cf_service *svc, const char *keyspace, const char *cf,
 	if (q->start_key.len > CF_KEY_MAX)
 		return cf_status_make(CF_ERR_INVALID, "start_key is longer than %d bytes", CF_KEY_MAX);
 	s = svc_read(svc, keyspace, cf, cf_slice_of(NULL, 0), cl, svc_indexed_fn, &a);
-	if (s)
-	{
-		cf_read_rows_free(a.rows);
-		a.rows = NULL;
-	}
-	*out = a.rows;
+	*out = svc_rows_or_free(s, a.rows);
 	return s;
 }
 

@@ -2,38 +2,20 @@
  * thrift/admin.c — see admin.h. The admin methods' structs as tstruct tables, and
  * the message-level codec, shaped as cassandra.c's (header, one args or result
  * struct) but kept apart so the 0.7 IDL's tables stay exactly the 0.7 IDL. A reply's
- * header (TApplicationException, name and seqid checks) is read by cassandra.c.
+ * header (TApplicationException, name and seqid checks) is read by cassandra.c; the
+ * table macros and the decoder set-up are codec_int.h's, shared with it.
  */
 #include "thrift/admin.h"
 
 #include <string.h>
 
-#include "thrift/tbinary.h"
-#include "thrift/tstruct.h"
-
-#define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
+#include "thrift/codec_int.h"
 
 static const cf_ts_type t_bool = {.kind = CF_TS_BOOL};
 static const cf_ts_type t_i32 = {.kind = CF_TS_I32};
 static const cf_ts_type t_i64 = {.kind = CF_TS_I64};
 static const cf_ts_type t_string = {.kind = CF_TS_STRING};
-static const cf_ts_type t_list_string = {.kind = CF_TS_LIST, .elem = &t_string,
-.size = sizeof(cf_slice)};
-
-#define REQ(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .has_off = CF_TS_NO_FLAG, .required = true}
-#define REQ_N(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .n_off = offsetof(S, n_##m), .has_off = CF_TS_NO_FLAG, .required = true}
-#define OPT(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .has_off = offsetof(S, has_##m)}
-#define OPT_N(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .n_off = offsetof(S, n_##m), .has_off = offsetof(S, has_##m)}
-#define STRUCT(var, idl_name, S, fields_) \
-	static const cf_ts_struct var = {idl_name, sizeof(S), fields_, lengthof(fields_)}
+static const cf_ts_type t_list_string = LIST_TYPE(t_string, cf_slice);
 
 /* ---- structs ---- */
 
@@ -50,15 +32,14 @@ static const cf_ts_field cf_stats_f[] = {
 	OPT(10, cf_ta_cf_stats, estimated_columns, t_i64),
 };
 STRUCT(st_cf_stats, "CfStats", cf_ta_cf_stats, cf_stats_f);
-static const cf_ts_type t_cf_stats = {.kind = CF_TS_STRUCT, .st = &st_cf_stats};
-static const cf_ts_type t_list_cf_stats = {.kind = CF_TS_LIST, .elem = &t_cf_stats,
-.size = sizeof(cf_ta_cf_stats)};
+static const cf_ts_type t_cf_stats = STRUCT_TYPE(st_cf_stats);
+static const cf_ts_type t_list_cf_stats = LIST_TYPE(t_cf_stats, cf_ta_cf_stats);
 
 static const cf_ts_field ire_f[] = {
 	REQ(1, cf_ta_ire, why, t_string),
 };
 STRUCT(st_ire, "InvalidRequestException", cf_ta_ire, ire_f);
-static const cf_ts_type t_ire = {.kind = CF_TS_STRUCT, .st = &st_ire};
+static const cf_ts_type t_ire = STRUCT_TYPE(st_ire);
 
 /* ---- methods ---- */
 
@@ -134,16 +115,6 @@ cf_ta_method_lookup(cf_slice name, cf_ta_method *out)
 	return false;
 }
 
-static void
-dec_init(cf_tb_dec *d, cf_rd *r, const cf_t_limits *lim, cf_arena *arena)
-{
-	cf_t_limits def = cf_t_limits_default();
-
-	if (lim == NULL)
-		lim = &def;
-	cf_tb_dec_init(d, r, arena, lim->max_string, lim->max_container, lim->max_depth);
-}
-
 cf_status *
 cf_ta_read_args(cf_rd *r, cf_ta_method m, const cf_t_limits *lim, cf_arena *arena,
 				cf_ta_args *args)
@@ -154,7 +125,7 @@ cf_ta_read_args(cf_rd *r, cf_ta_method m, const cf_t_limits *lim, cf_arena *aren
 	memset(args, 0, sizeof(*args));
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
-	dec_init(&d, r, lim, arena);
+	cf_t_dec_init(&d, r, lim, arena);
 	cf_ts_read_struct(&d, md->args, args);
 	return cf_tb_dec_status(&d, md->args->name);
 }
@@ -201,7 +172,7 @@ cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid, const cf_t_limits 
 	cf_rd_init(&r, msg.p, msg.len);
 	if ((s = cf_t_read_reply_header(&r, md->name, seqid, lim, arena)) != NULL)
 		return s;
-	dec_init(&d, &r, lim, arena);
+	cf_t_dec_init(&d, &r, lim, arena);
 	cf_ts_read_struct(&d, md->result, res);
 	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
 		return cf_status_wrap(s, "%s", md->name);

@@ -13,10 +13,7 @@
 
 #include <string.h>
 
-#include "thrift/tbinary.h"
-#include "thrift/tstruct.h"
-
-#define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
+#include "thrift/codec_int.h"
 
 /* The longest method name a message header may carry. */
 #define MAX_METHOD_NAME (64 * 1024)
@@ -30,30 +27,8 @@ static const cf_ts_type t_double = {.kind = CF_TS_DOUBLE};
 static const cf_ts_type t_binary = {.kind = CF_TS_BINARY};
 static const cf_ts_type t_string = {.kind = CF_TS_STRING};
 
-#define STRUCT_TYPE(st_) {.kind = CF_TS_STRUCT, .st = &(st_)}
-#define LIST_TYPE(elem_, ctype) {.kind = CF_TS_LIST, .elem = &(elem_), .size = sizeof(ctype)}
-/* map<K,V> stored as entries of type E: the key at E.k, the value at E.v (count n_v). */
-#define MAP_TYPE(key_, val_, E, k, v) \
-	{.kind = CF_TS_MAP, .elem = &(key_), .val = &(val_), .size = sizeof(E), \
-	 .key_off = offsetof(E, k), .val_off = offsetof(E, v)}
-#define MAP_LIST_TYPE(key_, val_, E, k, v) \
-	{.kind = CF_TS_MAP, .elem = &(key_), .val = &(val_), .size = sizeof(E), \
-	 .key_off = offsetof(E, k), .val_off = offsetof(E, v), .val_n_off = offsetof(E, n_##v)}
+/* ---- fields (and see codec_int.h) ---- */
 
-/* ---- fields: S is the C struct, m the member (lists and maps count in n_<m>) ---- */
-
-#define REQ(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .has_off = CF_TS_NO_FLAG, .required = true}
-#define REQ_N(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .n_off = offsetof(S, n_##m), .has_off = CF_TS_NO_FLAG, .required = true}
-#define OPT(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .has_off = offsetof(S, has_##m)}
-#define OPT_N(id_, S, m, t) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .n_off = offsetof(S, n_##m), .has_off = offsetof(S, has_##m)}
 /* A required field with an IDL default: absent means the default, not an error. */
 #define DEF_I(id_, S, m, t, v) \
 	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
@@ -64,9 +39,6 @@ static const cf_ts_type t_string = {.kind = CF_TS_STRING};
 #define OPT_DEF_D(id_, S, m, v) \
 	{.id = id_, .name = #m, .type = &t_double, .off = offsetof(S, m), \
 	 .has_off = offsetof(S, has_##m), .has_default = true, .def_d = (v)}
-
-#define STRUCT(var, idl_name, S, fields_) \
-	static const cf_ts_struct var = {idl_name, sizeof(S), fields_, lengthof(fields_)}
 
 /* Structs refer to each other; declare them first (tentative definitions). */
 static const cf_ts_struct st_column;
@@ -459,8 +431,8 @@ cf_t_limits_default(void)
 	return lim;
 }
 
-static void
-dec_init(cf_tb_dec *d, cf_rd *r, const cf_t_limits *lim, cf_arena *arena)
+void
+cf_t_dec_init(cf_tb_dec *d, cf_rd *r, const cf_t_limits *lim, cf_arena *arena)
 {
 	cf_t_limits def = cf_t_limits_default();
 
@@ -528,7 +500,7 @@ cf_t_read_args(cf_rd *r, cf_t_method m, const cf_t_limits *lim, cf_arena *arena,
 
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no method %d", (int) m);
-	dec_init(&d, r, lim, arena);
+	cf_t_dec_init(&d, r, lim, arena);
 	cf_ts_read_struct(&d, md->args, args);
 	if (!args_have(md->args, offsetof(cf_t_args, consistency_level)))
 		args->consistency_level = CF_T_CL_ONE;
@@ -663,7 +635,7 @@ cf_t_read_reply_header(cf_rd *r, const char *method, int32_t seqid,
 		return cf_status_wrap(s, "%s reply", method);
 	if (h.type == CF_T_EXCEPTION)
 	{
-		dec_init(&d, r, lim, arena);
+		cf_t_dec_init(&d, r, lim, arena);
 		return read_app_exception(&d, method);
 	}
 	if (h.type != CF_T_REPLY)
@@ -694,7 +666,7 @@ cf_t_read_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *l
 	cf_rd_init(&r, msg.p, msg.len);
 	if ((s = cf_t_read_reply_header(&r, md->name, seqid, lim, arena)) != NULL)
 		return s;
-	dec_init(&d, &r, lim, arena);
+	cf_t_dec_init(&d, &r, lim, arena);
 	read_result(&d, md, res, &got);
 	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
 		return cf_status_wrap(s, "%s", md->name);
@@ -712,7 +684,7 @@ read_one(cf_rd *r, const cf_t_limits *lim, cf_arena *arena, const cf_ts_struct *
 {
 	cf_tb_dec	d;
 
-	dec_init(&d, r, lim, arena);
+	cf_t_dec_init(&d, r, lim, arena);
 	cf_ts_read_struct(&d, st, out);
 	return cf_tb_dec_status(&d, st->name);
 }

@@ -113,22 +113,26 @@ dsp_alloc(dsp_call *c, size_t n, size_t size)
 	return cf_arena_alloc(c->arena, n * size);
 }
 
-/* A slice as a C string in the call's arena; CF_ERR_INVALID if it holds a NUL. */
+/* A slice as a C string in arena; CF_ERR_INVALID if it holds a NUL. */
 static cf_status *
-dsp_cstr(dsp_call *c, cf_slice v, const char *what, const char **out)
+dsp_cstr_arena(cf_arena *arena, cf_slice v, const char *what, const char **out)
 {
 	char	   *p;
 
 	if (v.len && memchr(v.p, '\0', v.len))
 		return cf_status_make(CF_ERR_INVALID, "%s may not contain a NUL byte", what);
-	p = cf_arena_alloc(c->arena, v.len + 1);
+	p = cf_arena_strndup(arena, v.len ? (const char *) v.p : "", v.len);
 	if (p == NULL)
 		return DSP_NO_MEMORY();
-	if (v.len)
-		memcpy(p, v.p, v.len);
-	p[v.len] = '\0';
 	*out = p;
 	return NULL;
+}
+
+/* The same in the call's arena. */
+static cf_status *
+dsp_cstr(dsp_call *c, cf_slice v, const char *what, const char **out)
+{
+	return dsp_cstr_arena(c->arena, v, what, out);
 }
 
 static cf_slice
@@ -1429,16 +1433,9 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 			return DSP_NO_MEMORY();
 		for (size_t i = 0; i < a->n_column_families; i++)
 		{
-			cf_slice	v = a->column_families[i];
-			char	   *p;
-
-			if (memchr(v.p, '\0', v.len))
-				return cf_status_make(CF_ERR_INVALID, "column_family may not contain a NUL byte");
-			if ((p = cf_arena_alloc(arena, v.len + 1)) == NULL)
-				return DSP_NO_MEMORY();
-			memcpy(p, v.p, v.len);
-			p[v.len] = '\0';
-			cfs[i] = p;
+			s = dsp_cstr_arena(arena, a->column_families[i], "column_family", &cfs[i]);
+			if (s)
+				return s;
 		}
 	}
 	switch (m)

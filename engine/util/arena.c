@@ -141,7 +141,8 @@ cf_arena_strndup(cf_arena *a, const char *p, size_t n)
 
 	if (s == NULL)
 		return NULL;
-	memcpy(s, p, n);
+	if (n > 0)					/* p may be NULL when n is 0 (an empty slice) */
+		memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
 }

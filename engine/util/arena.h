@@ -27,7 +27,10 @@ void	   *cf_arena_alloc(cf_arena *a, size_t n);
 /* Copies n bytes into the arena; NULL on no memory. */
 void	   *cf_arena_dup(cf_arena *a, const void *p, size_t n);
 
-/* The n bytes at p (which need no NUL) as a NUL-terminated string; NULL on no memory. */
+/*
+ * The n bytes at p (which need no NUL; p may be NULL when n is 0) as a NUL-terminated
+ * string; NULL on no memory.
+ */
 char	   *cf_arena_strndup(cf_arena *a, const char *p, size_t n);
 
 /*

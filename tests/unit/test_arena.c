@@ -169,6 +169,8 @@ strndup_terminates(void **state)
 	assert_string_equal(s, "hello");
 	s = cf_arena_strndup(a, "", 0);
 	assert_string_equal(s, "");
+	s = cf_arena_strndup(a, NULL, 0);	/* an empty slice's pointer may be NULL */
+	assert_string_equal(s, "");
 	cf_arena_free(a);
 }
 

@@ -96,7 +96,8 @@ cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
  * cfc_decode_result: decodes the reply to the CALL of m numbered seqid into res
  * (arena memory); a reply that does not decode is cfc_bad_reply's error.
  * cfc_bad_reply: a reply that did not decode (s, freed): CF_ERR_PROTOCOL naming method
- * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step.
+ * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step. The
+ * socket may be closed already (a range pager's prefetched reply, read earlier).
  */
 cf_status  *cfc_begin_call(cfc_conn *c, cf_arena **arena);
 int32_t		cfc_begin_frame(cfc_conn *c);

@@ -1997,6 +1997,81 @@ range_pager_prefetches(void **state)
 	fake_stop(f);
 }
 
+/*
+ * A prefetching pager over key00.. with pages of 4: the first two pages, after which
+ * the third page's request is on the wire, answered as the script says (third).
+ */
+static cfc_range_pager *
+pager_with_prefetch_sent(cfc_conn *c, fake *f, step third)
+{
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cf_t_key_range range = {.count = INT32_MAX};
+	cfc_range_pager *p;
+	const cf_t_key_slice *rows;
+	size_t		n;
+
+	fake_push(f, (step) {.kind = ACT_HANDLER});
+	fake_push(f, (step) {.kind = ACT_HANDLER});
+	fake_push(f, third);
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, 4, 0, &p));
+	cfc_range_pager_set_prefetch(p, true);
+	for (int page = 0; page < 2; page++)
+	{
+		expect_ok(cfc_range_pager_next(p, &rows, &n));
+		assert_int_equal(n, 4);
+		assert_true(slice_is(rows[0].key, keys[4 * page]));
+	}
+	return p;
+}
+
+/*
+ * The pager's next page is key08..key11, asked again from key07 (the prefetch came to
+ * nothing); the page after it may be prefetched already.
+ */
+static void
+expect_third_page(cfc_range_pager *p, fake *f)
+{
+	const cf_t_key_slice *rows;
+	size_t		n;
+	int			before = atomic_load(&f->n_calls);
+
+	expect_ok(cfc_range_pager_next(p, &rows, &n));
+	assert_int_equal(n, 4);
+	assert_true(slice_is(rows[0].key, keys[8]));
+	assert_true(slice_is(rows[3].key, keys[11]));
+	assert_true(atomic_load(&f->n_calls) > before);
+	assert_int_equal(f->methods[before], CF_T_M_GET_RANGE_SLICES);
+	assert_true(slice_is(f->args[before].range.start_key, keys[7]));
+}
+
+/*
+ * A prefetched reply that another call read off the socket, and then a disconnect: a
+ * bad reply (a TApplicationException) is dropped, with no host left to name, and the
+ * page is asked again.
+ */
+static void
+a_bad_prefetch_read_before_a_disconnect_is_asked_again(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_column_parent wide = {S("Wide"), false, {0}};
+	cf_t_slice_predicate all = {false, NULL, 0, true, {{0}, {0}, false, INT32_MAX}};
+	cfc_range_pager *p = pager_with_prefetch_sent(c, f, (step) {.kind = ACT_APP_EXC});
+	cf_t_cosc  *cols;
+	size_t		nc;
+
+	(void) state;
+	/* another call first reads the prefetched reply into the pager */
+	expect_ok(cfc_get_slice(c, S("row"), &wide, &all, 0, NULL, &cols, &nc));
+	assert_int_equal(nc, ROW_N);
+	cfc_disconnect(c);
+	expect_third_page(p, f);
+	cfc_range_pager_free(p);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /* The text form of key i's token. */
 static cf_slice
 token_text(int i, cf_buf *b)
@@ -2159,6 +2234,7 @@ main(void)
 		cmocka_unit_test(range_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_row_count_can_change),
 		cmocka_unit_test(range_pager_prefetches),
+		cmocka_unit_test(a_bad_prefetch_read_before_a_disconnect_is_asked_again),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

@@ -40,7 +40,8 @@ struct cfc_conn
 	int			host;			/* index of the connected host, -1 when none */
 	int			next_host;		/* where the next connect starts */
 	int32_t		seqid;
-	bool		in_call;		/* set during a call: still set means it was abandoned */
+	bool		in_call;		/* set during a call (and a prefetch's send or read):
+								 * still set means it was abandoned */
 	bool		awaiting;		/* a request was just sent and its reply is read at
 								 * once: wait for it before the first recv, which
 								 * could only fail with EAGAIN */

@@ -2072,6 +2072,35 @@ a_bad_prefetch_read_before_a_disconnect_is_asked_again(void **state)
 	fake_stop(f);
 }
 
+/*
+ * The cancel callback longjmps out while the pager waits for its prefetched reply: the
+ * next call notices the abandoned wait, reconnects, and the page is asked again.
+ */
+static void
+an_abandoned_prefetch_resets_the_connection(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cfc_range_pager *p = pager_with_prefetch_sent(c, f, (step) {.kind = ACT_HANG});
+
+	(void) state;
+	cfc_set_cancel(c, longjmp_cb, NULL);
+	if (setjmp(escape) == 0)
+	{
+		const cf_t_key_slice *rows;
+		size_t		n;
+
+		cf_status_free(cfc_range_pager_next(p, &rows, &n));
+		fail_msg("the callback should have jumped out");
+	}
+	cfc_set_cancel(c, NULL, NULL);
+	expect_third_page(p, f);
+	assert_int_equal(atomic_load(&f->n_accepts), 2);
+	cfc_range_pager_free(p);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /* The text form of key i's token. */
 static cf_slice
 token_text(int i, cf_buf *b)
@@ -2235,6 +2264,7 @@ main(void)
 		cmocka_unit_test(range_pager_row_count_can_change),
 		cmocka_unit_test(range_pager_prefetches),
 		cmocka_unit_test(a_bad_prefetch_read_before_a_disconnect_is_asked_again),
+		cmocka_unit_test(an_abandoned_prefetch_resets_the_connection),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

@@ -40,7 +40,8 @@ struct cfc_conn
 	int			host;			/* index of the connected host, -1 when none */
 	int			next_host;		/* where the next connect starts */
 	int32_t		seqid;
-	bool		in_call;		/* set during a call: still set means it was abandoned */
+	bool		in_call;		/* set during a call (and a prefetch's send or read):
+								 * still set means it was abandoned */
 	bool		awaiting;		/* a request was just sent and its reply is read at
 								 * once: wait for it before the first recv, which
 								 * could only fail with EAGAIN */
@@ -96,7 +97,8 @@ cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
  * cfc_decode_result: decodes the reply to the CALL of m numbered seqid into res
  * (arena memory); a reply that does not decode is cfc_bad_reply's error.
  * cfc_bad_reply: a reply that did not decode (s, freed): CF_ERR_PROTOCOL naming method
- * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step.
+ * and host (CF_ERR_NO_MEMORY stays), and the socket closed, the stream out of step. The
+ * socket may be closed already (a range pager's prefetched reply, read earlier).
  */
 cf_status  *cfc_begin_call(cfc_conn *c, cf_arena **arena);
 int32_t		cfc_begin_frame(cfc_conn *c);

@@ -541,8 +541,10 @@ send_prefetch(cfc_range_pager *p)
 	{
 		range_args(p, &range, &args);
 		seqid = cfc_begin_frame(c);
+		c->in_call = true;		/* a longjmp out of the send leaves it set */
 		if ((s = cf_t_write_call(&c->wbuf, CF_T_M_GET_RANGE_SLICES, seqid, &args)) == NULL)
 			s = cfc_send_request(c, "get_range_slices", &lost);
+		c->in_call = false;
 	}
 	if (s != NULL)
 	{
@@ -568,8 +570,10 @@ cfc_range_pager_settle(cfc_range_pager *p)
 	c->prefetcher = NULL;
 	cf_arena_free(p->ahead);
 	p->ahead = cf_arena_new(0);
+	c->in_call = true;			/* a longjmp out of the wait leaves it set */
 	s = p->ahead == NULL ? cf_status_make(CF_ERR_NO_MEMORY, "out of memory for a page")
 		: cfc_recv_reply(c, "get_range_slices", p->ahead, &p->ahead_reply, &lost);
+	c->in_call = false;
 	if (s != NULL)
 	{
 		cf_status_free(s);

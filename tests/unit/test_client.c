@@ -1483,22 +1483,81 @@ sim_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 	}
 }
 
-/* Runs a column pager to the end; the names seen, as indices; the calls it made. */
-static size_t
-run_column_pager(cfc_conn *c, fake *f, const cf_t_slice_predicate *pred, int32_t page,
-				 int *seen, int *calls)
+/*
+ * Either pager, one page at a time: next() gives a page as indices into the simulation
+ * (row_names for a column pager, keys for a range pager), at most room of them.
+ */
+typedef struct pager_ops
 {
-	cf_t_column_parent parent = {S("Wide"), false, {0}};
-	cfc_column_pager *p;
-	size_t		total = 0;
-	int			before = atomic_load(&f->n_calls);
+	cf_status  *(*next) (void *pager, int *idx, size_t room, size_t *n);
+	void		(*set_page_size) (void *pager, int32_t page_size);
+} pager_ops;
 
-	expect_ok(cfc_column_pager_new(c, S("row"), &parent, pred, page, 0, &p));
+static cf_status *
+column_page(void *pager, int *idx, size_t room, size_t *n)
+{
+	const cf_t_cosc *items;
+	cf_status  *s = cfc_column_pager_next(pager, &items, n);
+
+	if (s == NULL)
+	{
+		assert_true(*n <= room);
+		for (size_t i = 0; i < *n; i++)
+			idx[i] = atoi((const char *) items[i].column.name.p + 1) / 3;
+	}
+	return s;
+}
+
+static void
+column_set_page_size(void *pager, int32_t page_size)
+{
+	cfc_column_pager_set_page_size(pager, page_size);
+}
+
+static const pager_ops column_ops = {column_page, column_set_page_size};
+
+static cf_status *
+range_page(void *pager, int *idx, size_t room, size_t *n)
+{
+	const cf_t_key_slice *rows;
+	cf_status  *s = cfc_range_pager_next(pager, &rows, n);
+
+	if (s == NULL)
+	{
+		assert_true(*n <= room);
+		for (size_t i = 0; i < *n; i++)
+			idx[i] = atoi((const char *) rows[i].key.p + 3);
+	}
+	return s;
+}
+
+static void
+range_set_page_size(void *pager, int32_t page_size)
+{
+	cfc_range_pager_set_page_size(pager, page_size);
+}
+
+static const pager_ops range_ops = {range_page, range_set_page_size};
+
+/* Called after each page (the pages so far, the items so far). */
+typedef void (*page_hook) (void *pager, int pages, size_t total, void *arg);
+
+/*
+ * Runs a pager to the end, hook after each page (NULL: none): the indices seen, at
+ * most cap. Pages are at most page items; a page that times out (fail_call) is asked
+ * again.
+ */
+static size_t
+collect_pages(const pager_ops *ops, void *pager, int32_t page, page_hook hook, void *arg,
+			  int *seen, size_t cap)
+{
+	size_t		total = 0;
+	int			pages = 0;
+
 	for (;;)
 	{
-		const cf_t_cosc *items;
 		size_t		n;
-		cf_status  *s = cfc_column_pager_next(p, &items, &n);
+		cf_status  *s = ops->next(pager, seen + total, cap - total, &n);
 
 		if (cf_status_code(s) == CF_ERR_TIMEOUT)
 		{
@@ -1509,12 +1568,64 @@ run_column_pager(cfc_conn *c, fake *f, const cf_t_slice_predicate *pred, int32_t
 		if (n == 0)
 			break;
 		assert_true(n <= (size_t) page);
-		for (size_t i = 0; i < n; i++)
-		{
-			assert_true(total < ROW_N);
-			seen[total++] = atoi((const char *) items[i].column.name.p + 1) / 3;
-		}
+		total += n;
+		if (hook != NULL)
+			hook(pager, ++pages, total, arg);
 	}
+	return total;
+}
+
+/*
+ * A pager whose page size changes after the first page (a LIMIT's size first, then a
+ * fetch size): the first page has first items, the later ones at most later (some
+ * exactly later), and the items are want[0 .. nw) (at most cap): nothing is lost or
+ * repeated.
+ */
+static void
+check_resized_pages(const pager_ops *ops, void *pager, int32_t first, int32_t later,
+					const int *want, size_t nw, size_t cap)
+{
+	int			seen[ROW_N > KEYS_N ? ROW_N : KEYS_N];
+	size_t		total = 0;
+	size_t		biggest = 0;
+
+	assert_true(cap <= sizeof(seen) / sizeof(seen[0]));
+	for (int pages = 0;; pages++)
+	{
+		size_t		n;
+
+		expect_ok(ops->next(pager, seen + total, cap - total, &n));
+		if (n == 0)
+			break;
+		if (pages == 0)
+		{
+			assert_int_equal(n, first);
+			ops->set_page_size(pager, later);
+		}
+		else
+		{
+			assert_true(n <= (size_t) later);
+			biggest = n > biggest ? n : biggest;
+		}
+		total += n;
+	}
+	assert_int_equal(biggest, later);
+	assert_int_equal(total, nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+}
+
+/* Runs a column pager to the end; the names seen, as indices; the calls it made. */
+static size_t
+run_column_pager(cfc_conn *c, fake *f, const cf_t_slice_predicate *pred, int32_t page,
+				 int *seen, int *calls)
+{
+	cf_t_column_parent parent = {S("Wide"), false, {0}};
+	cfc_column_pager *p;
+	size_t		total;
+	int			before = atomic_load(&f->n_calls);
+
+	expect_ok(cfc_column_pager_new(c, S("row"), &parent, pred, page, 0, &p));
+	total = collect_pages(&column_ops, p, page, NULL, NULL, seen, ROW_N);
 	cfc_column_pager_free(p);
 	*calls = atomic_load(&f->n_calls) - before;
 	return total;
@@ -1624,11 +1735,7 @@ column_pager_pages_names_and_resumes_after_errors(void **state)
 	fake_stop(f);
 }
 
-/*
- * A column pager whose page size changes after the first page (a LIMIT's size first,
- * then a fetch size): the first page has first columns, the later ones at most later
- * (some exactly later), and nothing is lost or repeated.
- */
+/* check_resized_pages over a column pager. */
 static void
 check_column_pager_resized(cfc_conn *c, cf_t_slice_predicate pred, int32_t first,
 						   int32_t later)
@@ -1636,41 +1743,11 @@ check_column_pager_resized(cfc_conn *c, cf_t_slice_predicate pred, int32_t first
 	cf_t_column_parent parent = {S("Wide"), false, {0}};
 	cfc_column_pager *p;
 	int			want[ROW_N];
-	int			seen[ROW_N];
 	size_t		nw = sim_slice(&pred, want);
-	size_t		total = 0;
-	size_t		biggest = 0;
-	int			pages = 0;
 
 	expect_ok(cfc_column_pager_new(c, S("row"), &parent, &pred, first, 0, &p));
-	for (;; pages++)
-	{
-		const cf_t_cosc *items;
-		size_t		n;
-
-		expect_ok(cfc_column_pager_next(p, &items, &n));
-		if (n == 0)
-			break;
-		if (pages == 0)
-		{
-			assert_int_equal(n, first);
-			cfc_column_pager_set_page_size(p, later);
-		}
-		else
-		{
-			assert_true(n <= (size_t) later);
-			biggest = n > biggest ? n : biggest;
-		}
-		for (size_t i = 0; i < n; i++)
-		{
-			assert_true(total < ROW_N);
-			seen[total++] = atoi((const char *) items[i].column.name.p + 1) / 3;
-		}
-	}
+	check_resized_pages(&column_ops, p, first, later, want, nw, ROW_N);
 	cfc_column_pager_free(p);
-	assert_int_equal(biggest, later);
-	assert_int_equal(total, nw);
-	assert_memory_equal(seen, want, nw * sizeof(int));
 }
 
 static void
@@ -1699,9 +1776,6 @@ column_pager_page_size_can_change(void **state)
 	fake_stop(f);
 }
 
-/* Called after each page of a range pager (the pages so far, the rows so far). */
-typedef void (*page_hook) (cfc_range_pager *p, int pages, size_t total, void *arg);
-
 /*
  * Runs a range pager (prefetching when asked) to the end, hook after each page: key
  * indices seen; the calls it made. Pages are at most page rows.
@@ -1713,35 +1787,12 @@ run_range_pager_with(cfc_conn *c, fake *f, const cf_t_key_range *range, int32_t 
 	cf_t_column_parent parent = {S("Users"), false, {0}};
 	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
 	cfc_range_pager *p;
-	size_t		total = 0;
+	size_t		total;
 	int			before = atomic_load(&f->n_calls);
-	int			pages = 0;
 
 	expect_ok(cfc_range_pager_new(c, &parent, &pred, range, page, 0, &p));
 	cfc_range_pager_set_prefetch(p, prefetch);
-	for (;;)
-	{
-		const cf_t_key_slice *rows;
-		size_t		n;
-		cf_status  *s = cfc_range_pager_next(p, &rows, &n);
-
-		if (cf_status_code(s) == CF_ERR_TIMEOUT)
-		{
-			cf_status_free(s);
-			continue;
-		}
-		expect_ok(s);
-		if (n == 0)
-			break;
-		assert_true(n <= (size_t) page);
-		for (size_t i = 0; i < n; i++)
-		{
-			assert_true(total < KEYS_N);
-			seen[total++] = atoi((const char *) rows[i].key.p + 3);
-		}
-		if (hook != NULL)
-			hook(p, ++pages, total, arg);
-	}
+	total = collect_pages(&range_ops, p, page, hook, arg, seen, KEYS_N);
 	cfc_range_pager_free(p);
 	*calls = atomic_load(&f->n_calls) - before;
 	return total;
@@ -1774,7 +1825,7 @@ check_range_pager(cfc_conn *c, fake *f, cf_t_key_range range, int32_t page)
 				 range.has_start_token ? "token" : "key", ns, nw);
 }
 
-/* As check_column_pager_resized, for a range pager. */
+/* check_resized_pages over a range pager. */
 static void
 check_range_pager_resized(cfc_conn *c, cf_t_key_range range, int32_t first, int32_t later)
 {
@@ -1782,45 +1833,15 @@ check_range_pager_resized(cfc_conn *c, cf_t_key_range range, int32_t first, int3
 	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
 	cfc_range_pager *p;
 	int			want[KEYS_N];
-	int			seen[KEYS_N];
 	cf_t_key_range sim = range;
 	size_t		nw;
-	size_t		total = 0;
-	size_t		biggest = 0;
-	int			pages = 0;
 
 	if (!sim.has_start_token)
 		sim.has_start_key = sim.has_end_key = true;
 	nw = sim_range(&sim, want);
 	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, first, 0, &p));
-	for (;; pages++)
-	{
-		const cf_t_key_slice *rows;
-		size_t		n;
-
-		expect_ok(cfc_range_pager_next(p, &rows, &n));
-		if (n == 0)
-			break;
-		if (pages == 0)
-		{
-			assert_int_equal(n, first);
-			cfc_range_pager_set_page_size(p, later);
-		}
-		else
-		{
-			assert_true(n <= (size_t) later);
-			biggest = n > biggest ? n : biggest;
-		}
-		for (size_t i = 0; i < n; i++)
-		{
-			assert_true(total < KEYS_N);
-			seen[total++] = atoi((const char *) rows[i].key.p + 3);
-		}
-	}
+	check_resized_pages(&range_ops, p, first, later, want, nw, KEYS_N);
 	cfc_range_pager_free(p);
-	assert_int_equal(biggest, later);
-	assert_int_equal(total, nw);
-	assert_memory_equal(seen, want, nw * sizeof(int));
 }
 
 static void
@@ -1910,8 +1931,9 @@ typedef struct prefetch_case
 } prefetch_case;
 
 static void
-prefetch_hook(cfc_range_pager *p, int pages, size_t total, void *arg)
+prefetch_hook(void *pager, int pages, size_t total, void *arg)
 {
+	cfc_range_pager *p = pager;
 	prefetch_case *pc = arg;
 
 	if (pc->mode == 0 && pages == 2 && total < pc->rows)
@@ -1993,6 +2015,110 @@ range_pager_prefetches(void **state)
 		for (int mode = 1; mode < 3; mode++)
 			check_range_pager_prefetch(c, f, ranges[r], mode);
 	atomic_store(&fail_call, 0);
+	cfc_free(c);
+	fake_stop(f);
+}
+
+/*
+ * A prefetching pager over key00.. with pages of 4: the first two pages, after which
+ * the third page's request is on the wire, answered as the script says (third).
+ */
+static cfc_range_pager *
+pager_with_prefetch_sent(cfc_conn *c, fake *f, step third)
+{
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cf_t_key_range range = {.count = INT32_MAX};
+	cfc_range_pager *p;
+	const cf_t_key_slice *rows;
+	size_t		n;
+
+	fake_push(f, (step) {.kind = ACT_HANDLER});
+	fake_push(f, (step) {.kind = ACT_HANDLER});
+	fake_push(f, third);
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, 4, 0, &p));
+	cfc_range_pager_set_prefetch(p, true);
+	for (int page = 0; page < 2; page++)
+	{
+		expect_ok(cfc_range_pager_next(p, &rows, &n));
+		assert_int_equal(n, 4);
+		assert_true(slice_is(rows[0].key, keys[4 * page]));
+	}
+	return p;
+}
+
+/*
+ * The pager's next page is key08..key11, asked again from key07 (the prefetch came to
+ * nothing); the page after it may be prefetched already.
+ */
+static void
+expect_third_page(cfc_range_pager *p, fake *f)
+{
+	const cf_t_key_slice *rows;
+	size_t		n;
+	int			before = atomic_load(&f->n_calls);
+
+	expect_ok(cfc_range_pager_next(p, &rows, &n));
+	assert_int_equal(n, 4);
+	assert_true(slice_is(rows[0].key, keys[8]));
+	assert_true(slice_is(rows[3].key, keys[11]));
+	assert_true(atomic_load(&f->n_calls) > before);
+	assert_int_equal(f->methods[before], CF_T_M_GET_RANGE_SLICES);
+	assert_true(slice_is(f->args[before].range.start_key, keys[7]));
+}
+
+/*
+ * A prefetched reply that another call read off the socket, and then a disconnect: a
+ * bad reply (a TApplicationException) is dropped, with no host left to name, and the
+ * page is asked again.
+ */
+static void
+a_bad_prefetch_read_before_a_disconnect_is_asked_again(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_column_parent wide = {S("Wide"), false, {0}};
+	cf_t_slice_predicate all = {false, NULL, 0, true, {{0}, {0}, false, INT32_MAX}};
+	cfc_range_pager *p = pager_with_prefetch_sent(c, f, (step) {.kind = ACT_APP_EXC});
+	cf_t_cosc  *cols;
+	size_t		nc;
+
+	(void) state;
+	/* another call first reads the prefetched reply into the pager */
+	expect_ok(cfc_get_slice(c, S("row"), &wide, &all, 0, NULL, &cols, &nc));
+	assert_int_equal(nc, ROW_N);
+	cfc_disconnect(c);
+	expect_third_page(p, f);
+	cfc_range_pager_free(p);
+	cfc_free(c);
+	fake_stop(f);
+}
+
+/*
+ * The cancel callback longjmps out while the pager waits for its prefetched reply: the
+ * next call notices the abandoned wait, reconnects, and the page is asked again.
+ */
+static void
+an_abandoned_prefetch_resets_the_connection(void **state)
+{
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+	cfc_range_pager *p = pager_with_prefetch_sent(c, f, (step) {.kind = ACT_HANG});
+
+	(void) state;
+	cfc_set_cancel(c, longjmp_cb, NULL);
+	if (setjmp(escape) == 0)
+	{
+		const cf_t_key_slice *rows;
+		size_t		n;
+
+		cf_status_free(cfc_range_pager_next(p, &rows, &n));
+		fail_msg("the callback should have jumped out");
+	}
+	cfc_set_cancel(c, NULL, NULL);
+	expect_third_page(p, f);
+	assert_int_equal(atomic_load(&f->n_accepts), 2);
+	cfc_range_pager_free(p);
 	cfc_free(c);
 	fake_stop(f);
 }
@@ -2159,6 +2285,8 @@ main(void)
 		cmocka_unit_test(range_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_row_count_can_change),
 		cmocka_unit_test(range_pager_prefetches),
+		cmocka_unit_test(a_bad_prefetch_read_before_a_disconnect_is_asked_again),
+		cmocka_unit_test(an_abandoned_prefetch_resets_the_connection),
 		cmocka_unit_test(token_strings_match_the_partitioners),
 	};
 

@@ -60,7 +60,7 @@ cfc_get(cfc_conn *c, cf_slice key, const cf_t_column_path *path, int cl, cf_aren
 
 	args.key = key;
 	args.column_path = *path;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_GET, &args, arena, &res)) == NULL)
 		*out = res.cosc;
 	return s;
@@ -78,7 +78,7 @@ cfc_get_slice(cfc_conn *c, cf_slice key, const cf_t_column_parent *parent,
 	args.key = key;
 	args.column_parent = *parent;
 	args.predicate = *pred;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_GET_SLICE, &args, arena, &res)) == NULL)
 	{
 		*out = res.coscs;
@@ -98,7 +98,7 @@ cfc_get_count(cfc_conn *c, cf_slice key, const cf_t_column_parent *parent,
 	args.key = key;
 	args.column_parent = *parent;
 	args.predicate = *pred;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_GET_COUNT, &args, NULL, &res)) == NULL)
 		*out = res.count;
 	return s;
@@ -117,7 +117,7 @@ cfc_multiget_slice(cfc_conn *c, const cf_slice *keys, size_t n_keys,
 	args.n_keys = n_keys;
 	args.column_parent = *parent;
 	args.predicate = *pred;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_MULTIGET_SLICE, &args, arena, &res)) == NULL)
 	{
 		*out = res.key_coscs;
@@ -139,7 +139,7 @@ cfc_multiget_count(cfc_conn *c, const cf_slice *keys, size_t n_keys,
 	args.n_keys = n_keys;
 	args.column_parent = *parent;
 	args.predicate = *pred;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_MULTIGET_COUNT, &args, arena, &res)) == NULL)
 	{
 		*out = res.key_counts;
@@ -160,7 +160,7 @@ cfc_get_range_slices(cfc_conn *c, const cf_t_column_parent *parent,
 	args.column_parent = *parent;
 	args.predicate = *pred;
 	args.range = *range;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_GET_RANGE_SLICES, &args, arena, &res)) == NULL)
 	{
 		*out = res.key_slices;
@@ -181,7 +181,7 @@ cfc_get_indexed_slices(cfc_conn *c, const cf_t_column_parent *parent,
 	args.column_parent = *parent;
 	args.index_clause = *clause;
 	args.predicate = *pred;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	if ((s = cfc_call(c, CF_T_M_GET_INDEXED_SLICES, &args, arena, &res)) == NULL)
 	{
 		*out = res.key_slices;
@@ -200,7 +200,7 @@ cfc_insert(cfc_conn *c, cf_slice key, const cf_t_column_parent *parent,
 	args.key = key;
 	args.column_parent = *parent;
 	args.column = *column;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	return cfc_call(c, CF_T_M_INSERT, &args, NULL, &res);
 }
 
@@ -214,7 +214,7 @@ cfc_remove(cfc_conn *c, cf_slice key, const cf_t_column_path *path, int64_t time
 	args.key = key;
 	args.column_path = *path;
 	args.timestamp = timestamp;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	return cfc_call(c, CF_T_M_REMOVE, &args, NULL, &res);
 }
 
@@ -226,7 +226,7 @@ cfc_batch_mutate(cfc_conn *c, const cf_t_key_mutations *map, size_t n_map, int c
 
 	args.mutation_map = (cf_t_key_mutations *) map;
 	args.n_mutation_map = n_map;
-	args.consistency_level = cl ? cl : CF_T_CL_ONE;
+	args.consistency_level = cl;
 	return cfc_call(c, CF_T_M_BATCH_MUTATE, &args, NULL, &res);
 }
 

@@ -513,7 +513,7 @@ range_args(const cfc_range_pager *p, const cf_t_key_range *range, cf_t_args *arg
 	args->column_parent = p->parent;
 	args->predicate = p->pred;
 	args->range = *range;
-	args->consistency_level = p->cl ? p->cl : CF_T_CL_ONE;
+	args->consistency_level = p->cl;
 }
 
 /*
@@ -624,7 +624,7 @@ take_prefetch(cfc_range_pager *p, int64_t *want, cf_t_key_slice **got, size_t *n
 						  p->ahead, &res);
 	if (s == NULL)
 		s = cfc_exception_status(p->c, CF_T_M_GET_RANGE_SLICES,
-								 p->cl ? p->cl : CF_T_CL_ONE, &res);
+								 p->cl, &res);
 	if (s != NULL)
 	{
 		cf_status_free(s);

@@ -511,9 +511,17 @@ cf_status *
 cf_t_write_call(cf_buf *out, cf_t_method m, int32_t seqid, const cf_t_args *args)
 {
 	const method_desc *md = method_of(m);
+	cf_t_args	with_cl;
 
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no method %d", (int) m);
+	if (args->consistency_level == 0 &&
+		args_have(md->args, offsetof(cf_t_args, consistency_level)))
+	{
+		with_cl = *args;
+		with_cl.consistency_level = CF_T_CL_ONE;
+		args = &with_cl;
+	}
 	cf_t_write_message_header(out, cf_slice_str(md->name), CF_T_CALL, seqid);
 	cf_ts_write_struct(out, md->args, args);
 	return cf_buf_status(out);

@@ -496,7 +496,10 @@ cf_status  *cf_t_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
 void		cf_t_write_app_exception(cf_buf *out, cf_slice method_name, int32_t seqid,
 									 cf_t_app_error type, const char *message);
 
-/* Client side. Appends a whole CALL message (header + argument struct) for method m. */
+/*
+ * Client side. Appends a whole CALL message (header + argument struct) for method m.
+ * A consistency_level of 0 (not set) is sent as ONE, the documented default.
+ */
 cf_status  *cf_t_write_call(cf_buf *out, cf_t_method m, int32_t seqid,
 							const cf_t_args *args);
 

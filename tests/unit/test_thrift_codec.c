@@ -864,6 +864,16 @@ golden_calls(void **state)
 	assert_int_equal(got.predicate.slice_range.count, 10);
 	assert_false(got.predicate.slice_range.reversed);
 	assert_int_equal(got.consistency_level, CF_T_CL_QUORUM);
+
+	/* a consistency level left at 0 goes out as ONE, the default */
+	cf_buf_reset(&b);
+	args.consistency_level = 0;
+	OK(cf_t_write_call(&b, CF_T_M_GET_SLICE, 8, &args));
+	cf_rd_init(&r, b.data, b.len);
+	OK(cf_t_read_message_header(&r, &h));
+	OK(cf_t_read_args(&r, CF_T_M_GET_SLICE, &lim, *state, &got));
+	assert_int_equal(got.consistency_level, CF_T_CL_ONE);
+	assert_int_equal(args.consistency_level, 0);	/* the caller's args are untouched */
 	cf_buf_free(&b);
 }
 

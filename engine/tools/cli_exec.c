@@ -186,6 +186,19 @@ type_or_bytes(cf_slice name)
 	return t;
 }
 
+/* What printing and converting need of column family definition d. */
+static void
+cf_info_of(const cf_t_cf_def *d, cf_info *ci)
+{
+	ci->def = d;
+	ci->super = d->has_column_type &&
+		cf_slice_eq(d->column_type, cf_slice_str("Super"));
+	ci->cmp = d->has_comparator_type ? type_or_bytes(d->comparator_type) : CFT_BYTES;
+	ci->sub = d->has_subcomparator_type ? type_or_bytes(d->subcomparator_type) : CFT_BYTES;
+	ci->dflt = d->has_default_validation_class ?
+		type_or_bytes(d->default_validation_class) : CFT_BYTES;
+}
+
 static cf_status *
 cf_lookup(cft_shell *sh, const char *cf, cf_info *ci)
 {
@@ -197,21 +210,11 @@ cf_lookup(cft_shell *sh, const char *cf, cf_info *ci)
 	if ((st = keyspace_def(sh, &ks)) != NULL)
 		return st;
 	for (size_t i = 0; i < ks->n_cf_defs; i++)
-	{
-		const cf_t_cf_def *d = &ks->cf_defs[i];
-
-		if (!cf_slice_eq(d->name, cf_slice_str(cf)))
-			continue;
-		memset(ci, 0, sizeof(*ci));
-		ci->def = d;
-		ci->super = d->has_column_type &&
-			cf_slice_eq(d->column_type, cf_slice_str("Super"));
-		ci->cmp = d->has_comparator_type ? type_or_bytes(d->comparator_type) : CFT_BYTES;
-		ci->sub = d->has_subcomparator_type ? type_or_bytes(d->subcomparator_type) : CFT_BYTES;
-		ci->dflt = d->has_default_validation_class ?
-			type_or_bytes(d->default_validation_class) : CFT_BYTES;
-		return NULL;
-	}
+		if (cf_slice_eq(ks->cf_defs[i].name, cf_slice_str(cf)))
+		{
+			cf_info_of(&ks->cf_defs[i], ci);
+			return NULL;
+		}
 	return cf_status_make(CF_ERR_INVALID, "unknown column family %s in keyspace %s; "
 						  "hint: show keyspaces; lists them", cf, sh->keyspace);
 }
@@ -835,17 +838,16 @@ describe_ks(cft_shell *sh, const cf_t_ks_def *ks)
 	for (size_t i = 0; i < ks->n_cf_defs; i++)
 	{
 		const cf_t_cf_def *d = &ks->cf_defs[i];
-		bool		super = d->has_column_type &&
-			cf_slice_eq(d->column_type, cf_slice_str("Super"));
-		cft_type	cmp = d->has_comparator_type ? type_or_bytes(d->comparator_type) : CFT_BYTES;
+		cf_info		ci;
 
+		cf_info_of(d, &ci);
 		fprintf(o, "    ColumnFamily: %.*s%s\n", (int) d->name.len, (const char *) d->name.p,
-				super ? " (Super)" : "");
+				ci.super ? " (Super)" : "");
 		if (d->has_comment && d->comment.len)
 			fprintf(o, "    \"%.*s\"\n", (int) d->comment.len, (const char *) d->comment.p);
 		fprintf(o, "      Columns sorted by: %.*s", (int) d->comparator_type.len,
 				(const char *) d->comparator_type.p);
-		if (super && d->has_subcomparator_type)
+		if (ci.super && d->has_subcomparator_type)
 			fprintf(o, "/%.*s", (int) d->subcomparator_type.len,
 					(const char *) d->subcomparator_type.p);
 		fputc('\n', o);
@@ -875,7 +877,7 @@ describe_ks(cft_shell *sh, const cf_t_ks_def *ks)
 		{
 			const cf_t_column_def *cd = &d->column_metadata[j];
 
-			fprintf(o, "        Column Name: %s\n", fmt(sh, super ? CFT_BYTES : cmp, cd->name));
+			fprintf(o, "        Column Name: %s\n", fmt(sh, ci.super ? CFT_BYTES : ci.cmp, cd->name));
 			fprintf(o, "          Validation Class: %.*s\n", (int) cd->validation_class.len,
 					(const char *) cd->validation_class.p);
 			if (cd->has_index_type)

@@ -512,12 +512,32 @@ exec_get(cft_shell *sh, const cft_stmt *s)
 	return NULL;
 }
 
+/*
+ * Sends the get_indexed_slices or get_range_slices request a (its index clause or key
+ * range filled in) for CF name, asking for each row's first LIST_COLUMNS columns, and
+ * prints the rows.
+ */
+static cf_status *
+rows(cft_shell *sh, cf_t_method m, const char *name, const cf_info *ci, cf_t_args *a)
+{
+	cf_t_result res;
+	cf_status  *st;
+
+	a->column_parent.column_family = cf_slice_str(name);
+	a->predicate.has_slice_range = true;
+	a->predicate.slice_range.count = LIST_COLUMNS;
+	a->consistency_level = CF_T_CL_ONE;
+	if ((st = call(sh, m, a, &res)) != NULL)
+		return st;
+	print_rows(sh, ci, res.key_slices, res.n_key_slices);
+	return NULL;
+}
+
 static cf_status *
 exec_get_where(cft_shell *sh, const cft_stmt *s)
 {
 	cf_info		ci;
 	cf_t_args	a = {0};
-	cf_t_result res;
 	cf_status  *st;
 
 	if ((st = cf_lookup(sh, s->name, &ci)) != NULL)
@@ -537,29 +557,19 @@ exec_get_where(cft_shell *sh, const cft_stmt *s)
 		e->op = s->exprs[i].op;
 	}
 	a.index_clause.count = s->has_limit ? s->limit : LIST_DEFAULT_LIMIT;
-	a.column_parent.column_family = cf_slice_str(s->name);
-	a.predicate.has_slice_range = true;
-	a.predicate.slice_range.count = LIST_COLUMNS;
-	a.consistency_level = CF_T_CL_ONE;
-	if ((st = call(sh, CF_T_M_GET_INDEXED_SLICES, &a, &res)) != NULL)
-		return st;
-	print_rows(sh, &ci, res.key_slices, res.n_key_slices);
-	return NULL;
+	return rows(sh, CF_T_M_GET_INDEXED_SLICES, s->name, &ci, &a);
 }
 
+/* The parser took the limit (1 to INT32_MAX) when there is one. */
 static cf_status *
 exec_list(cft_shell *sh, const cft_stmt *s)
 {
 	cf_info		ci;
 	cf_t_args	a = {0};
-	cf_t_result res;
 	cf_status  *st;
 
 	if ((st = cf_lookup(sh, s->name, &ci)) != NULL)
 		return st;
-	if (s->has_limit && s->limit <= 0)
-		return cf_status_make(CF_ERR_INVALID, "line %d: the limit must be positive, not %"
-							  PRId32, s->line, s->limit);
 	a.range.has_start_key = true;
 	a.range.has_end_key = true;
 	if (s->has_start && (st = term_bytes(sh, &s->start, CFT_BYTES, &a.range.start_key)) != NULL)
@@ -569,14 +579,7 @@ exec_list(cft_shell *sh, const cft_stmt *s)
 	a.range.count = s->has_limit ? s->limit : LIST_DEFAULT_LIMIT;
 	if (!s->has_limit)
 		fprintf(sh->opt.out, "Using default limit of %d\n", LIST_DEFAULT_LIMIT);
-	a.column_parent.column_family = cf_slice_str(s->name);
-	a.predicate.has_slice_range = true;
-	a.predicate.slice_range.count = LIST_COLUMNS;
-	a.consistency_level = CF_T_CL_ONE;
-	if ((st = call(sh, CF_T_M_GET_RANGE_SLICES, &a, &res)) != NULL)
-		return st;
-	print_rows(sh, &ci, res.key_slices, res.n_key_slices);
-	return NULL;
+	return rows(sh, CF_T_M_GET_RANGE_SLICES, s->name, &ci, &a);
 }
 
 static cf_status *

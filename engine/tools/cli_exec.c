@@ -1115,33 +1115,34 @@ cft_shell_exec(cft_shell *sh, const cft_stmt *s, bool *quit)
 }
 
 /*
- * A parse error reads "line L, column C: ..." relative to the parsed text; make L
- * the input's line.
+ * Prints msg to err as "NAME:L[:C]: [what: ]rest" ("line L[, column C]: ..." without a
+ * name). A message of the parser's or of the tool's own checks starts "line L, column
+ * C: ", relative to the parsed text, which starts at the input's line first_line;
+ * any other message is placed at the statement's line stmt_line of that text.
  */
 static void
-report(cft_shell *sh, const char *name, int line, const char *what, const char *msg)
+report(cft_shell *sh, const char *name, int first_line, int stmt_line, const char *what,
+	   const char *msg)
 {
-	int			l,
-				c,
+	int			l = stmt_line,
+				c = 0,
 				n = 0;
+	char		at[64];
 
 	if (sscanf(msg, "line %d, column %d: %n", &l, &c, &n) == 2 && n > 0)
-	{
-		line = line + l - 1;
 		msg += n;
-		if (name)
-			fprintf(sh->opt.err, "%s:%d:%d: %s%s%s\n", name, line, c, what ? what : "",
-					what ? ": " : "", msg);
-		else
-			fprintf(sh->opt.err, "line %d, column %d: %s%s%s\n", line, c, what ? what : "",
-					what ? ": " : "", msg);
-	}
-	else if (name)
-		fprintf(sh->opt.err, "%s:%d: %s%s%s\n", name, line, what ? what : "", what ? ": " : "",
-				msg);
 	else
-		fprintf(sh->opt.err, "line %d: %s%s%s\n", line, what ? what : "", what ? ": " : "",
-				msg);
+	{
+		l = stmt_line;
+		c = 0;
+	}
+	l += first_line - 1;
+	if (name)
+		snprintf(at, sizeof(at), c > 0 ? "%d:%d" : "%d", l, c);
+	else
+		snprintf(at, sizeof(at), c > 0 ? "line %d, column %d" : "line %d", l, c);
+	fprintf(sh->opt.err, "%s%s%s: %s%s%s\n", name ? name : "", name ? ":" : "", at,
+			what ? what : "", what ? ": " : "", msg);
 	fflush(sh->opt.err);
 }
 
@@ -1162,7 +1163,7 @@ cft_shell_run(cft_shell *sh, const char *src, size_t len, const char *name, int 
 	}
 	if ((st = cft_parse(src, len, a, &stmts, &n)) != NULL)
 	{
-		report(sh, name, first_line, NULL, cf_status_msg(st));
+		report(sh, name, first_line, 1, NULL, cf_status_msg(st));
 		cf_status_free(st);
 		cf_arena_free(a);
 		return 1;
@@ -1174,12 +1175,8 @@ cft_shell_run(cft_shell *sh, const char *src, size_t len, const char *name, int 
 		if ((st = cft_shell_exec(sh, &stmts[i], &q)) != NULL)
 		{
 			failed++;
-			/* messages of the tool's own checks carry "line L, column C" already */
-			if (strncmp(cf_status_msg(st), "line ", 5) == 0)
-				report(sh, name, first_line, cft_stmt_name(stmts[i].kind), cf_status_msg(st));
-			else
-				report(sh, name, first_line + stmts[i].line - 1, cft_stmt_name(stmts[i].kind),
-					   cf_status_msg(st));
+			report(sh, name, first_line, stmts[i].line, cft_stmt_name(stmts[i].kind),
+				   cf_status_msg(st));
 			cf_status_free(st);
 			if (!cont)
 				break;

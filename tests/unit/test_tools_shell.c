@@ -132,8 +132,8 @@ connect_use(T *t, const char *ks)
 		snprintf(src, sizeof(src), "create keyspace %s; use %s;", ks, ks);
 		run_ok(t, src);
 		has(t->out, "Keyspace created.\nAuthenticated to keyspace: ");
-		assert_string_equal(cft_shell_prompt(t->sh), strcmp(ks, "K") == 0 ?
-							"[default@K] " : cft_shell_prompt(t->sh));
+		snprintf(src, sizeof(src), "[default@%s] ", ks);
+		assert_string_equal(cft_shell_prompt(t->sh), src);
 	}
 }
 

@@ -454,6 +454,23 @@ parse_connect(parser *p, cft_stmt *s)
 	return NULL;
 }
 
+/* [limit N] after get ... where and list: N from 1 to INT32_MAX. */
+static cf_status *
+parse_limit(parser *p, cft_stmt *s)
+{
+	int64_t		v;
+	cf_status  *st;
+
+	if (!is_kw(peek(p), "limit"))
+		return NULL;
+	next(p);
+	if ((st = parse_int(p, "the row count after limit", 1, INT32_MAX, &v)) != NULL)
+		return st;
+	s->has_limit = true;
+	s->limit = (int32_t) v;
+	return NULL;
+}
+
 static cf_status *
 parse_get(parser *p, cft_stmt *s)
 {
@@ -501,17 +518,7 @@ parse_get(parser *p, cft_stmt *s)
 				break;
 			next(p);
 		}
-		if (is_kw(peek(p), "limit"))
-		{
-			int64_t		v;
-
-			next(p);
-			if ((st = parse_int(p, "the row count after limit", 1, INT32_MAX, &v)) != NULL)
-				return st;
-			s->has_limit = true;
-			s->limit = (int32_t) v;
-		}
-		return NULL;
+		return parse_limit(p, s);
 	}
 	if ((st = parse_path(p, 0, 2, "get", &s->path)) != NULL)
 		return st;
@@ -552,17 +559,7 @@ parse_list(parser *p, cft_stmt *s)
 		if ((st = expect_punct(p, "]", "']' after the key range")) != NULL)
 			return st;
 	}
-	if (is_kw(peek(p), "limit"))
-	{
-		int64_t		v;
-
-		next(p);
-		if ((st = parse_int(p, "the row count after limit", 1, INT32_MAX, &v)) != NULL)
-			return st;
-		s->has_limit = true;
-		s->limit = (int32_t) v;
-	}
-	return NULL;
+	return parse_limit(p, s);
 }
 
 /* keyspace NAME | column family NAME, after create/update/drop */

@@ -377,6 +377,30 @@ resolve(cft_shell *sh, const cft_path *p, resolved *r)
 	return NULL;
 }
 
+/* The column parent (CF and super column) of path p, resolved as r. */
+static cf_t_column_parent
+parent_of(const cft_path *p, const resolved *r)
+{
+	return (cf_t_column_parent) {
+		.column_family = cf_slice_str(p->cf),
+		.has_super_column = r->has_super,
+		.super_column = r->super,
+	};
+}
+
+/* The column path (CF, super column, column) of path p, resolved as r. */
+static cf_t_column_path
+path_of(const cft_path *p, const resolved *r)
+{
+	return (cf_t_column_path) {
+		.column_family = cf_slice_str(p->cf),
+		.has_super_column = r->has_super,
+		.super_column = r->super,
+		.has_column = r->has_column,
+		.column = r->column,
+	};
+}
+
 static cf_status *
 exec_set(cft_shell *sh, const cft_stmt *s)
 {
@@ -394,9 +418,7 @@ exec_set(cft_shell *sh, const cft_stmt *s)
 	if ((st = term_bytes(sh, &s->value, validator(&r.ci, r.column), &a.column.value)) != NULL)
 		return st;
 	a.key = r.key;
-	a.column_parent.column_family = cf_slice_str(s->path.cf);
-	a.column_parent.has_super_column = r.has_super;
-	a.column_parent.super_column = r.super;
+	a.column_parent = parent_of(&s->path, &r);
 	a.column.name = r.column;
 	a.column.timestamp = now_micros();
 	a.column.has_ttl = s->has_ttl;
@@ -425,9 +447,7 @@ get_all(cft_shell *sh, const cft_stmt *s, const resolved *r)
 	cf_arena   *stmt_arena = sh->arena;
 
 	a.key = r->key;
-	a.column_parent.column_family = cf_slice_str(s->path.cf);
-	a.column_parent.has_super_column = r->has_super;
-	a.column_parent.super_column = r->super;
+	a.column_parent = parent_of(&s->path, r);
 	a.predicate.has_slice_range = true;
 	a.consistency_level = CF_T_CL_ONE;
 	for (;;)
@@ -492,11 +512,7 @@ exec_get(cft_shell *sh, const cft_stmt *s)
 	if (!r.has_column)
 		return get_all(sh, s, &r);
 	a.key = r.key;
-	a.column_path.column_family = cf_slice_str(s->path.cf);
-	a.column_path.has_super_column = r.has_super;
-	a.column_path.super_column = r.super;
-	a.column_path.has_column = true;
-	a.column_path.column = r.column;
+	a.column_path = path_of(&s->path, &r);
 	a.consistency_level = CF_T_CL_ONE;
 	if ((st = call(sh, CF_T_M_GET, &a, &res)) != NULL)
 	{
@@ -593,11 +609,7 @@ exec_del(cft_shell *sh, const cft_stmt *s)
 	if ((st = resolve(sh, &s->path, &r)) != NULL)
 		return st;
 	a.key = r.key;
-	a.column_path.column_family = cf_slice_str(s->path.cf);
-	a.column_path.has_super_column = r.has_super;
-	a.column_path.super_column = r.super;
-	a.column_path.has_column = r.has_column;
-	a.column_path.column = r.column;
+	a.column_path = path_of(&s->path, &r);
 	a.timestamp = now_micros();
 	a.consistency_level = CF_T_CL_ONE;
 	if ((st = call(sh, CF_T_M_REMOVE, &a, &res)) != NULL)
@@ -621,9 +633,7 @@ exec_count(cft_shell *sh, const cft_stmt *s)
 							  "not a column", s->path.line, s->path.col,
 							  r.ci.super ? " or a super column" : "");
 	a.key = r.key;
-	a.column_parent.column_family = cf_slice_str(s->path.cf);
-	a.column_parent.has_super_column = r.has_super;
-	a.column_parent.super_column = r.super;
+	a.column_parent = parent_of(&s->path, &r);
 	a.predicate.has_slice_range = true;
 	a.predicate.slice_range.count = INT32_MAX;
 	a.consistency_level = CF_T_CL_ONE;

@@ -175,6 +175,14 @@ cf_status  *cft_parse(const char *src, size_t len, cf_arena *arena,
  */
 bool		cft_input_complete(const char *src, size_t len);
 
+/*
+ * CF_ERR_INVALID "line L, column C: <message>", the form of every mistake found in cli
+ * text (by the parser, cli_schema.c and cli_types.c); cft_shell_run reads the
+ * position back to name the input's line.
+ */
+cf_status  *cft_error_at(int line, int col, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
 /* The statement kind's name for messages ("set", "create column family"). */
 const char *cft_stmt_name(cft_stmt_kind k);
 

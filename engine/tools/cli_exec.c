@@ -186,6 +186,19 @@ type_or_bytes(cf_slice name)
 	return t;
 }
 
+/* What printing and converting need of column family definition d. */
+static void
+cf_info_of(const cf_t_cf_def *d, cf_info *ci)
+{
+	ci->def = d;
+	ci->super = d->has_column_type &&
+		cf_slice_eq(d->column_type, cf_slice_str("Super"));
+	ci->cmp = d->has_comparator_type ? type_or_bytes(d->comparator_type) : CFT_BYTES;
+	ci->sub = d->has_subcomparator_type ? type_or_bytes(d->subcomparator_type) : CFT_BYTES;
+	ci->dflt = d->has_default_validation_class ?
+		type_or_bytes(d->default_validation_class) : CFT_BYTES;
+}
+
 static cf_status *
 cf_lookup(cft_shell *sh, const char *cf, cf_info *ci)
 {
@@ -197,21 +210,11 @@ cf_lookup(cft_shell *sh, const char *cf, cf_info *ci)
 	if ((st = keyspace_def(sh, &ks)) != NULL)
 		return st;
 	for (size_t i = 0; i < ks->n_cf_defs; i++)
-	{
-		const cf_t_cf_def *d = &ks->cf_defs[i];
-
-		if (!cf_slice_eq(d->name, cf_slice_str(cf)))
-			continue;
-		memset(ci, 0, sizeof(*ci));
-		ci->def = d;
-		ci->super = d->has_column_type &&
-			cf_slice_eq(d->column_type, cf_slice_str("Super"));
-		ci->cmp = d->has_comparator_type ? type_or_bytes(d->comparator_type) : CFT_BYTES;
-		ci->sub = d->has_subcomparator_type ? type_or_bytes(d->subcomparator_type) : CFT_BYTES;
-		ci->dflt = d->has_default_validation_class ?
-			type_or_bytes(d->default_validation_class) : CFT_BYTES;
-		return NULL;
-	}
+		if (cf_slice_eq(ks->cf_defs[i].name, cf_slice_str(cf)))
+		{
+			cf_info_of(&ks->cf_defs[i], ci);
+			return NULL;
+		}
 	return cf_status_make(CF_ERR_INVALID, "unknown column family %s in keyspace %s; "
 						  "hint: show keyspaces; lists them", cf, sh->keyspace);
 }
@@ -374,6 +377,30 @@ resolve(cft_shell *sh, const cft_path *p, resolved *r)
 	return NULL;
 }
 
+/* The column parent (CF and super column) of path p, resolved as r. */
+static cf_t_column_parent
+parent_of(const cft_path *p, const resolved *r)
+{
+	return (cf_t_column_parent) {
+		.column_family = cf_slice_str(p->cf),
+		.has_super_column = r->has_super,
+		.super_column = r->super,
+	};
+}
+
+/* The column path (CF, super column, column) of path p, resolved as r. */
+static cf_t_column_path
+path_of(const cft_path *p, const resolved *r)
+{
+	return (cf_t_column_path) {
+		.column_family = cf_slice_str(p->cf),
+		.has_super_column = r->has_super,
+		.super_column = r->super,
+		.has_column = r->has_column,
+		.column = r->column,
+	};
+}
+
 static cf_status *
 exec_set(cft_shell *sh, const cft_stmt *s)
 {
@@ -391,9 +418,7 @@ exec_set(cft_shell *sh, const cft_stmt *s)
 	if ((st = term_bytes(sh, &s->value, validator(&r.ci, r.column), &a.column.value)) != NULL)
 		return st;
 	a.key = r.key;
-	a.column_parent.column_family = cf_slice_str(s->path.cf);
-	a.column_parent.has_super_column = r.has_super;
-	a.column_parent.super_column = r.super;
+	a.column_parent = parent_of(&s->path, &r);
 	a.column.name = r.column;
 	a.column.timestamp = now_micros();
 	a.column.has_ttl = s->has_ttl;
@@ -422,9 +447,7 @@ get_all(cft_shell *sh, const cft_stmt *s, const resolved *r)
 	cf_arena   *stmt_arena = sh->arena;
 
 	a.key = r->key;
-	a.column_parent.column_family = cf_slice_str(s->path.cf);
-	a.column_parent.has_super_column = r->has_super;
-	a.column_parent.super_column = r->super;
+	a.column_parent = parent_of(&s->path, r);
 	a.predicate.has_slice_range = true;
 	a.consistency_level = CF_T_CL_ONE;
 	for (;;)
@@ -489,11 +512,7 @@ exec_get(cft_shell *sh, const cft_stmt *s)
 	if (!r.has_column)
 		return get_all(sh, s, &r);
 	a.key = r.key;
-	a.column_path.column_family = cf_slice_str(s->path.cf);
-	a.column_path.has_super_column = r.has_super;
-	a.column_path.super_column = r.super;
-	a.column_path.has_column = true;
-	a.column_path.column = r.column;
+	a.column_path = path_of(&s->path, &r);
 	a.consistency_level = CF_T_CL_ONE;
 	if ((st = call(sh, CF_T_M_GET, &a, &res)) != NULL)
 	{
@@ -509,12 +528,32 @@ exec_get(cft_shell *sh, const cft_stmt *s)
 	return NULL;
 }
 
+/*
+ * Sends the get_indexed_slices or get_range_slices request a (its index clause or key
+ * range filled in) for CF name, asking for each row's first LIST_COLUMNS columns, and
+ * prints the rows.
+ */
+static cf_status *
+rows(cft_shell *sh, cf_t_method m, const char *name, const cf_info *ci, cf_t_args *a)
+{
+	cf_t_result res;
+	cf_status  *st;
+
+	a->column_parent.column_family = cf_slice_str(name);
+	a->predicate.has_slice_range = true;
+	a->predicate.slice_range.count = LIST_COLUMNS;
+	a->consistency_level = CF_T_CL_ONE;
+	if ((st = call(sh, m, a, &res)) != NULL)
+		return st;
+	print_rows(sh, ci, res.key_slices, res.n_key_slices);
+	return NULL;
+}
+
 static cf_status *
 exec_get_where(cft_shell *sh, const cft_stmt *s)
 {
 	cf_info		ci;
 	cf_t_args	a = {0};
-	cf_t_result res;
 	cf_status  *st;
 
 	if ((st = cf_lookup(sh, s->name, &ci)) != NULL)
@@ -534,29 +573,19 @@ exec_get_where(cft_shell *sh, const cft_stmt *s)
 		e->op = s->exprs[i].op;
 	}
 	a.index_clause.count = s->has_limit ? s->limit : LIST_DEFAULT_LIMIT;
-	a.column_parent.column_family = cf_slice_str(s->name);
-	a.predicate.has_slice_range = true;
-	a.predicate.slice_range.count = LIST_COLUMNS;
-	a.consistency_level = CF_T_CL_ONE;
-	if ((st = call(sh, CF_T_M_GET_INDEXED_SLICES, &a, &res)) != NULL)
-		return st;
-	print_rows(sh, &ci, res.key_slices, res.n_key_slices);
-	return NULL;
+	return rows(sh, CF_T_M_GET_INDEXED_SLICES, s->name, &ci, &a);
 }
 
+/* The parser took the limit (1 to INT32_MAX) when there is one. */
 static cf_status *
 exec_list(cft_shell *sh, const cft_stmt *s)
 {
 	cf_info		ci;
 	cf_t_args	a = {0};
-	cf_t_result res;
 	cf_status  *st;
 
 	if ((st = cf_lookup(sh, s->name, &ci)) != NULL)
 		return st;
-	if (s->has_limit && s->limit <= 0)
-		return cf_status_make(CF_ERR_INVALID, "line %d: the limit must be positive, not %"
-							  PRId32, s->line, s->limit);
 	a.range.has_start_key = true;
 	a.range.has_end_key = true;
 	if (s->has_start && (st = term_bytes(sh, &s->start, CFT_BYTES, &a.range.start_key)) != NULL)
@@ -566,14 +595,7 @@ exec_list(cft_shell *sh, const cft_stmt *s)
 	a.range.count = s->has_limit ? s->limit : LIST_DEFAULT_LIMIT;
 	if (!s->has_limit)
 		fprintf(sh->opt.out, "Using default limit of %d\n", LIST_DEFAULT_LIMIT);
-	a.column_parent.column_family = cf_slice_str(s->name);
-	a.predicate.has_slice_range = true;
-	a.predicate.slice_range.count = LIST_COLUMNS;
-	a.consistency_level = CF_T_CL_ONE;
-	if ((st = call(sh, CF_T_M_GET_RANGE_SLICES, &a, &res)) != NULL)
-		return st;
-	print_rows(sh, &ci, res.key_slices, res.n_key_slices);
-	return NULL;
+	return rows(sh, CF_T_M_GET_RANGE_SLICES, s->name, &ci, &a);
 }
 
 static cf_status *
@@ -587,11 +609,7 @@ exec_del(cft_shell *sh, const cft_stmt *s)
 	if ((st = resolve(sh, &s->path, &r)) != NULL)
 		return st;
 	a.key = r.key;
-	a.column_path.column_family = cf_slice_str(s->path.cf);
-	a.column_path.has_super_column = r.has_super;
-	a.column_path.super_column = r.super;
-	a.column_path.has_column = r.has_column;
-	a.column_path.column = r.column;
+	a.column_path = path_of(&s->path, &r);
 	a.timestamp = now_micros();
 	a.consistency_level = CF_T_CL_ONE;
 	if ((st = call(sh, CF_T_M_REMOVE, &a, &res)) != NULL)
@@ -615,9 +633,7 @@ exec_count(cft_shell *sh, const cft_stmt *s)
 							  "not a column", s->path.line, s->path.col,
 							  r.ci.super ? " or a super column" : "");
 	a.key = r.key;
-	a.column_parent.column_family = cf_slice_str(s->path.cf);
-	a.column_parent.has_super_column = r.has_super;
-	a.column_parent.super_column = r.super;
+	a.column_parent = parent_of(&s->path, &r);
 	a.predicate.has_slice_range = true;
 	a.predicate.slice_range.count = INT32_MAX;
 	a.consistency_level = CF_T_CL_ONE;
@@ -835,17 +851,16 @@ describe_ks(cft_shell *sh, const cf_t_ks_def *ks)
 	for (size_t i = 0; i < ks->n_cf_defs; i++)
 	{
 		const cf_t_cf_def *d = &ks->cf_defs[i];
-		bool		super = d->has_column_type &&
-			cf_slice_eq(d->column_type, cf_slice_str("Super"));
-		cft_type	cmp = d->has_comparator_type ? type_or_bytes(d->comparator_type) : CFT_BYTES;
+		cf_info		ci;
 
+		cf_info_of(d, &ci);
 		fprintf(o, "    ColumnFamily: %.*s%s\n", (int) d->name.len, (const char *) d->name.p,
-				super ? " (Super)" : "");
+				ci.super ? " (Super)" : "");
 		if (d->has_comment && d->comment.len)
 			fprintf(o, "    \"%.*s\"\n", (int) d->comment.len, (const char *) d->comment.p);
 		fprintf(o, "      Columns sorted by: %.*s", (int) d->comparator_type.len,
 				(const char *) d->comparator_type.p);
-		if (super && d->has_subcomparator_type)
+		if (ci.super && d->has_subcomparator_type)
 			fprintf(o, "/%.*s", (int) d->subcomparator_type.len,
 					(const char *) d->subcomparator_type.p);
 		fputc('\n', o);
@@ -875,7 +890,7 @@ describe_ks(cft_shell *sh, const cf_t_ks_def *ks)
 		{
 			const cf_t_column_def *cd = &d->column_metadata[j];
 
-			fprintf(o, "        Column Name: %s\n", fmt(sh, super ? CFT_BYTES : cmp, cd->name));
+			fprintf(o, "        Column Name: %s\n", fmt(sh, ci.super ? CFT_BYTES : ci.cmp, cd->name));
 			fprintf(o, "          Validation Class: %.*s\n", (int) cd->validation_class.len,
 					(const char *) cd->validation_class.p);
 			if (cd->has_index_type)
@@ -1110,33 +1125,34 @@ cft_shell_exec(cft_shell *sh, const cft_stmt *s, bool *quit)
 }
 
 /*
- * A parse error reads "line L, column C: ..." relative to the parsed text; make L
- * the input's line.
+ * Prints msg to err as "NAME:L[:C]: [what: ]rest" ("line L[, column C]: ..." without a
+ * name). A message of the parser's or of the tool's own checks starts "line L, column
+ * C: ", relative to the parsed text, which starts at the input's line first_line;
+ * any other message is placed at the statement's line stmt_line of that text.
  */
 static void
-report(cft_shell *sh, const char *name, int line, const char *what, const char *msg)
+report(cft_shell *sh, const char *name, int first_line, int stmt_line, const char *what,
+	   const char *msg)
 {
-	int			l,
-				c,
+	int			l = stmt_line,
+				c = 0,
 				n = 0;
+	char		at[64];
 
 	if (sscanf(msg, "line %d, column %d: %n", &l, &c, &n) == 2 && n > 0)
-	{
-		line = line + l - 1;
 		msg += n;
-		if (name)
-			fprintf(sh->opt.err, "%s:%d:%d: %s%s%s\n", name, line, c, what ? what : "",
-					what ? ": " : "", msg);
-		else
-			fprintf(sh->opt.err, "line %d, column %d: %s%s%s\n", line, c, what ? what : "",
-					what ? ": " : "", msg);
-	}
-	else if (name)
-		fprintf(sh->opt.err, "%s:%d: %s%s%s\n", name, line, what ? what : "", what ? ": " : "",
-				msg);
 	else
-		fprintf(sh->opt.err, "line %d: %s%s%s\n", line, what ? what : "", what ? ": " : "",
-				msg);
+	{
+		l = stmt_line;
+		c = 0;
+	}
+	l += first_line - 1;
+	if (name)
+		snprintf(at, sizeof(at), c > 0 ? "%d:%d" : "%d", l, c);
+	else
+		snprintf(at, sizeof(at), c > 0 ? "line %d, column %d" : "line %d", l, c);
+	fprintf(sh->opt.err, "%s%s%s: %s%s%s\n", name ? name : "", name ? ":" : "", at,
+			what ? what : "", what ? ": " : "", msg);
 	fflush(sh->opt.err);
 }
 
@@ -1157,7 +1173,7 @@ cft_shell_run(cft_shell *sh, const char *src, size_t len, const char *name, int 
 	}
 	if ((st = cft_parse(src, len, a, &stmts, &n)) != NULL)
 	{
-		report(sh, name, first_line, NULL, cf_status_msg(st));
+		report(sh, name, first_line, 1, NULL, cf_status_msg(st));
 		cf_status_free(st);
 		cf_arena_free(a);
 		return 1;
@@ -1169,12 +1185,8 @@ cft_shell_run(cft_shell *sh, const char *src, size_t len, const char *name, int 
 		if ((st = cft_shell_exec(sh, &stmts[i], &q)) != NULL)
 		{
 			failed++;
-			/* messages of the tool's own checks carry "line L, column C" already */
-			if (strncmp(cf_status_msg(st), "line ", 5) == 0)
-				report(sh, name, first_line, cft_stmt_name(stmts[i].kind), cf_status_msg(st));
-			else
-				report(sh, name, first_line + stmts[i].line - 1, cft_stmt_name(stmts[i].kind),
-					   cf_status_msg(st));
+			report(sh, name, first_line, stmts[i].line, cft_stmt_name(stmts[i].kind),
+				   cf_status_msg(st));
 			cf_status_free(st);
 			if (!cont)
 				break;

@@ -93,20 +93,16 @@ expected_at(const cft_tok *t, const char *what)
 						  t->line, t->col, what, found);
 }
 
-static cf_status *error_at(const cft_tok *t, const char *fmt,...)
-			__attribute__((format(printf, 2, 3)));
-
-/* "line L, column C: <message>" at token t. */
-static cf_status *
-error_at(const cft_tok *t, const char *fmt,...)
+cf_status *
+cft_error_at(int line, int col, const char *fmt,...)
 {
-	char		msg[512];
 	va_list		ap;
+	cf_status  *st;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	st = cf_status_makev(CF_ERR_INVALID, fmt, ap);
 	va_end(ap);
-	return cf_status_make(CF_ERR_INVALID, "line %d, column %d: %s", t->line, t->col, msg);
+	return cf_status_wrap(st, "line %d, column %d", line, col);
 }
 
 static cf_status *
@@ -159,8 +155,8 @@ parse_int(parser *p, const char *what, int64_t min, int64_t max, int64_t *out)
 	v = strtoll(t->text, &end, 10);
 	if (errno != 0 || *end != '\0' || v < min || v > max)
 	{
-		return error_at(t, "%s must be between %lld and %lld, not %s",
-						what, (long long) min, (long long) max, t->text);
+		return cft_error_at(t->line, t->col, "%s must be between %lld and %lld, not %s",
+							what, (long long) min, (long long) max, t->text);
 	}
 	*out = v;
 	next(p);
@@ -201,8 +197,10 @@ parse_term(parser *p, const char *what, cft_term *out)
 			if (strcasecmp(t->text, functions[i]) == 0)
 				known = true;
 		if (!known)
-			return error_at(t, "unknown function %s(); hint: the functions are bytes, "
-							"integer, long, utf8, ascii, lexicaluuid and timeuuid", t->text);
+			return cft_error_at(t->line, t->col,
+								"unknown function %s(); hint: the functions are bytes, "
+								"integer, long, utf8, ascii, lexicaluuid and timeuuid",
+								t->text);
 		term_from_tok(t, out);
 		out->kind = CFT_TERM_FUNC;
 		fname = cf_arena_dup(p->arena, t->text, t->len + 1);
@@ -270,8 +268,9 @@ parse_path(parser *p, int min_depth, int max_depth, const char *stmt, cft_path *
 	{
 		if (out->depth == max_depth)
 		{
-			return error_at(peek(p), "%s takes at most %d name%s after the row key",
-							stmt, max_depth, max_depth == 1 ? "" : "s");
+			return cft_error_at(peek(p)->line, peek(p)->col,
+								"%s takes at most %d name%s after the row key",
+								stmt, max_depth, max_depth == 1 ? "" : "s");
 		}
 		next(p);
 		if ((st = parse_term(p, what[out->depth + 1], &out->sub[out->depth])) != NULL)
@@ -436,7 +435,8 @@ parse_connect(parser *p, cft_stmt *s)
 	end = p->toks[p->i - 1].end;
 	for (size_t i = start; i < end; i++)
 		if (isspace((unsigned char) p->src[i]))
-			return error_at(first, "a host name has no blanks (connect HOST/PORT)");
+			return cft_error_at(first->line, first->col,
+								"a host name has no blanks (connect HOST/PORT)");
 	if ((host = cf_arena_strndup(p->arena, p->src + start, end - start)) == NULL)
 		return nomem();
 	s->host = host;
@@ -451,6 +451,23 @@ parse_connect(parser *p, cft_stmt *s)
 			return expected_at(peek(p), "the password as a 'string' after the user name");
 		s->password = next(p)->text;
 	}
+	return NULL;
+}
+
+/* [limit N] after get ... where and list: N from 1 to INT32_MAX. */
+static cf_status *
+parse_limit(parser *p, cft_stmt *s)
+{
+	int64_t		v;
+	cf_status  *st;
+
+	if (!is_kw(peek(p), "limit"))
+		return NULL;
+	next(p);
+	if ((st = parse_int(p, "the row count after limit", 1, INT32_MAX, &v)) != NULL)
+		return st;
+	s->has_limit = true;
+	s->limit = (int32_t) v;
 	return NULL;
 }
 
@@ -501,17 +518,7 @@ parse_get(parser *p, cft_stmt *s)
 				break;
 			next(p);
 		}
-		if (is_kw(peek(p), "limit"))
-		{
-			int64_t		v;
-
-			next(p);
-			if ((st = parse_int(p, "the row count after limit", 1, INT32_MAX, &v)) != NULL)
-				return st;
-			s->has_limit = true;
-			s->limit = (int32_t) v;
-		}
-		return NULL;
+		return parse_limit(p, s);
 	}
 	if ((st = parse_path(p, 0, 2, "get", &s->path)) != NULL)
 		return st;
@@ -552,17 +559,7 @@ parse_list(parser *p, cft_stmt *s)
 		if ((st = expect_punct(p, "]", "']' after the key range")) != NULL)
 			return st;
 	}
-	if (is_kw(peek(p), "limit"))
-	{
-		int64_t		v;
-
-		next(p);
-		if ((st = parse_int(p, "the row count after limit", 1, INT32_MAX, &v)) != NULL)
-			return st;
-		s->has_limit = true;
-		s->limit = (int32_t) v;
-	}
-	return NULL;
+	return parse_limit(p, s);
 }
 
 /* keyspace NAME | column family NAME, after create/update/drop */

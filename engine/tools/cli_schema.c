@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,26 +82,12 @@ cft_column_type_valid(cf_slice v, const char **canonical)
 	return true;
 }
 
-static cf_status *attr_error(const cft_attr *a, const char *fmt,...)
-			__attribute__((format(printf, 2, 3)));
-
-static cf_status *
-attr_error(const cft_attr *a, const char *fmt,...)
-{
-	char		msg[768];
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return cf_status_make(CF_ERR_INVALID, "line %d, column %d: %s", a->line, a->col, msg);
-}
-
 static cf_status *
 want_scalar(const cft_attr *a)
 {
 	if (a->is_list)
-		return attr_error(a, "%s takes one value, not a [{...}] list", a->name);
+		return cft_error_at(a->line, a->col,
+							"%s takes one value, not a [{...}] list", a->name);
 	return NULL;
 }
 
@@ -119,8 +104,9 @@ attr_int(const cft_attr *a, int64_t min, int64_t max, int32_t *out)
 	v = strtoll(a->value.text, &end, 10);
 	if (a->value.kind == CFT_TERM_FUNC || *a->value.text == '\0' || *end != '\0' ||
 		errno != 0 || v < min || v > max)
-		return attr_error(a, "%s must be an integer from %lld to %lld, not '%.40s'",
-						  a->name, (long long) min, (long long) max, a->value.text);
+		return cft_error_at(a->line, a->col,
+							"%s must be an integer from %lld to %lld, not '%.40s'",
+							a->name, (long long) min, (long long) max, a->value.text);
 	*out = (int32_t) v;
 	return NULL;
 }
@@ -138,8 +124,8 @@ attr_double(const cft_attr *a, double min, double max, double *out)
 	v = strtod(a->value.text, &end);
 	if (a->value.kind == CFT_TERM_FUNC || *a->value.text == '\0' || *end != '\0' ||
 		errno != 0 || !isfinite(v) || v < min || v > max)
-		return attr_error(a, "%s must be a number from %g to %g, not '%.40s'",
-						  a->name, min, max, a->value.text);
+		return cft_error_at(a->line, a->col, "%s must be a number from %g to %g, not '%.40s'",
+							a->name, min, max, a->value.text);
 	*out = v;
 	return NULL;
 }
@@ -154,12 +140,7 @@ attr_type(const cft_attr *a, cf_slice *out)
 	if ((st = want_scalar(a)) != NULL)
 		return st;
 	if ((st = cft_type_parse(cf_slice_str(a->value.text), a->name, &t)) != NULL)
-	{
-		cf_status  *e = attr_error(a, "%s", cf_status_msg(st));
-
-		cf_status_free(st);
-		return e;
-	}
+		return cf_status_wrap(st, "line %d, column %d", a->line, a->col);
 	*out = cf_slice_str(cft_type_class(t));
 	return NULL;
 }
@@ -181,10 +162,11 @@ cft_ks_def_apply(const cft_stmt *s, cf_arena *arena, cf_t_ks_def *def)
 				return st;
 			cls = cft_strategy_class(a->value.text, a->value.len);
 			if (cls == NULL)
-				return attr_error(a, "unknown placement_strategy '%.80s'\nhint: valid "
-								  "strategies are %s (alone or as "
-								  "org.apache.cassandra.locator.<Strategy>)",
-								  a->value.text, cft_strategy_names_hint);
+				return cft_error_at(a->line, a->col,
+									"unknown placement_strategy '%.80s'\nhint: valid "
+									"strategies are %s (alone or as "
+									"org.apache.cassandra.locator.<Strategy>)",
+									a->value.text, cft_strategy_names_hint);
 			def->strategy_class = cf_slice_str(cls);
 		}
 		else if (strcasecmp(a->name, "replication_factor") == 0)
@@ -197,8 +179,9 @@ cft_ks_def_apply(const cft_stmt *s, cf_arena *arena, cf_t_ks_def *def)
 			size_t		n = 0;
 
 			if (!a->is_list)
-				return attr_error(a, "strategy_options takes [{name: value, ...}], e.g. "
-								  "[{DC1: 2, DC2: 2}]");
+				return cft_error_at(a->line, a->col,
+									"strategy_options takes [{name: value, ...}], e.g. "
+									"[{DC1: 2, DC2: 2}]");
 			for (size_t h = 0; h < a->n_hashes; h++)
 				n += a->hashes[h].n_pairs;
 			def->strategy_options = cf_arena_alloc(arena, (n ? n : 1) * sizeof(cf_t_string_pair));
@@ -216,9 +199,10 @@ cft_ks_def_apply(const cft_stmt *s, cf_arena *arena, cf_t_ks_def *def)
 			def->has_strategy_options = true;
 		}
 		else
-			return attr_error(a, "unknown keyspace attribute '%s'\nhint: valid attributes "
-							  "are placement_strategy, replication_factor and "
-							  "strategy_options", a->name);
+			return cft_error_at(a->line, a->col,
+								"unknown keyspace attribute '%s'\nhint: valid attributes "
+								"are placement_strategy, replication_factor and "
+								"strategy_options", a->name);
 	}
 	return NULL;
 }
@@ -239,8 +223,9 @@ apply_column_metadata(const cft_attr *a, cf_arena *arena, cf_t_cf_def *def)
 	cf_status  *st;
 
 	if (!a->is_list)
-		return attr_error(a, "column_metadata takes [{column_name: NAME, validation_class: "
-						  "TYPE[, index_type: KEYS][, index_name: NAME]}, ...]");
+		return cft_error_at(a->line, a->col,
+							"column_metadata takes [{column_name: NAME, validation_class: "
+							"TYPE[, index_type: KEYS][, index_name: NAME]}, ...]");
 	if (def->has_comparator_type &&
 		(st = cft_type_parse(name_type, "comparator", &comparator)) != NULL)
 		return st;
@@ -288,14 +273,8 @@ apply_column_metadata(const cft_attr *a, cf_arena *arena, cf_t_cf_def *def)
 
 				if ((st = cft_type_parse(cf_slice_str(p->value.text), "validation_class",
 										 &t)) != NULL)
-				{
-					cf_status  *e = cf_status_make(CF_ERR_INVALID, "line %d, column %d: %s",
-												   p->value.line, p->value.col,
-												   cf_status_msg(st));
-
-					cf_status_free(st);
-					return e;
-				}
+					return cf_status_wrap(st, "line %d, column %d", p->value.line,
+										  p->value.col);
 				cd->validation_class = cf_slice_str(cft_type_class(t));
 				has_class = true;
 			}
@@ -344,8 +323,9 @@ cft_cf_def_apply(const cft_stmt *s, cf_arena *arena, cf_t_cf_def *def)
 
 			if ((st = want_scalar(a)) == NULL &&
 				!cft_column_type_valid(cf_slice_str(a->value.text), &canon))
-				st = attr_error(a, "column_type must be Standard or Super, not '%.40s'",
-								a->value.text);
+				st = cft_error_at(a->line, a->col,
+								  "column_type must be Standard or Super, not '%.40s'",
+								  a->value.text);
 			if (st == NULL)
 			{
 				def->has_column_type = true;
@@ -433,8 +413,9 @@ cft_cf_def_apply(const cft_stmt *s, cf_arena *arena, cf_t_cf_def *def)
 		else if (strcasecmp(n, "column_metadata") == 0)
 			metadata = a;		/* after the comparator is known */
 		else
-			st = attr_error(a, "unknown column family attribute '%s'\nhint: valid "
-							"attributes are %s", n, cf_attrs_hint);
+			st = cft_error_at(a->line, a->col,
+							  "unknown column family attribute '%s'\nhint: valid "
+							  "attributes are %s", n, cf_attrs_hint);
 	}
 	if (st == NULL && def->has_subcomparator_type &&
 		!(def->column_type.len == 5 && memcmp(def->column_type.p, "Super", 5) == 0))

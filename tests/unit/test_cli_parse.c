@@ -221,6 +221,7 @@ get_del_count_list(void **state)
 	bad(f, "get Users where a 1;", "expected an operator");
 	bad(f, "count Users['k']['a']['b'];", "count takes at most 1 name after the row key");
 	bad(f, "list Users limit -1;", "row count after limit must be between 1");
+	bad(f, "get Users where a = 1 limit 0;", "row count after limit must be between 1");
 	bad(f, "list Users['a' 'b'];", "expected ':' between the start and end keys");
 	bad(f, "get Users['k']\n  ['c' ;", "line 2, column 8: expected ']' after the column or "
 		"super column name");

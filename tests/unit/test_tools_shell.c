@@ -73,19 +73,29 @@ since(FILE *f, long from)
 	return p;
 }
 
-/* Runs src; returns the failure count; t->out/t->err hold what this run printed. */
+/*
+ * Runs src as input name (NULL: unnamed) from line first_line; returns the failure
+ * count; t->out/t->err hold what this run printed.
+ */
 static int
-run_in(T *t, const char *src, bool cont)
+run_as(T *t, const char *name, int first_line, const char *src, bool cont)
 {
 	long		o = ftell(t->outf),
 				e = ftell(t->errf);
-	int			n = cft_shell_run(t->sh, src, strlen(src), "t.cli", 1, cont, NULL);
+	int			n = cft_shell_run(t->sh, src, strlen(src), name, first_line, cont, NULL);
 
 	free(t->out);
 	free(t->err);
 	t->out = since(t->outf, o);
 	t->err = since(t->errf, e);
 	return n;
+}
+
+/* Runs src as t.cli from line 1. */
+static int
+run_in(T *t, const char *src, bool cont)
+{
+	return run_as(t, "t.cli", 1, src, cont);
 }
 
 static void
@@ -122,8 +132,8 @@ connect_use(T *t, const char *ks)
 		snprintf(src, sizeof(src), "create keyspace %s; use %s;", ks, ks);
 		run_ok(t, src);
 		has(t->out, "Keyspace created.\nAuthenticated to keyspace: ");
-		assert_string_equal(cft_shell_prompt(t->sh), strcmp(ks, "K") == 0 ?
-							"[default@K] " : cft_shell_prompt(t->sh));
+		snprintf(src, sizeof(src), "[default@%s] ", ks);
+		assert_string_equal(cft_shell_prompt(t->sh), src);
 	}
 }
 
@@ -319,6 +329,12 @@ errors(void **state)
 	/* not connected */
 	assert_int_equal(run_in(t, "get Users['x'];", false), 1);
 	has(t->err, "t.cli:1: get: not connected to a server; hint: connect HOST/PORT; first");
+	/* unnamed input (the interactive shell) from line 5: lines and columns still count */
+	assert_int_equal(run_as(t, NULL, 5, "help;\nget Users['x'];", false), 1);
+	has(t->err, "line 6: get: not connected to a server;");
+	assert_int_equal(run_as(t, NULL, 5, "help;\n\n  get Users['x' ;", false), 1);
+	has(t->err, "line 7, column 17: expected ");
+	lacks(t->out, "List of all CLI commands");
 	connect_use(t, NULL);
 	assert_int_equal(run_in(t, "\n\nset Users['x']['y'] = 'z';", false), 1);
 	has(t->err, "t.cli:3: set: no keyspace has been chosen; hint: use KEYSPACE; first");

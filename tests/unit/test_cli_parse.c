@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/slurp.h"
 #include "thrift/cassandra.h"
 #include "tools/cli.h"
 
@@ -365,33 +366,12 @@ completeness(void **state)
 	assert_true(cft_input_complete("use K; # x", 10));	/* an error: let the parser say */
 }
 
-/* Reads a whole file; fails the test if it cannot. */
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE	   *fp = fopen(path, "rb");
-	char	   *buf;
-	long		n;
-
-	if (fp == NULL)
-		fail_msg("cannot open %s (run from the top of the tree)", path);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	buf = malloc((size_t) n + 1);
-	assert_int_equal(fread(buf, 1, (size_t) n, fp), (size_t) n);
-	buf[n] = '\0';
-	fclose(fp);
-	*len = (size_t) n;
-	return buf;
-}
-
 static void
 check_seed(fixture *f, const char *path, size_t min_stmts, size_t want_sets)
 {
 	size_t		len,
 				sets = 0;
-	char	   *src = slurp(path, &len);
+	char	   *src = test_slurp_file(path, &len);
 	cf_status  *st = cft_parse(src, len, f->arena, &f->stmts, &f->n);
 
 	if (st != NULL)

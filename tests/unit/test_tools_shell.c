@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/slurp.h"
 #include "support/testnode.h"
 #include "tools/cli_exec.h"
 
@@ -55,24 +56,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* The bytes f got since offset from, as a new string. */
-static char *
-since(FILE *f, long from)
-{
-	long		end;
-	char	   *p;
-
-	fflush(f);
-	end = ftell(f);
-	p = malloc((size_t) (end - from) + 1);
-	assert_non_null(p);
-	fseek(f, from, SEEK_SET);
-	assert_int_equal(fread(p, 1, (size_t) (end - from), f), (size_t) (end - from));
-	p[end - from] = '\0';
-	fseek(f, end, SEEK_SET);
-	return p;
-}
-
 /*
  * Runs src as input name (NULL: unnamed) from line first_line; returns the failure
  * count; t->out/t->err hold what this run printed.
@@ -86,8 +69,8 @@ run_as(T *t, const char *name, int first_line, const char *src, bool cont)
 
 	free(t->out);
 	free(t->err);
-	t->out = since(t->outf, o);
-	t->err = since(t->errf, e);
+	t->out = test_slurp_stream(t->outf, o, NULL);
+	t->err = test_slurp_stream(t->errf, e, NULL);
 	return n;
 }
 
@@ -369,24 +352,6 @@ errors(void **state)
 	has(t->out, "2 columns\n");
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE	   *f = fopen(path, "r");
-	char	   *p;
-	long		n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	p = malloc((size_t) n + 1);
-	assert_int_equal(fread(p, 1, (size_t) n, f), (size_t) n);
-	p[n] = '\0';
-	fclose(f);
-	return p;
-}
-
 static void
 seeds(void **state)
 {
@@ -400,7 +365,7 @@ seeds(void **state)
 		char	   *src;
 
 		snprintf(path, sizeof(path), "tests/data/seeds/%s.cli", files[i]);
-		src = slurp(path);
+		src = test_slurp_file(path, NULL);
 		if (run_in(t, src, false) != 0)
 			fail_msg("%s: %s", path, t->err);
 		free(src);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "support/slurp.h"
 #include "support/testnode.h"
 #include "tools/cli_exec.h"
 #include "tools/sstable_json.h"
@@ -79,21 +80,6 @@ teardown(void **state)
 }
 
 static char *
-slurp(FILE *f)
-{
-	long		n;
-	char	   *p;
-
-	fflush(f);
-	n = ftell(f);
-	p = malloc((size_t) n + 1);
-	rewind(f);
-	assert_int_equal(fread(p, 1, (size_t) n, f), (size_t) n);
-	p[n] = '\0';
-	return p;
-}
-
-static char *
 export(T *t, const char *cf, bool super, int32_t row_page, int32_t col_page,
 	   cft_progress *pr)
 {
@@ -102,7 +88,7 @@ export(T *t, const char *cf, bool super, int32_t row_page, int32_t col_page,
 
 	cft_progress_init(pr, NULL, "exported");
 	check(cft_export(t->c, cf, super, f, row_page, col_page, pr));
-	s = slurp(f);
+	s = test_slurp_stream(f, 0, NULL);
 	fclose(f);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/slices.h"
 #include "tools/cli.h"
 #include "tools/cli_schema.h"
 #include "tools/cli_types.h"
@@ -189,12 +190,6 @@ stmt(cf_arena *a, const char *src)
 	return s;
 }
 
-static bool
-slice_is(cf_slice s, const char *want)
-{
-	return cf_slice_eq(s, cf_slice_str(want));
-}
-
 static void
 keyspace_attrs(void **state)
 {
@@ -208,18 +203,18 @@ keyspace_attrs(void **state)
 			 "replication_factor = 3 and strategy_options = [{DC1: 2, DC2: 1}];");
 	cft_ks_def_init(&ks, s->name);
 	assert_null(cft_ks_def_apply(s, a, &ks));
-	assert_true(slice_is(ks.name, "K"));
-	assert_true(slice_is(ks.strategy_class, "org.apache.cassandra.locator.NetworkTopologyStrategy"));
+	assert_true(S_EQ(ks.name, "K"));
+	assert_true(S_EQ(ks.strategy_class, "org.apache.cassandra.locator.NetworkTopologyStrategy"));
 	assert_int_equal(ks.replication_factor, 3);
 	assert_int_equal(ks.n_strategy_options, 2);
-	assert_true(slice_is(ks.strategy_options[1].key, "DC2"));
-	assert_true(slice_is(ks.strategy_options[1].value, "1"));
+	assert_true(S_EQ(ks.strategy_options[1].key, "DC2"));
+	assert_true(S_EQ(ks.strategy_options[1].value, "1"));
 
 	s = stmt(a, "create keyspace K with placement_strategy = "
 			 "'org.apache.cassandra.locator.RackUnawareStrategy';");
 	cft_ks_def_init(&ks, s->name);
 	assert_null(cft_ks_def_apply(s, a, &ks));
-	assert_true(slice_is(ks.strategy_class, "org.apache.cassandra.locator.SimpleStrategy"));
+	assert_true(S_EQ(ks.strategy_class, "org.apache.cassandra.locator.SimpleStrategy"));
 
 	s = stmt(a, "create keyspace K with\n replication_factr = 3;");
 	st = cft_ks_def_apply(s, a, &ks);
@@ -252,12 +247,12 @@ column_family_attrs(void **state)
 			 "and keys_cached = 0.5 and read_repair_chance = 0.1 and gc_grace = 864000;");
 	cft_cf_def_init(&cf, "BloggyAppy", s->name);
 	assert_null(cft_cf_def_apply(s, a, &cf));
-	assert_true(slice_is(cf.keyspace, "BloggyAppy"));
-	assert_true(slice_is(cf.column_type, "Super"));
-	assert_true(slice_is(cf.comparator_type, "org.apache.cassandra.db.marshal.TimeUUIDType"));
+	assert_true(S_EQ(cf.keyspace, "BloggyAppy"));
+	assert_true(S_EQ(cf.column_type, "Super"));
+	assert_true(S_EQ(cf.comparator_type, "org.apache.cassandra.db.marshal.TimeUUIDType"));
 	assert_true(cf.has_subcomparator_type);
-	assert_true(slice_is(cf.subcomparator_type, "org.apache.cassandra.db.marshal.BytesType"));
-	assert_true(slice_is(cf.comment, "c"));
+	assert_true(S_EQ(cf.subcomparator_type, "org.apache.cassandra.db.marshal.BytesType"));
+	assert_true(S_EQ(cf.comment, "c"));
 	assert_true(cf.row_cache_size == 10.0);
 	assert_true(cf.key_cache_size == 0.5);
 	assert_true(cf.read_repair_chance == 0.1);

@@ -149,12 +149,6 @@ args(void)
 	return a;
 }
 
-static bool
-slice_is(cf_slice s, const char *text)
-{
-	return cf_slice_eq(s, cf_slice_str(text));
-}
-
 /* ---- the seeds' schemas, through system_add_keyspace ---- */
 
 static cf_t_cf_def
@@ -208,9 +202,9 @@ add_twitter(T *t, int rf)
 		snprintf(id, sizeof(id), "%.*s", (int) res.string.len, (const char *) res.string.p);
 		ok(t, CF_T_M_DESCRIBE_SCHEMA_VERSIONS, NULL, &ver);
 		assert_int_equal(ver.n_schema_versions, 1);
-		assert_true(slice_is(ver.schema_versions[0].version, id));
+		assert_true(S_EQ(ver.schema_versions[0].version, id));
 		assert_int_equal(ver.schema_versions[0].n_hosts, 1);
-		assert_true(slice_is(ver.schema_versions[0].hosts[0], "127.0.0.9"));
+		assert_true(S_EQ(ver.schema_versions[0].hosts[0], "127.0.0.9"));
 	}
 }
 
@@ -266,13 +260,13 @@ describe_methods(void **state)
 	cf_t_args	a = args();
 
 	ok(t, CF_T_M_DESCRIBE_VERSION, NULL, &r);
-	assert_true(slice_is(r.string, "19.4.0"));
+	assert_true(S_EQ(r.string, "19.4.0"));
 	ok(t, CF_T_M_DESCRIBE_CLUSTER_NAME, NULL, &r);
-	assert_true(slice_is(r.string, "Test Cluster"));
+	assert_true(S_EQ(r.string, "Test Cluster"));
 	ok(t, CF_T_M_DESCRIBE_PARTITIONER, NULL, &r);
-	assert_true(slice_is(r.string, "org.apache.cassandra.dht.RandomPartitioner"));
+	assert_true(S_EQ(r.string, "org.apache.cassandra.dht.RandomPartitioner"));
 	ok(t, CF_T_M_DESCRIBE_SNITCH, NULL, &r);
-	assert_true(slice_is(r.string, "org.apache.cassandra.locator.SimpleSnitch"));
+	assert_true(S_EQ(r.string, "org.apache.cassandra.locator.SimpleSnitch"));
 
 	add_twitter(t, 1);
 	ok(t, CF_T_M_DESCRIBE_KEYSPACES, NULL, &r);
@@ -280,24 +274,24 @@ describe_methods(void **state)
 		bool		found = false;
 
 		for (size_t i = 0; i < r.n_ks_defs; i++)
-			if (slice_is(r.ks_defs[i].name, "Twitter"))
+			if (S_EQ(r.ks_defs[i].name, "Twitter"))
 			{
 				found = true;
 				assert_int_equal(r.ks_defs[i].n_cf_defs, 3);
-				assert_true(slice_is(r.ks_defs[i].strategy_class,
+				assert_true(S_EQ(r.ks_defs[i].strategy_class,
 									 "org.apache.cassandra.locator.SimpleStrategy"));
 			}
 		assert_true(found);
 	}
 	a.keyspace = S("Twitter");
 	ok(t, CF_T_M_DESCRIBE_KEYSPACE, &a, &r);
-	assert_true(slice_is(r.ks_def.name, "Twitter"));
+	assert_true(S_EQ(r.ks_def.name, "Twitter"));
 	assert_int_equal(r.ks_def.replication_factor, 1);
 	for (size_t i = 0; i < r.ks_def.n_cf_defs; i++)
-		if (slice_is(r.ks_def.cf_defs[i].name, "UserTimeline"))
-			assert_true(slice_is(r.ks_def.cf_defs[i].comparator_type,
+		if (S_EQ(r.ks_def.cf_defs[i].name, "UserTimeline"))
+			assert_true(S_EQ(r.ks_def.cf_defs[i].comparator_type,
 								 "org.apache.cassandra.db.marshal.TimeUUIDType"));
-		else if (slice_is(r.ks_def.cf_defs[i].name, "Users"))
+		else if (S_EQ(r.ks_def.cf_defs[i].name, "Users"))
 		{
 			assert_int_equal(r.ks_def.cf_defs[i].n_column_metadata, 1);
 			assert_true(r.ks_def.cf_defs[i].column_metadata[0].has_index_type);
@@ -308,9 +302,9 @@ describe_methods(void **state)
 	a.keyspace = S("Twitter");
 	ok(t, CF_T_M_DESCRIBE_RING, &a, &r);
 	assert_int_equal(r.n_token_ranges, 1);
-	assert_true(slice_is(r.token_ranges[0].start_token, "0"));
-	assert_true(slice_is(r.token_ranges[0].end_token, "0"));
-	assert_true(slice_is(r.token_ranges[0].endpoints[0], "127.0.0.9"));
+	assert_true(S_EQ(r.token_ranges[0].start_token, "0"));
+	assert_true(S_EQ(r.token_ranges[0].end_token, "0"));
+	assert_true(S_EQ(r.token_ranges[0].endpoints[0], "127.0.0.9"));
 	a.keyspace = S("Nope");
 	fails(t, CF_T_M_DESCRIBE_RING, &a, CF_T_EXC_INVALID_REQUEST, "Keyspace Nope does not exist");
 
@@ -324,7 +318,7 @@ describe_methods(void **state)
 	set_ks(t, "Twitter");
 	ok(t, CF_T_M_DESCRIBE_SPLITS, &a, &r);
 	assert_int_equal(r.n_strings, 2);	/* nothing flushed: (start, end] whole */
-	assert_true(slice_is(r.strings[0], "0"));
+	assert_true(S_EQ(r.strings[0], "0"));
 	a.keys_per_split = 0;
 	app_error(t, CF_T_M_DESCRIBE_SPLITS, &a, "keys_per_split");
 	t_close(t);
@@ -418,8 +412,8 @@ twitter_end_to_end(void **state)
 	ok(t, CF_T_M_GET_SLICE, &a, &r);
 	assert_int_equal(r.n_coscs, 2);
 	assert_true(r.coscs[0].has_column && !r.coscs[0].has_super_column);
-	assert_true(slice_is(r.coscs[0].column.value, "st4"));
-	assert_true(slice_is(r.coscs[1].column.value, "st3"));
+	assert_true(S_EQ(r.coscs[0].column.value, "st4"));
+	assert_true(S_EQ(r.coscs[1].column.value, "st3"));
 	a.predicate.slice_range.count = 100;
 	ok(t, CF_T_M_GET_COUNT, &a, &r);
 	assert_int_equal(r.count, 5);
@@ -432,7 +426,7 @@ twitter_end_to_end(void **state)
 	a.column_path.column = S("state");
 	ok(t, CF_T_M_GET, &a, &r);
 	assert_true(r.cosc.has_column);
-	assert_true(slice_is(r.cosc.column.value, "TX"));
+	assert_true(S_EQ(r.cosc.column.value, "TX"));
 	assert_int_equal(r.cosc.column.timestamp, 1);
 	a.column_path.column = S("zip");
 	fails(t, CF_T_M_GET, &a, CF_T_EXC_NOT_FOUND, NULL);
@@ -449,7 +443,7 @@ twitter_end_to_end(void **state)
 		a.predicate.slice_range.count = 100;
 		ok(t, CF_T_M_MULTIGET_SLICE, &a, &r);
 		assert_int_equal(r.n_key_coscs, 3);
-		assert_true(slice_is(r.key_coscs[1].key, "ericflo"));
+		assert_true(S_EQ(r.key_coscs[1].key, "ericflo"));
 		assert_int_equal(r.key_coscs[1].n_columns, 2);
 		assert_int_equal(r.key_coscs[2].n_columns, 0);
 		ok(t, CF_T_M_MULTIGET_COUNT, &a, &r);
@@ -489,7 +483,7 @@ twitter_end_to_end(void **state)
 		for (size_t i = 0; i < r.n_key_slices; i++)
 		{
 			assert_int_equal(r.key_slices[i].n_columns, 1);
-			assert_true(slice_is(r.key_slices[i].columns[0].column.value, "TX"));
+			assert_true(S_EQ(r.key_slices[i].columns[0].column.value, "TX"));
 		}
 		e.column_name = S("password");
 		fails(t, CF_T_M_GET_INDEXED_SLICES, &a, CF_T_EXC_INVALID_REQUEST,
@@ -644,7 +638,7 @@ bloggyappy_super_columns(void **state)
 		a.predicate.slice_range.count = 10;
 		ok(t, CF_T_M_GET_SLICE, &a, &r);
 		assert_int_equal(r.coscs[0].super_column.n_columns, 1);
-		assert_true(slice_is(r.coscs[0].super_column.columns[0].name, "commenter"));
+		assert_true(S_EQ(r.coscs[0].super_column.columns[0].name, "commenter"));
 	}
 	t_close(t);
 }
@@ -884,7 +878,7 @@ garbage_and_truncated_messages(void **state)
 		cf_t_result r;
 
 		ok(t, CF_T_M_DESCRIBE_VERSION, NULL, &r);
-		assert_true(slice_is(r.string, "19.4.0"));
+		assert_true(S_EQ(r.string, "19.4.0"));
 	}
 	t_close(t);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/slices.h"
 #include "tools/backend.h"
 #include "tools/cli.h"
 #include "tools/cli_schema.h"
@@ -18,25 +19,19 @@
 
 #define MARSHAL "org.apache.cassandra.db.marshal."
 
-static bool
-slice_is(cf_slice s, const char *want)
-{
-	return cf_slice_eq(s, cf_slice_str(want));
-}
-
 static void
 check_cf(const cf_t_cf_def *cf, const char *ks, const char *name, const char *type,
 		 const char *cmp, const char *sub)
 {
-	if (!slice_is(cf->name, name))
+	if (!S_EQ(cf->name, name))
 		fail_msg("cf %.*s, want %s", (int) cf->name.len, cf->name.p, name);
-	assert_true(slice_is(cf->keyspace, ks));
-	assert_true(slice_is(cf->column_type, type));
-	assert_true(slice_is(cf->comparator_type, cmp));
+	assert_true(S_EQ(cf->keyspace, ks));
+	assert_true(S_EQ(cf->column_type, type));
+	assert_true(S_EQ(cf->comparator_type, cmp));
 	if (sub)
 	{
 		assert_true(cf->has_subcomparator_type);
-		assert_true(slice_is(cf->subcomparator_type, sub));
+		assert_true(S_EQ(cf->subcomparator_type, sub));
 	}
 	else
 		assert_false(cf->has_subcomparator_type);
@@ -54,8 +49,8 @@ seed_xml_bloggyappy(void **state)
 	if (st)
 		fail_msg("%s", cf_status_msg(st));
 	assert_int_equal(n, 1);
-	assert_true(slice_is(ks->name, "BloggyAppy"));
-	assert_true(slice_is(ks->strategy_class, CFT_DEFAULT_STRATEGY));
+	assert_true(S_EQ(ks->name, "BloggyAppy"));
+	assert_true(S_EQ(ks->strategy_class, CFT_DEFAULT_STRATEGY));
 	assert_int_equal(ks->replication_factor, 1);
 	assert_int_equal(ks->n_cf_defs, 4);
 	check_cf(&ks->cf_defs[0], "BloggyAppy", "Authors", "Standard", MARSHAL "BytesType", NULL);
@@ -78,9 +73,9 @@ seed_xml_twissandra_and_twitter(void **state)
 	if (st)
 		fail_msg("%s", cf_status_msg(st));
 	assert_int_equal(n, 1);
-	assert_true(slice_is(ks->name, "Twissandra"));
+	assert_true(S_EQ(ks->name, "Twissandra"));
 	/* 0.6's RackUnawareStrategy is 0.7's SimpleStrategy */
-	assert_true(slice_is(ks->strategy_class, "org.apache.cassandra.locator.SimpleStrategy"));
+	assert_true(S_EQ(ks->strategy_class, "org.apache.cassandra.locator.SimpleStrategy"));
 	assert_int_equal(ks->n_cf_defs, 7);
 	check_cf(&ks->cf_defs[0], "Twissandra", "User", "Standard", MARSHAL "UTF8Type", NULL);
 	check_cf(&ks->cf_defs[5], "Twissandra", "Timeline", "Standard", MARSHAL "LongType", NULL);
@@ -108,7 +103,7 @@ seed_json(void **state)
 	if (st)
 		fail_msg("%s", cf_status_msg(st));
 	assert_int_equal(n, 1);
-	assert_true(slice_is(ks->name, "Twitter"));
+	assert_true(S_EQ(ks->name, "Twitter"));
 	assert_int_equal(ks->n_cf_defs, 3);
 	check_cf(&ks->cf_defs[0], "Twitter", "Users", "Standard", MARSHAL "UTF8Type", NULL);
 	check_cf(&ks->cf_defs[1], "Twitter", "Statuses", "Standard", MARSHAL "UTF8Type", NULL);
@@ -117,7 +112,7 @@ seed_json(void **state)
 
 	assert_null(cft_schema_load_file("tests/data/seeds/multiblog.json", a, &ks, &n));
 	assert_int_equal(n, 1);
-	assert_true(slice_is(ks->name, "Multiblog"));
+	assert_true(S_EQ(ks->name, "Multiblog"));
 	assert_int_equal(ks->n_cf_defs, 2);
 	check_cf(&ks->cf_defs[1], "Multiblog", "Comments", "Standard", MARSHAL "TimeUUIDType", NULL);
 	cf_arena_free(a);
@@ -195,13 +190,13 @@ xml_storage_conf(void **state)
 		fail_msg("%s", cf_status_msg(st));
 	assert_int_equal(n, 2);
 	assert_int_equal(ks[0].replication_factor, 3);
-	assert_true(slice_is(ks[0].strategy_class, "org.apache.cassandra.locator.OldNetworkTopologyStrategy"));
+	assert_true(S_EQ(ks[0].strategy_class, "org.apache.cassandra.locator.OldNetworkTopologyStrategy"));
 	assert_true(ks[0].cf_defs[0].row_cache_size == 0.1);
 	assert_true(ks[0].cf_defs[0].key_cache_size == 1000);
 	assert_true(ks[0].cf_defs[0].read_repair_chance == 0.5);
 	assert_int_equal(ks[0].cf_defs[0].gc_grace_seconds, 3600);
-	assert_true(slice_is(ks[0].cf_defs[0].comment, "c"));
-	assert_true(slice_is(ks[1].name, "B"));
+	assert_true(S_EQ(ks[0].cf_defs[0].comment, "c"));
+	assert_true(S_EQ(ks[1].name, "B"));
 	assert_int_equal(ks[1].n_cf_defs, 0);
 	cf_arena_free(a);
 }
@@ -267,13 +262,13 @@ json_full(void **state)
 	if (st)
 		fail_msg("%s", cf_status_msg(st));
 	assert_int_equal(ks->replication_factor, 2);
-	assert_true(slice_is(ks->strategy_class, "org.apache.cassandra.locator.NetworkTopologyStrategy"));
+	assert_true(S_EQ(ks->strategy_class, "org.apache.cassandra.locator.NetworkTopologyStrategy"));
 	assert_int_equal(ks->n_strategy_options, 1);
-	assert_true(slice_is(ks->strategy_options[0].value, "2"));
+	assert_true(S_EQ(ks->strategy_options[0].value, "2"));
 	assert_int_equal(ks->cf_defs[0].gc_grace_seconds, 10);
 	assert_true(ks->cf_defs[0].read_repair_chance == 0.25);
 	assert_int_equal(ks->cf_defs[0].n_column_metadata, 1);
-	assert_true(slice_is(ks->cf_defs[0].column_metadata[0].name, "state"));
+	assert_true(S_EQ(ks->cf_defs[0].column_metadata[0].name, "state"));
 	assert_true(ks->cf_defs[0].column_metadata[0].has_index_type);
 	cf_arena_free(a);
 }

@@ -28,6 +28,7 @@
 
 #include "client/client.h"
 #include "storage/partitioner.h"
+#include "support/colfamd.h"
 #include "support/slices.h"
 
 /* ---------------------------------------------------------------- the fake server */
@@ -366,15 +367,6 @@ connect_fake(fake *f)
 
 	snprintf(hosts, sizeof(hosts), "127.0.0.1:%d", f->port);
 	return connect_to(hosts, 2000);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Asserts s has code and a message containing needle, then frees it. */
@@ -956,9 +948,9 @@ a_silent_server_times_out(void **state)
 	snprintf(hosts, sizeof(hosts), "127.0.0.1:%d", f->port);
 	c = connect_to(hosts, 300);
 	fake_push(f, (step) {.kind = ACT_HANG});
-	t0 = now_ms();
+	t0 = test_clock_ms();
 	expect_status(cfc_describe_version(c, a, &str), CF_ERR_TIMEOUT, "300 ms");
-	took = now_ms() - t0;
+	took = test_clock_ms() - t0;
 	assert_true(took >= 290 && took < 1500);
 	assert_null(cfc_host(c));
 	/* A socket timeout is not resent (the server may only be slow). */
@@ -1006,7 +998,7 @@ connect_timeout_to_a_blackhole(void **state)
 	opt.hosts = hosts;
 	opt.connect_timeout_ms = 300;
 	expect_ok(cfc_new(&opt, &c));
-	t0 = now_ms();
+	t0 = test_clock_ms();
 	{
 		cf_status  *s = cfc_connect(c);
 
@@ -1014,7 +1006,7 @@ connect_timeout_to_a_blackhole(void **state)
 		if (s != NULL)
 			expect_status(s, CF_ERR_TIMEOUT, hosts);
 	}
-	assert_true(now_ms() - t0 < 1500);
+	assert_true(test_clock_ms() - t0 < 1500);
 	cfc_free(c);
 	for (int i = 0; i < nf; i++)
 		close(fillers[i]);
@@ -1182,9 +1174,9 @@ the_cancel_callback_stops_a_wait(void **state)
 	expect_ok(cfc_describe_version(c, NULL, &str));	/* connected before the hang */
 	cfc_set_cancel(c, cancel_cb, &cs);
 	fake_push(f, (step) {.kind = ACT_HANG});
-	t0 = now_ms();
+	t0 = test_clock_ms();
 	expect_status(cfc_describe_version(c, NULL, &str), CF_ERR_CANCELLED, "cancelled");
-	took = now_ms() - t0;
+	took = test_clock_ms() - t0;
 	/* Polled every CFC_POLL_SLICE_MS: cancelled after 3 slices, long before 2 s. */
 	assert_true(took >= 2 * CFC_POLL_SLICE_MS && took < 1000);
 	assert_true(cs.polls >= 4);

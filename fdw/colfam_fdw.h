@@ -31,6 +31,8 @@ extern Datum colfam_fdw_handler(PG_FUNCTION_ARGS);
 /* in option.c */
 extern Datum colfam_fdw_validator(PG_FUNCTION_ARGS);
 extern void colfam_check_options(List *options, Oid catalog);
+/* A duration option's value in milliseconds (units as the validator took them), or dflt. */
+extern int	colfam_duration_option_ms(List *options, const char *name, int dflt);
 
 /* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
 /* (the version and 60-bit timestamp of the bytes: cf_uuid_version, cf_uuid_v1_timestamp) */

@@ -296,14 +296,14 @@ colfam_connect(Oid serverid, const char *keyspace)
 	{
 		ForeignServer *server = GetForeignServer(serverid);
 		cfc_options o;
-		char	   *s;
 
 		memset(&o, 0, sizeof(o));
 		o.hosts = colfam_option(server->options, "hosts");
 		if (o.hosts == NULL)
 			o.hosts = "127.0.0.1:9160";
-		s = colfam_option(server->options, "connect_timeout");
-		o.connect_timeout_ms = s ? atoi(s) : COLFAM_DEFAULT_CONNECT_TIMEOUT_MS;
+		/* durations carry units ('2s'): parsed as the validator did */
+		o.connect_timeout_ms = colfam_duration_option_ms(server->options, "connect_timeout",
+														 COLFAM_DEFAULT_CONNECT_TIMEOUT_MS);
 		if (um != NULL)
 		{
 			o.username = colfam_option(um->options, "username");

@@ -12,6 +12,7 @@
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
+#include "colfam_table.h"
 
 #include <ctype.h>
 
@@ -385,6 +386,18 @@ check_connect_timeout(DefElem *def)
 		bad_value(def, value,
 				  "connect_timeout is a duration from 1ms to 1h, such as '500ms' or '5s'; "
 				  "a bare number is milliseconds.");
+}
+
+/* Parsed as check_connect_timeout parses it. */
+int
+colfam_duration_option_ms(List *options, const char *name, int dflt)
+{
+	char	   *value = colfam_option(options, name);
+	int			ms;
+
+	if (value == NULL || !parse_int(value, &ms, GUC_UNIT_MS, NULL))
+		return dflt;
+	return ms;
 }
 
 static void

@@ -217,8 +217,10 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 	ColfamScanSpec *spec = colfam_spec_new(t, false);	/* a Standard CF, 'rows' */
 	List	   *scan_tlist;
 	List	   *sources = NIL;
+	Bitmapset  *inner_attrs = NULL;	/* the inner columns it reads */
 	List	   *private;
 	char	   *explain;
+	char	   *names_text;
 	int			first;
 	ListCell   *lc;
 
@@ -234,7 +236,11 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 		int			at;
 
 		if ((Index) v->varno == inner_relid)
+		{
 			at = -v->varattno;
+			inner_attrs = bms_add_member(inner_attrs,
+										 v->varattno - FirstLowInvalidHeapAttributeNumber);
+		}
 		else if ((at = tlist_position(outer_plan->targetlist, v)) == 0)
 			elog(ERROR, "colfam_fdw: a column of the join's outer side is missing from its plan");
 		sources = lappend_int(sources, at);
@@ -242,6 +248,7 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 
 	spec->kind = COLFAM_SCAN_KEYS;
 	spec->fetch_all = true;
+	names_text = colfam_project_rows(spec, t, inner_attrs);
 	spec->explain = list_make2(makeString(""), makeString(""));
 
 	/* a LIMIT that bounds this join's output sizes the first batch */
@@ -252,10 +259,11 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, joinrel->relids))))
 		first = (int) Min((double) t->fetch_size, ceil(root->limit_tuples));
 
-	explain = psprintf("%s.%s: key lookups of %s in batches of %d%s",
+	explain = psprintf("%s.%s: key lookups of %s in batches of %d%s, %s",
 					   t->keyspace, t->column_family, colfam_describe_value(root, key),
 					   t->fetch_size,
-					   first < t->fetch_size ? psprintf(" (the first %d)", first) : "");
+					   first < t->fetch_size ? psprintf(" (the first %d)", first) : "",
+					   names_text ? names_text : "every column");
 	private = list_make5(colfam_spec_to_list(spec), makeInteger((int) t->relid),
 						 makeInteger((int) t->cols[t->key_att - 1].typid), sources,
 						 makeInteger(first));

@@ -864,6 +864,36 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 
 /* ---- the plan ---- */
 
+/*
+ * 'rows' mapping: makes spec fetch by name only the fields among attrs (attribute
+ * numbers offset by FirstLowInvalidHeapAttributeNumber, as pull_varattnos gives them)
+ * and returns the EXPLAIN text of that slice; NULL, spec untouched (every column
+ * fetched), when the query needs the whole row: a whole-row Var, the extra column, or
+ * super columns sliced.
+ */
+char *
+colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs)
+{
+	int			a = -1;
+
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs) ||
+		(t->extra_att != InvalidAttrNumber &&
+		 bms_is_member(t->extra_att - FirstLowInvalidHeapAttributeNumber, attrs)) ||
+		spec->slice_supers)
+		return NULL;
+	spec->fetch_all = false;
+	while ((a = bms_next_member(attrs, a)) >= 0)
+	{
+		AttrNumber	att = a + FirstLowInvalidHeapAttributeNumber;
+
+		if (att > 0 && t->cols[att - 1].role == COLFAM_ROLE_FIELD)
+			spec->fetch_names = lappend(spec->fetch_names, makeString(t->cols[att - 1].name));
+	}
+	return spec->fetch_names == NIL ? "existence only"
+		: psprintf("%d named column%s", list_length(spec->fetch_names),
+				   list_length(spec->fetch_names) == 1 ? "" : "s");
+}
+
 /* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
 char *
 colfam_describe_value(PlannerInfo *root, Expr *e)
@@ -1066,7 +1096,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	if (t->rows_mapping)
 	{
 		Bitmapset  *attrs = NULL;
-		int			a = -1;
+		char	   *names_text;
 
 		pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs);
 		foreach(lc, scan_clauses)
@@ -1076,24 +1106,8 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			if (!list_member_ptr(exact, rinfo))
 				pull_varattnos((Node *) rinfo->clause, baserel->relid, &attrs);
 		}
-		if (!bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs) &&
-			(t->extra_att == InvalidAttrNumber ||
-			 !bms_is_member(t->extra_att - FirstLowInvalidHeapAttributeNumber, attrs)) &&
-			!(spec->slice_supers))
-		{
-			spec->fetch_all = false;
-			while ((a = bms_next_member(attrs, a)) >= 0)
-			{
-				AttrNumber	att = a + FirstLowInvalidHeapAttributeNumber;
-
-				if (att > 0 && t->cols[att - 1].role == COLFAM_ROLE_FIELD)
-					spec->fetch_names = lappend(spec->fetch_names,
-												makeString(t->cols[att - 1].name));
-			}
-			slice_text = spec->fetch_names == NIL ? "existence only"
-				: psprintf("%d named column%s", list_length(spec->fetch_names),
-						   list_length(spec->fetch_names) == 1 ? "" : "s");
-		}
+		if ((names_text = colfam_project_rows(spec, t, attrs)) != NULL)
+			slice_text = names_text;
 	}
 
 	/* a LIMIT over this scan's order sizes the first page; later pages are fetch_size */

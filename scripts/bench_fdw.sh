@@ -262,19 +262,36 @@ for s in "${SCHEMAS[@]}"; do
   } >>"$H_TMP/explain.txt"
 done
 
+# CPU time (clock ticks) PID and its reaped children have used: for a postmaster, that
+# counts every backend that has exited
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
+A_PM=$(head -n 1 "$H_TMP/pga/data/postmaster.pid") B_PM=$(head -n 1 "$H_TMP/pgb/data/postmaster.pid")
+cpu_now() { echo "$(cpu_ticks "$A_PM") $(cpu_ticks "$C_PID") $(cpu_ticks "$B_PM")"; }
+declare -A CPU     # NAME → CPU ticks of PG-A, colfamd, PG-B during run NAME
+
 # pgbench NAME SCHEMA ARGS...: a run with a per-transaction log; its latencies (µs) in
-# $H_TMP/lat-NAME, its summary in $H_TMP/pgbench-NAME.out
+# $H_TMP/lat-NAME, its summary in $H_TMP/pgbench-NAME.out, the CPU its servers used
+# in CPU[NAME]
 run_pgbench() {
-  local name=$1 schema=$2 dir=$H_TMP/log-$1
+  local name=$1 schema=$2 dir=$H_TMP/log-$1 before after
   shift 2
   mkdir -p "$dir"
+  before=$(cpu_now)
   PGOPTIONS="-c search_path=$schema,public" \
     timeout $((SECS * 4 + 600)) "$PG_BIN/pgbench" -n -h "$A_HOST" -p "$A_PORT" -l \
     --log-prefix="$dir/tx" "$@" postgres >"$H_TMP/pgbench-$name.out" 2>&1 ||
     { cat "$H_TMP/pgbench-$name.out" >&2; die "pgbench $name failed"; }
+  sleep 0.5   # the postmaster reaps the exited backends
+  after=$(cpu_now)
+  CPU[$name]=$(echo "$before $after" | awk '{ print $4 - $1, $5 - $2, $6 - $3 }')
   cat "$dir"/tx* | awk '{ print $2, $3 }' >"$H_TMP/lat-$name"   # transaction_no, µs
   rm -rf "$dir"
 }
+txns_of() { awk '/^number of transactions actually processed: / { print $6; exit }' "$H_TMP/pgbench-$1.out"; }
+# cpu_per NAME UNITS SCALE: CPU of PG-A, colfamd and PG-B during run NAME per unit, times
+# SCALE (1e6: µs, 1e9: ns)
+cpu_per() { echo "${CPU[$1]}" | awk -v t="$CLK_TCK" -v u="$2" -v k="$3" '{ printf "%.1f %.1f %.1f", $1 / t / u * k, $2 / t / u * k, $3 / t / u * k }'; }
 tps_of() { awk '/^tps = / { printf "%.1f", $3; exit }' "$H_TMP/pgbench-$1.out"; }
 # percentile P (0..100) of the latencies of run NAME, in ms
 pct_ms() {
@@ -288,6 +305,7 @@ mean_ms() { awk '{ n++; t += $2 } END { printf "%.3f", t / n / 1000 }' "$H_TMP/l
 run_scans() {
   local name=$1 s=$2 r=$3
   run_pgbench "$name-$s-$r" "$s" -M prepared -c 1 -t $((SCANS + 1)) -f "$4"
+  R[c$name.$s.$r]=$(cpu_per "$name-$s-$r" $((NCOLS * (SCANS + 1))) 1e9)
   R[$name.$s.$r]=$(sort -n -k1,1 "$H_TMP/lat-$name-$s-$r" | tail -n +2 |
                    awk -v n="$NCOLS" '$2 > 0 { printf "%.0f\n", n * 1e6 / $2 }' | sort -n | tr '\n' ' ')
   log "  rows/s of each run: ${R[$name.$s.$r]}"
@@ -299,6 +317,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     log "round $r, $s: (a) slice, $CLIENTS clients, ${SECS}s"
     run_pgbench "slice-$s-$r" "$s" -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -f "$H_TMP/slice.sql"
     R[slice.$s.$r]=$(tps_of "slice-$s-$r")
+    R[cslice.$s.$r]=$(cpu_per "slice-$s-$r" "$(txns_of "slice-$s-$r")" 1e6)
     log "  $(printf '%.0f' "${R[slice.$s.$r]}") tps, p50 $(pct_ms "slice-$s-$r" 50) ms"
     log "round $r, $s: (b) scan, 1 warm-up + $SCANS timed runs"
     run_scans scan "$s" "$r" "$H_TMP/scan.sql"
@@ -309,6 +328,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     log "round $r, $s: (c) front page, $CLIENTS clients, ${SECS}s"
     run_pgbench "front-$s-$r" "$s" -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -f "$H_TMP/front.sql"
     R[front.$s.$r]="$(mean_ms "front-$s-$r") $(pct_ms "front-$s-$r" 50) $(pct_ms "front-$s-$r" 99) $(tps_of "front-$s-$r")"
+    R[cfront.$s.$r]=$(cpu_per "front-$s-$r" "$(txns_of "front-$s-$r")" 1e6)
     log "  latency avg, p50, p99 (ms), tps: ${R[front.$s.$r]}"
   done
 done
@@ -363,6 +383,19 @@ mkdir -p "$(dirname "$OUT")"
   echo "| (c) front page, latency p50 ms | $(range %.3f "$(col front native 2)") | $(range %.3f "$(col front colfam 2)") | $(range %.3f "$(col front pgfdw 2)") | $(ratio "${MED[front50.colfam]}" "${MED[front50.native]}") | | |"
   echo "| (c) front page, latency p99 ms | $(range %.3f "$(col front native 3)") | $(range %.3f "$(col front colfam 3)") | $(range %.3f "$(col front pgfdw 3)") | | | |"
   echo "| (c) front page, tps | $(range %.0f "$(col front native 4)") | $(range %.0f "$(col front colfam 4)") | $(range %.0f "$(col front pgfdw 4)") | | | |"
+  echo
+  echo "CPU the servers used, per transaction of (a) and (c) and per row of (b) (warm-up included):" \
+       "utime+stime of colfamd, and of each PostgreSQL's postmaster with its exited children (the" \
+       "backends); medians over rounds. pgbench's own CPU is not counted. Where the time goes:"
+  echo
+  echo "| workload | schema | PG-A | colfamd | PG-B |"
+  echo "|---|---|---:|---:|---:|"
+  for w in "slice:(a) slice, µs/transaction" "scan:(b) full scan, ns/row" "scanrows:(b) rows shipped, ns/row" "front:(c) front page, µs/transaction"; do
+    for s in "${SCHEMAS[@]}"; do
+      [[ ${w%%:*} != scanrows || $s == pgfdw ]] || continue
+      echo "| ${w#*:} | $s | $(median $(col "c${w%%:*}" "$s" 1)) | $(median $(col "c${w%%:*}" "$s" 2)) | $(median $(col "c${w%%:*}" "$s" 3)) |"
+    done
+  done
   echo
   echo "Against the targets (medians):"
   awk -v a="${MED[slice.colfam]}" -v n="${MED[slice.native]}" -v p="${MED[slice.pgfdw]}" 'BEGIN {

@@ -6,7 +6,8 @@
  *  - Open reads only the footer, the top-level index (one entry per key-index block),
  *    the bloom filter and the statistics; everything else is read per request —
  *    from the file mapped in memory when the env can map it (cf_rfile_map: no system
- *    call or copy per block), else with pread — verified (block checksum, handle bounds
+ *    call or copy per block), else with pread (and with pread for the scattered blocks
+ *    a slice into a wide row misses: see get_block) — verified (block checksum, handle bounds
  *    against the section it must lie in) and decoded, so an open cf_sstable is
  *    immutable and shared by threads without locks (only the refcount and the
  *    block-read counter are atomic).

@@ -6,8 +6,7 @@
  *  - Open reads only the footer, the top-level index (one entry per key-index block),
  *    the bloom filter and the statistics; everything else is read per request —
  *    from the file mapped in memory when the env can map it (cf_rfile_map: no system
- *    call or copy per block), else with pread (and with pread for the scattered blocks
- *    a slice into a wide row misses: see get_block) — verified (block checksum, handle bounds
+ *    call or copy per block), else with pread — verified (block checksum, handle bounds
  *    against the section it must lie in) and decoded, so an open cf_sstable is
  *    immutable and shared by threads without locks (only the refcount and the
  *    block-read counter are atomic).
@@ -971,12 +970,10 @@ index_datablock(const cf_sstable *t, const uint8_t *data, size_t len, load_scrat
 
 /*
  * Reads, checks, decodes and indexes the block at h as a block of kind into a new
- * cblk: one allocation holding the header, the index and the decoded bytes. With
- * scattered set the block is read with pread even when the file is mapped: see
- * get_block.
+ * cblk: one allocation holding the header, the index and the decoded bytes.
  */
 static cf_status *
-load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool scattered, cblk **out)
+load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 {
 	load_scratch *sc = thread_scratch();
 	cblk	   *b;
@@ -990,7 +987,7 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool scattered, cblk
 	__atomic_add_fetch(&t->block_reads, 1, __ATOMIC_RELAXED);
 	sc->n = sc->n_rows = sc->n_tops = 0;
 	/* blocks are at most CF_BLOCK_MAX_RAW (64 MiB): offsets in them fit a u32 */
-	s = t->map && !scattered ? cf_block_read_mapped(t->map, t->path, h, t->data_end, NULL, &sc->raw) :
+	s = t->map ? cf_block_read_mapped(t->map, t->path, h, t->data_end, NULL, &sc->raw) :
 		cf_block_read(t->file, h, t->data_end, NULL, &sc->stored, &sc->raw);
 	if (s == NULL)
 		s = kind == BLK_KEY_INDEX ? index_kblock(t, sc->raw.data, sc->raw.len, sc, h.offset) :
@@ -1046,17 +1043,10 @@ blk_charge(const cblk *b)
  * A handle on the block at h, decoded as kind: from the table's cache if it holds it,
  * else loaded, and (when the table has a cache and fill is set) added to the cache.
  * *b points at the block while the handle is held.
- *
- * scattered: the caller reads single blocks at random places of a large region (the
- * seeks of a slice into a wide row), so a miss is read with pread into the thread's
- * scratch rather than by faulting in the mapping: a fault maps ~16 pages around the
- * one wanted and costs more than the copy of one block (measured with a 10M-column
- * row: ~1.3 us less per slice that misses the cache; at 100k columns, where the
- * mapped pages are reused, the same). Walks and point reads keep the mapping.
  */
 static cf_status *
-get_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool fill, bool scattered,
-		  cf_cache_handle **out, const cblk **b)
+get_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool fill, cf_cache_handle **out,
+		  const cblk **b)
 {
 	cf_cache_handle *ch = NULL;
 	cblk		   *nb;
@@ -1068,7 +1058,7 @@ get_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool fill, bool scatt
 		ch = cf_cache_lookup(t->cache, t->cache_id, h.offset);
 	if (ch == NULL)
 	{
-		if ((s = load_block(t, h, kind, scattered, &nb)) != NULL)
+		if ((s = load_block(t, h, kind, &nb)) != NULL)
 			return s;
 		ch = t->cache && fill ? cf_cache_insert(t->cache, t->cache_id, h.offset, nb, blk_charge(nb), blk_free) :
 			cf_cache_detached(nb, blk_free);
@@ -1213,7 +1203,7 @@ load_kblock(cf_sstable_iter *it, size_t i)
 
 	if (it->blk == i)
 		return NULL;
-	if ((s = get_block(it->t, it->t->top[i].h, BLK_KEY_INDEX, it->fill, false, &h, &b)) != NULL)
+	if ((s = get_block(it->t, it->t->top[i].h, BLK_KEY_INDEX, it->fill, &h, &b)) != NULL)
 		return s;
 	cf_cache_release(it->kh);
 	it->kh = h;
@@ -1241,7 +1231,7 @@ iter_load_data(cf_sstable_iter *it, size_t pos)
 	{
 		cf_cache_handle *dh;
 
-		if ((s = get_block(it->t, h, BLK_DATA, it->fill, false, &dh, &b)) != NULL)
+		if ((s = get_block(it->t, h, BLK_DATA, it->fill, &dh, &b)) != NULL)
 			return s;
 		hold_data(&it->dh, &it->db, &it->db_off, dh, h.offset);
 	}
@@ -1659,7 +1649,7 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 		return NULL;
 	}
 	ci->top_i = SIZE_MAX;
-	if ((s = get_block(ci->t, row_top(row, i).h, BLK_COL_INDEX, ci->fill, ci->fill, &h, &b)) != NULL)
+	if ((s = get_block(ci->t, row_top(row, i).h, BLK_COL_INDEX, ci->fill, &h, &b)) != NULL)
 		return s;
 	cf_cache_release(ci->cih);
 	ci->cih = h;
@@ -1728,8 +1718,7 @@ load_data(cf_sstable_cells *ci, size_t j)
 			dh = cf_cache_dup(row->dh);
 			b = cf_cache_value(dh);
 		}
-		else if ((s = get_block(ci->t, h, BLK_DATA, ci->fill,
-								 ci->fill && row->n_top > 0, &dh, &b)) != NULL)
+		else if ((s = get_block(ci->t, h, BLK_DATA, ci->fill, &dh, &b)) != NULL)
 		{
 			ci->lo = ci->hi = 0;
 			return s;

@@ -120,7 +120,10 @@ typedef struct blk_at
  *  - key index: ix[i].at where entry i begins, ix[i].aux where its token (bytes) is;
  *    the top level of a row entry i (its col_entry list) begins at tops[top_first[i]
  *    .. top_first[i + 1]) (top_first has n + 1 elements; a block entry's range is empty);
- *  - column index: ix[i].at where entry i begins;
+ *  - column index: ix[i].at where entry i begins; when every entry has the same super
+ *    column (byte for byte) and a name of the same length klen <= DENSE_KEY_MAX, keys
+ *    holds the names one after the other (entry i's at keys + i * klen), so a search
+ *    probes one dense array instead of ix and the entry it points at (klen 0: none);
  *  - data: ix[i].at where record i begins; for a cell, ix[i].aux where its super column
  *    (bytes) is — its own, or the one SAME_SC refers to; rows[] the record numbers of
  *    the row-start records, ascending.
@@ -138,8 +141,16 @@ typedef struct cblk
 	uint32_t   *top_first;		/* key index only (else NULL) */
 	uint32_t   *tops;
 	uint32_t	n_tops;
-	/* then ix, rows, top_first, tops and data, in the same allocation */
+	uint32_t	klen;			/* column index only (else 0) */
+	const uint8_t *keys;
+	/* then ix, rows, top_first, tops, keys and data, in the same allocation */
 } cblk;
+
+/*
+ * Longest name a column-index block keeps in its dense key array: LongType names are
+ * 8 bytes, UUIDs 16; longer ones (or names of several lengths) are searched through ix.
+ */
+#define DENSE_KEY_MAX 16
 
 struct cf_sstable_iter
 {
@@ -641,6 +652,8 @@ typedef struct load_scratch
 	size_t		n_tops;
 	uint32_t   *top_first;
 	size_t		tf_cap;
+	cf_buf		keys;			/* a column-index block's cblk.keys */
+	size_t		klen;
 } load_scratch;
 
 static pthread_key_t scratch_key;
@@ -654,6 +667,7 @@ scratch_destroy(void *p)
 
 	cf_buf_free(&sc->stored);
 	cf_buf_free(&sc->raw);
+	cf_buf_free(&sc->keys);
 	free(sc->ix);
 	free(sc->rows);
 	free(sc->tops);
@@ -865,28 +879,48 @@ index_kblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch 
 	return NULL;
 }
 
-/* A column-index block: (bytes sc, bytes name, handle) entries, at least one. */
+/*
+ * A column-index block: (bytes sc, bytes name, handle) entries, at least one; the
+ * names go to sc->keys as long as they qualify for the dense array (see cblk), and
+ * sc->klen is their length then (else 0).
+ */
 static cf_status *
 index_colblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
 			   uint64_t off)
 {
 	cf_rd		r;
+	cf_slice	sc0 = {0};
+	bool		dense = true;
 
+	cf_buf_reset(&sc->keys);
+	sc->klen = 0;
 	cf_rd_init(&r, data, len);
 	while (cf_rd_left(&r) > 0)
 	{
 		size_t		at = r.pos;
+		cf_slice	esc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		cf_slice	name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 
-		(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-		(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 		(void) cf_block_handle_get(&r);
 		if (!cf_rd_ok(&r))
 			break;
-		if (!ix_push(sc, at, 0))
+		if (sc->n == 0)
+		{
+			sc0 = esc;
+			sc->klen = name.len;
+			dense = name.len > 0 && name.len <= DENSE_KEY_MAX;
+		}
+		else if (dense && (name.len != sc->klen || !cf_slice_eq(esc, sc0)))
+			dense = false;
+		if (dense)
+			cf_buf_put(&sc->keys, name.p, name.len);
+		if (!ix_push(sc, at, 0) || !cf_buf_ok(&sc->keys))
 			return cf_status_make(CF_ERR_NO_MEMORY, "%s: column index", t->path);
 	}
 	if (!cf_rd_ok(&r) || sc->n == 0)
 		return corrupt(t, "malformed column-index block", off);
+	if (!dense)
+		sc->klen = 0;
 	return NULL;
 }
 
@@ -996,8 +1030,11 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	if (s)
 		return s;
 	n_first = kind == BLK_KEY_INDEX ? sc->n + 1 : 0;
+	if (kind != BLK_COL_INDEX)
+		sc->klen = 0;
 	b = malloc(sizeof(cblk) + sc->n * sizeof(blk_at) +
-			   (sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->raw.len);
+			   (sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->n * sc->klen +
+			   sc->raw.len);
 	if (b == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
 	b->kind = kind;
@@ -1009,7 +1046,11 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	b->rows = (uint32_t *) (b->ix + b->n);
 	b->top_first = n_first ? b->rows + b->n_rows : NULL;
 	b->tops = b->rows + b->n_rows + n_first;
-	p = (uint8_t *) (b->tops + b->n_tops);
+	b->klen = (uint32_t) sc->klen;
+	b->keys = (uint8_t *) (b->tops + b->n_tops);
+	p = (uint8_t *) b->keys + sc->n * sc->klen;
+	if (sc->klen)
+		memcpy(p - sc->n * sc->klen, sc->keys.data, sc->n * sc->klen);
 	memcpy(b->ix, sc->ix, sc->n * sizeof(blk_at));
 	if (sc->n_rows)
 		memcpy(b->rows, sc->rows, sc->n_rows * sizeof(uint32_t));
@@ -1026,6 +1067,8 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 		cf_buf_free(&sc->stored);
 	if (sc->raw.cap > ((size_t) 1 << 20))
 		cf_buf_free(&sc->raw);
+	if (sc->keys.cap > ((size_t) 1 << 20))
+		cf_buf_free(&sc->keys);
 	*out = b;
 	return NULL;
 }
@@ -1036,7 +1079,7 @@ blk_charge(const cblk *b)
 {
 	return b->len + CF_BLOCK_TRAILER_SIZE + b->n * sizeof(blk_at) +
 		(b->n_rows + (b->top_first ? b->n + 1 : 0) + b->n_tops) * sizeof(uint32_t) +
-		sizeof(cblk) + 64;
+		(size_t) b->n * b->klen + sizeof(cblk) + 64;
 }
 
 /*
@@ -1877,13 +1920,39 @@ find_top(const cf_col_order *o, const cf_sstable_row *row, cf_slice sc, cf_slice
 	return lo == 0 ? SIZE_MAX : lo - 1;
 }
 
-/* The same over the entries of a column-index block. */
+/*
+ * The same over the entries of a column-index block. With its dense key array every
+ * entry has the first one's super column, so either that decides for all of them or
+ * the names alone do, compared in the array.
+ */
 static size_t
 find_col(const cf_col_order *o, const cblk *b, cf_slice sc, cf_slice name, bool open_end)
 {
 	size_t		lo = 0,
 				hi = b->n;
 
+	if (b->klen)
+	{
+		col_entry	e0 = colentry(b, 0);
+		cf_type		t = o->super ? o->subcmp : o->cmp;
+		int			c;
+
+		if (open_end || (o->super && cf_type_compare(o->cmp, e0.sc, sc) != 0))
+		{
+			c = target_cmp(o, e0.sc, e0.name, sc, name, open_end);
+			return c <= 0 ? b->n - 1 : SIZE_MAX;
+		}
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (cf_type_compare(t, cf_slice_of(b->keys + mid * b->klen, b->klen), name) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo == 0 ? SIZE_MAX : lo - 1;
+	}
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;

@@ -652,8 +652,7 @@ typedef struct load_scratch
 	size_t		n_tops;
 	uint32_t   *top_first;
 	size_t		tf_cap;
-	cf_buf		keys;			/* a column-index block's cblk.keys */
-	size_t		klen;
+	size_t		klen;			/* a column-index block's cblk.klen */
 } load_scratch;
 
 static pthread_key_t scratch_key;
@@ -667,7 +666,6 @@ scratch_destroy(void *p)
 
 	cf_buf_free(&sc->stored);
 	cf_buf_free(&sc->raw);
-	cf_buf_free(&sc->keys);
 	free(sc->ix);
 	free(sc->rows);
 	free(sc->tops);
@@ -880,9 +878,8 @@ index_kblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch 
 }
 
 /*
- * A column-index block: (bytes sc, bytes name, handle) entries, at least one; the
- * names go to sc->keys as long as they qualify for the dense array (see cblk), and
- * sc->klen is their length then (else 0).
+ * A column-index block: (bytes sc, bytes name, handle) entries, at least one; sc->klen
+ * is the length of their names when they qualify for the dense array (see cblk), else 0.
  */
 static cf_status *
 index_colblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
@@ -892,7 +889,6 @@ index_colblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratc
 	cf_slice	sc0 = {0};
 	bool		dense = true;
 
-	cf_buf_reset(&sc->keys);
 	sc->klen = 0;
 	cf_rd_init(&r, data, len);
 	while (cf_rd_left(&r) > 0)
@@ -912,9 +908,7 @@ index_colblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratc
 		}
 		else if (dense && (name.len != sc->klen || !cf_slice_eq(esc, sc0)))
 			dense = false;
-		if (dense)
-			cf_buf_put(&sc->keys, name.p, name.len);
-		if (!ix_push(sc, at, 0) || !cf_buf_ok(&sc->keys))
+		if (!ix_push(sc, at, 0))
 			return cf_status_make(CF_ERR_NO_MEMORY, "%s: column index", t->path);
 	}
 	if (!cf_rd_ok(&r) || sc->n == 0)
@@ -1047,10 +1041,15 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	b->top_first = n_first ? b->rows + b->n_rows : NULL;
 	b->tops = b->rows + b->n_rows + n_first;
 	b->klen = (uint32_t) sc->klen;
-	b->keys = (uint8_t *) (b->tops + b->n_tops);
-	p = (uint8_t *) b->keys + sc->n * sc->klen;
-	if (sc->klen)
-		memcpy(p - sc->n * sc->klen, sc->keys.data, sc->n * sc->klen);
+	b->keys = p = (uint8_t *) (b->tops + b->n_tops);
+	for (size_t i = 0; i < sc->n && sc->klen; i++, p += sc->klen)
+	{
+		/* the names of a column-index block's entries, proven by index_colblock */
+		const uint8_t *e = sc->raw.data + sc->ix[i].at;
+
+		(void) dec_bytes(&e);
+		memcpy(p, dec_bytes(&e).p, sc->klen);
+	}
 	memcpy(b->ix, sc->ix, sc->n * sizeof(blk_at));
 	if (sc->n_rows)
 		memcpy(b->rows, sc->rows, sc->n_rows * sizeof(uint32_t));
@@ -1067,8 +1066,6 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 		cf_buf_free(&sc->stored);
 	if (sc->raw.cap > ((size_t) 1 << 20))
 		cf_buf_free(&sc->raw);
-	if (sc->keys.cap > ((size_t) 1 << 20))
-		cf_buf_free(&sc->keys);
 	*out = b;
 	return NULL;
 }

@@ -32,9 +32,11 @@
  *    (its first row), plus one per wide row. The row iterator walks entries and, on a
  *    block's entry, the row-start records of that block (the narrow ones: a wide row
  *    at the end of the block is reached through its own entry, which follows).
- *  - A row handle copies its row's metadata: a wide row's key-index entry (with the
- *    top level of its column index), a narrow row's row-start record; a narrow row's
- *    handle also holds its data block, which its cell iterators take over.
+ *  - A row handle holds the block its metadata lies in: a wide row's handle its
+ *    key-index block, whose load indexed where each entry of the row's top level
+ *    begins, so neither making the handle nor a seek parses the top level (a row of
+ *    10M columns has ~70 entries there); a narrow row's handle copies its row-start
+ *    record and holds its data block, which its cell iterators take over.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.
  */
@@ -116,7 +118,12 @@ typedef struct blk_at
 /*
  * A decoded, indexed block, as the cache holds it (immutable once loaded).
  *  - key index: ix[i].at where entry i begins, ix[i].aux where its token (bytes) is;
- *  - column index: ix[i].at where entry i begins;
+ *    the top level of a row entry i (its col_entry list) begins at tops[top_first[i]
+ *    .. top_first[i + 1]) (top_first has n + 1 elements; a block entry's range is empty);
+ *  - column index: ix[i].at where entry i begins; when every entry has the same super
+ *    column (byte for byte) and a name of the same length klen <= DENSE_KEY_MAX, keys
+ *    holds the names one after the other (entry i's at keys + i * klen), so a search
+ *    probes one dense array instead of ix and the entry it points at (klen 0: none);
  *  - data: ix[i].at where record i begins; for a cell, ix[i].aux where its super column
  *    (bytes) is — its own, or the one SAME_SC refers to; rows[] the record numbers of
  *    the row-start records, ascending.
@@ -131,8 +138,19 @@ typedef struct cblk
 	uint32_t	n;
 	uint32_t	n_rows;
 	uint32_t   *rows;
-	/* then ix, rows and data, in the same allocation */
+	uint32_t   *top_first;		/* key index only (else NULL) */
+	uint32_t   *tops;
+	uint32_t	n_tops;
+	uint32_t	klen;			/* column index only (else 0) */
+	const uint8_t *keys;
+	/* then ix, rows, top_first, tops, keys and data, in the same allocation */
 } cblk;
+
+/*
+ * Longest name a column-index block keeps in its dense key array: LongType names are
+ * 8 bytes, UUIDs 16; longer ones (or names of several lengths) are searched through ix.
+ */
+#define DENSE_KEY_MAX 16
 
 struct cf_sstable_iter
 {
@@ -163,10 +181,12 @@ struct cf_sstable_row
 	cf_range_tomb *tombs;
 	size_t		n_tombs;
 	uint64_t	n_cells;
-	col_entry  *top;			/* column-index blocks; none for a narrow row */
-	size_t		n_top;
+	const uint8_t *tbase;		/* a wide row's key-index block's bytes... */
+	const uint32_t *top_at;		/* ...where each entry of its top level begins there */
+	size_t		n_top;			/* column-index blocks; none for a narrow row */
+	cf_cache_handle *kh;		/* a wide row's key-index block (NULL for a narrow row) */
 	cf_cache_handle *dh;		/* a narrow row's data block (NULL for a wide row) */
-	/* then tombs, top and the entry's or record's bytes, in the same allocation */
+	/* then tombs and (a narrow row) its record's bytes, in the same allocation */
 };
 
 struct cf_sstable_cells
@@ -627,6 +647,12 @@ typedef struct load_scratch
 	uint32_t   *rows;
 	size_t		rows_cap;
 	size_t		n_rows;
+	uint32_t   *tops;			/* a key-index block's cblk.tops and top_first */
+	size_t		tops_cap;
+	size_t		n_tops;
+	uint32_t   *top_first;
+	size_t		tf_cap;
+	size_t		klen;			/* a column-index block's cblk.klen */
 } load_scratch;
 
 static pthread_key_t scratch_key;
@@ -642,6 +668,8 @@ scratch_destroy(void *p)
 	cf_buf_free(&sc->raw);
 	free(sc->ix);
 	free(sc->rows);
+	free(sc->tops);
+	free(sc->top_first);
 	free(sc);
 }
 
@@ -673,6 +701,16 @@ static void
 blk_free(void *p)
 {
 	free(p);
+}
+
+/* Appends v to the u32 array *arr of *n elements (capacity *cap); false on no memory. */
+static bool
+u32_push(uint32_t **arr, size_t *cap, size_t *n, size_t v)
+{
+	if (!grow((void **) arr, cap, *n + 1, sizeof(uint32_t)))
+		return false;
+	(*arr)[(*n)++] = (uint32_t) v;
+	return true;
 }
 
 /* Appends (at, aux) to the scratch index; false on no memory. */
@@ -730,12 +768,16 @@ parse_meta(cf_rd *r, cf_sstable_row *x, bool fill)
 
 /*
  * Parses one key-index entry into x: its kind (CF_SST_ENTRY_*), row (token, key) and
- * handle; for a ROW entry also the rest of a row (as parse_meta for fill, tombs and
- * top, the latter with room for x->n_top). *tok_at, if not NULL, receives the reader
- * position of the token. Failures show in cf_rd_ok(r).
+ * handle; for a ROW entry also the rest of a row (as parse_meta for fill and tombs)
+ * and its top level's size (x->n_top). With top_from set, the top level's entries are
+ * parsed too and *top_from receives the reader position of the first; without, they
+ * are skipped unread, which only a caller whose block's load parsed them may do (the
+ * reader is left inside the entry). *tok_at, if not NULL, receives the reader position
+ * of the token. Failures show in cf_rd_ok(r).
  */
 static void
-parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at, uint8_t *kind)
+parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at, uint8_t *kind,
+			size_t *top_from)
 {
 	uint64_t	n;
 
@@ -763,15 +805,13 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at, uint8_t *kin
 	n = cf_rd_varint(r);
 	if (n == 0 || n > cf_rd_left(r))
 		cf_rd_fail(r);			/* a wide row has a column index */
-	for (uint64_t i = 0; cf_rd_ok(r) && i < n; i++)
+	if (top_from)
+		*top_from = r->pos;
+	for (uint64_t i = 0; top_from && cf_rd_ok(r) && i < n; i++)
 	{
-		col_entry	e;
-
-		e.sc = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
-		e.name = cf_rd_slice(r, CF_BLOCK_MAX_RAW);
-		e.h = cf_block_handle_get(r);
-		if (fill)
-			x->top[i] = e;
+		(void) cf_rd_slice(r, CF_BLOCK_MAX_RAW);	/* super column */
+		(void) cf_rd_slice(r, CF_BLOCK_MAX_RAW);	/* name */
+		(void) cf_block_handle_get(r);
 	}
 	x->n_top = cf_rd_ok(r) ? (size_t) n : 0;
 }
@@ -782,7 +822,11 @@ parse_entry(cf_rd *r, cf_sstable_row *x, bool fill, size_t *tok_at, uint8_t *kin
  * is CF_ERR_CORRUPTION naming the block.
  */
 
-/* A key-index block: every entry parsed, rows in strictly increasing order. */
+/*
+ * A key-index block: every entry parsed, rows in strictly increasing order; where each
+ * entry of a row entry's top level begins goes to sc->tops, entry i's first in
+ * sc->top_first[i] (one more element at the end: the count).
+ */
 static cf_status *
 index_kblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
 			 uint64_t off)
@@ -790,54 +834,87 @@ index_kblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch 
 	cf_rd		r;
 	cf_slice	ptok = {0},
 				pkey = {0};
+	size_t		n_first = 0;
 
 	cf_rd_init(&r, data, len);
 	while (cf_rd_left(&r) > 0)
 	{
 		cf_sstable_row x;
 		size_t		at = r.pos,
-					tok_at;
+					tok_at,
+					top_from = 0;
 		uint8_t		kind;
+		const uint8_t *p;
 
-		parse_entry(&r, &x, false, &tok_at, &kind);
+		parse_entry(&r, &x, false, &tok_at, &kind, &top_from);
 		if (!cf_rd_ok(&r))
 			break;
 		if (sc->n > 0 && row_cmp(ptok, pkey, x.tok, x.key) >= 0)
 			return corrupt(t, "key index rows out of order", off);
 		if (x.start.offset > t->data_end || x.start.size > t->data_end - x.start.offset)
 			return corrupt(t, "key-index entry's data block handle out of bounds", off);
-		if (!ix_push(sc, at, tok_at))
+		if (!ix_push(sc, at, tok_at) ||
+			!u32_push(&sc->top_first, &sc->tf_cap, &n_first, sc->n_tops))
 			return cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", t->path);
+		/* the top level just parsed: its entries' offsets, decoded unchecked */
+		p = data + top_from;
+		for (size_t i = 0; i < x.n_top; i++)
+		{
+			if (!u32_push(&sc->tops, &sc->tops_cap, &sc->n_tops, (size_t) (p - data)))
+				return cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", t->path);
+			(void) dec_bytes(&p);
+			(void) dec_bytes(&p);
+			(void) dec_varint(&p);
+			(void) dec_varint(&p);
+		}
 		ptok = x.tok;
 		pkey = x.key;
 	}
 	if (!cf_rd_ok(&r) || sc->n == 0)
 		return corrupt(t, "malformed key-index block", off);
+	if (!u32_push(&sc->top_first, &sc->tf_cap, &n_first, sc->n_tops))
+		return cf_status_make(CF_ERR_NO_MEMORY, "%s: key index", t->path);
 	return NULL;
 }
 
-/* A column-index block: (bytes sc, bytes name, handle) entries, at least one. */
+/*
+ * A column-index block: (bytes sc, bytes name, handle) entries, at least one; sc->klen
+ * is the length of their names when they qualify for the dense array (see cblk), else 0.
+ */
 static cf_status *
 index_colblock(const cf_sstable *t, const uint8_t *data, size_t len, load_scratch *sc,
 			   uint64_t off)
 {
 	cf_rd		r;
+	cf_slice	sc0 = {0};
+	bool		dense = true;
 
+	sc->klen = 0;
 	cf_rd_init(&r, data, len);
 	while (cf_rd_left(&r) > 0)
 	{
 		size_t		at = r.pos;
+		cf_slice	esc = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
+		cf_slice	name = cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 
-		(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
-		(void) cf_rd_slice(&r, CF_BLOCK_MAX_RAW);
 		(void) cf_block_handle_get(&r);
 		if (!cf_rd_ok(&r))
 			break;
+		if (sc->n == 0)
+		{
+			sc0 = esc;
+			sc->klen = name.len;
+			dense = name.len > 0 && name.len <= DENSE_KEY_MAX;
+		}
+		else if (dense && (name.len != sc->klen || !cf_slice_eq(esc, sc0)))
+			dense = false;
 		if (!ix_push(sc, at, 0))
 			return cf_status_make(CF_ERR_NO_MEMORY, "%s: column index", t->path);
 	}
 	if (!cf_rd_ok(&r) || sc->n == 0)
 		return corrupt(t, "malformed column-index block", off);
+	if (!dense)
+		sc->klen = 0;
 	return NULL;
 }
 
@@ -880,9 +957,8 @@ index_datablock(const cf_sstable *t, const uint8_t *data, size_t len, load_scrat
 				return corrupt(t, "a row starts after a wide row in a data block", off);
 			ptok = x.tok;
 			pkey = x.key;
-			if (!grow((void **) &sc->rows, &sc->rows_cap, sc->n_rows + 1, sizeof(uint32_t)))
+			if (!u32_push(&sc->rows, &sc->rows_cap, &sc->n_rows, sc->n))
 				return cf_status_make(CF_ERR_NO_MEMORY, "%s: data block", t->path);
-			sc->rows[sc->n_rows++] = (uint32_t) sc->n;
 		}
 		else
 		{
@@ -930,13 +1006,14 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	load_scratch *sc = thread_scratch();
 	cblk	   *b;
 	uint8_t    *p;
+	size_t		n_first;
 	cf_status  *s;
 
 	*out = NULL;
 	if (sc == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
 	__atomic_add_fetch(&t->block_reads, 1, __ATOMIC_RELAXED);
-	sc->n = sc->n_rows = 0;
+	sc->n = sc->n_rows = sc->n_tops = 0;
 	/* blocks are at most CF_BLOCK_MAX_RAW (64 MiB): offsets in them fit a u32 */
 	s = t->map ? cf_block_read_mapped(t->map, t->path, h, t->data_end, NULL, &sc->raw) :
 		cf_block_read(t->file, h, t->data_end, NULL, &sc->stored, &sc->raw);
@@ -946,7 +1023,11 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 			index_datablock(t, sc->raw.data, sc->raw.len, sc, h.offset);
 	if (s)
 		return s;
-	b = malloc(sizeof(cblk) + sc->n * sizeof(blk_at) + sc->n_rows * sizeof(uint32_t) +
+	n_first = kind == BLK_KEY_INDEX ? sc->n + 1 : 0;
+	if (kind != BLK_COL_INDEX)
+		sc->klen = 0;
+	b = malloc(sizeof(cblk) + sc->n * sizeof(blk_at) +
+			   (sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->n * sc->klen +
 			   sc->raw.len);
 	if (b == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
@@ -954,12 +1035,28 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	b->size = h.size;
 	b->n = (uint32_t) sc->n;
 	b->n_rows = (uint32_t) sc->n_rows;
+	b->n_tops = (uint32_t) sc->n_tops;
 	b->ix = (blk_at *) (b + 1);
 	b->rows = (uint32_t *) (b->ix + b->n);
-	p = (uint8_t *) (b->rows + b->n_rows);
+	b->top_first = n_first ? b->rows + b->n_rows : NULL;
+	b->tops = b->rows + b->n_rows + n_first;
+	b->klen = (uint32_t) sc->klen;
+	b->keys = p = (uint8_t *) (b->tops + b->n_tops);
+	for (size_t i = 0; i < sc->n && sc->klen; i++, p += sc->klen)
+	{
+		/* the names of a column-index block's entries, proven by index_colblock */
+		const uint8_t *e = sc->raw.data + sc->ix[i].at;
+
+		(void) dec_bytes(&e);
+		memcpy(p, dec_bytes(&e).p, sc->klen);
+	}
 	memcpy(b->ix, sc->ix, sc->n * sizeof(blk_at));
 	if (sc->n_rows)
 		memcpy(b->rows, sc->rows, sc->n_rows * sizeof(uint32_t));
+	if (n_first)
+		memcpy(b->top_first, sc->top_first, n_first * sizeof(uint32_t));
+	if (sc->n_tops)
+		memcpy(b->tops, sc->tops, sc->n_tops * sizeof(uint32_t));
 	if (sc->raw.len)
 		memcpy(p, sc->raw.data, sc->raw.len);
 	b->data = p;
@@ -978,7 +1075,8 @@ static size_t
 blk_charge(const cblk *b)
 {
 	return b->len + CF_BLOCK_TRAILER_SIZE + b->n * sizeof(blk_at) +
-		b->n_rows * sizeof(uint32_t) + sizeof(cblk) + 64;
+		(b->n_rows + (b->top_first ? b->n + 1 : 0) + b->n_tops) * sizeof(uint32_t) +
+		(size_t) b->n * b->klen + sizeof(cblk) + 64;
 }
 
 /*
@@ -1063,11 +1161,10 @@ kentry_handle(const cblk *b, size_t i)
 	return h;
 }
 
-/* Entry i of a column-index block. */
+/* The col_entry at p (proven well-formed by its block's load). */
 static col_entry
-colentry(const cblk *b, size_t i)
+colentry_at(const uint8_t *p)
 {
-	const uint8_t *p = b->data + b->ix[i].at;
 	col_entry	e;
 
 	e.sc = dec_bytes(&p);
@@ -1075,6 +1172,13 @@ colentry(const cblk *b, size_t i)
 	e.h.offset = dec_varint(&p);
 	e.h.size = dec_varint(&p);
 	return e;
+}
+
+/* Entry i of a column-index block. */
+static col_entry
+colentry(const cblk *b, size_t i)
+{
+	return colentry_at(b->data + b->ix[i].at);
 }
 
 /* The path of data record i of b (a cell). */
@@ -1396,8 +1500,8 @@ cf_sstable_iter_key(const cf_sstable_iter *it)
 }
 
 /*
- * Parses a row's bytes into x: a wide row's key-index entry (entry set) or a narrow
- * row's row-start record; fill as parse_meta.
+ * Parses a row's bytes into x: a wide row's key-index entry (entry set; its top level
+ * not read) or a narrow row's row-start record; fill as parse_meta.
  */
 static void
 parse_row_bytes(cf_rd *r, cf_sstable_row *x, bool fill, bool entry)
@@ -1406,7 +1510,7 @@ parse_row_bytes(cf_rd *r, cf_sstable_row *x, bool fill, bool entry)
 
 	if (entry)
 	{
-		parse_entry(r, x, fill, NULL, &kind);
+		parse_entry(r, x, fill, NULL, &kind, NULL);
 		return;
 	}
 	(void) cf_rd_u8(r);			/* the tag */
@@ -1433,22 +1537,30 @@ cf_sstable_iter_row(cf_sstable_iter *it, cf_sstable_row **out)
 	*out = NULL;
 	cf_rd_init(&r, b->data + at, len);
 	parse_row_bytes(&r, &x, false, wide);	/* counts, proven present by the block's load */
-	row = malloc(sizeof(*row) + x.n_tombs * sizeof(cf_range_tomb) +
-				 x.n_top * sizeof(col_entry) + len);
+	/* a wide row's bytes stay in its key-index block, which it holds; a narrow one's are copied */
+	row = malloc(sizeof(*row) + x.n_tombs * sizeof(cf_range_tomb) + (wide ? 0 : len));
 	if (row == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: row", t->path);
 	row->tombs = (cf_range_tomb *) (row + 1);
-	row->top = (col_entry *) (row->tombs + x.n_tombs);
-	bytes = (uint8_t *) (row->top + x.n_top);
-	memcpy(bytes, b->data + at, len);
-	cf_rd_init(&r, bytes, len);
+	bytes = (uint8_t *) (row->tombs + x.n_tombs);
+	if (!wide)
+		memcpy(bytes, b->data + at, len);
+	cf_rd_init(&r, wide ? b->data + at : bytes, len);
 	parse_row_bytes(&r, row, true, wide);
 	if (x.n_tombs == 0)
 		row->tombs = NULL;
-	if (x.n_top == 0)
-		row->top = NULL;
+	row->tbase = NULL;
+	row->top_at = NULL;
+	row->kh = NULL;
 	row->dh = NULL;
-	if (!wide)
+	if (wide)
+	{
+		row->tbase = b->data;
+		row->top_at = b->tops + b->top_first[i];
+		row->n_top = b->top_first[i + 1] - b->top_first[i];
+		row->kh = cf_cache_dup(it->kh);
+	}
+	else
 	{
 		/* its cells: the records up to the next row start (or the block's end) */
 		row->start = kentry_handle(it->kb, it->pos);
@@ -1487,6 +1599,7 @@ cf_sstable_row_free(cf_sstable_row *row)
 {
 	if (row == NULL)
 		return;
+	cf_cache_release(row->kh);
 	cf_cache_release(row->dh);
 	cf_sstable_unref(row->t);
 	free(row);
@@ -1537,6 +1650,13 @@ n_top_blocks(const cf_sstable_cells *ci)
 	return ci->row->n_top ? ci->row->n_top : 1;
 }
 
+/* Entry i of a wide row's top level. */
+static col_entry
+row_top(const cf_sstable_row *row, size_t i)
+{
+	return colentry_at(row->tbase + row->top_at[i]);
+}
+
 /* Entry j of the loaded column index (a narrow row's: its start block). */
 static col_entry
 ci_entry(const cf_sstable_cells *ci, size_t j)
@@ -1569,7 +1689,7 @@ load_colidx(cf_sstable_cells *ci, size_t i)
 		return NULL;
 	}
 	ci->top_i = SIZE_MAX;
-	if ((s = get_block(ci->t, row->top[i].h, BLK_COL_INDEX, ci->fill, &h, &b)) != NULL)
+	if ((s = get_block(ci->t, row_top(row, i).h, BLK_COL_INDEX, ci->fill, &h, &b)) != NULL)
 		return s;
 	cf_cache_release(ci->cih);
 	ci->cih = h;
@@ -1776,19 +1896,20 @@ cf_sstable_cells_last(cf_sstable_cells *ci)
 	return settle(ci, s, s == NULL && ci->lo < ci->hi);
 }
 
-/* The last entry of the row's top level whose first path is <= the target; SIZE_MAX if none. */
+/* The last entry of a wide row's top level whose first path is <= the target; SIZE_MAX if none. */
 static size_t
-find_top(const cf_col_order *o, const col_entry *e, size_t n, cf_slice sc, cf_slice name,
+find_top(const cf_col_order *o, const cf_sstable_row *row, cf_slice sc, cf_slice name,
 		 bool open_end)
 {
 	size_t		lo = 0,
-				hi = n;
+				hi = row->n_top;
 
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
+		col_entry	e = row_top(row, mid);
 
-		if (target_cmp(o, e[mid].sc, e[mid].name, sc, name, open_end) <= 0)
+		if (target_cmp(o, e.sc, e.name, sc, name, open_end) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1796,13 +1917,39 @@ find_top(const cf_col_order *o, const col_entry *e, size_t n, cf_slice sc, cf_sl
 	return lo == 0 ? SIZE_MAX : lo - 1;
 }
 
-/* The same over the entries of a column-index block. */
+/*
+ * The same over the entries of a column-index block. With its dense key array every
+ * entry has the first one's super column, so either that decides for all of them or
+ * the names alone do, compared in the array.
+ */
 static size_t
 find_col(const cf_col_order *o, const cblk *b, cf_slice sc, cf_slice name, bool open_end)
 {
 	size_t		lo = 0,
 				hi = b->n;
 
+	if (b->klen)
+	{
+		col_entry	e0 = colentry(b, 0);
+		cf_type		t = o->super ? o->subcmp : o->cmp;
+		int			c;
+
+		if (open_end || (o->super && cf_type_compare(o->cmp, e0.sc, sc) != 0))
+		{
+			c = target_cmp(o, e0.sc, e0.name, sc, name, open_end);
+			return c <= 0 ? b->n - 1 : SIZE_MAX;
+		}
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (cf_type_compare(t, cf_slice_of(b->keys + mid * b->klen, b->klen), name) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo == 0 ? SIZE_MAX : lo - 1;
+	}
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
@@ -1828,7 +1975,7 @@ find_block(cf_sstable_cells *ci, cf_slice sc, cf_slice name, bool open_end, bool
 	*before_all = false;
 	if (row->n_top > 0)
 	{
-		i = find_top(&ci->t->order, row->top, row->n_top, sc, name, open_end);
+		i = find_top(&ci->t->order, row, sc, name, open_end);
 		if (i == SIZE_MAX)
 		{
 			*before_all = true;

@@ -363,6 +363,105 @@ super_direct_and_reverse(void **state)
 }
 
 /*
+ * A Super CF row whose super columns "b", "d", "f" each span several column-index
+ * blocks (256-byte data blocks, so 4 KiB column-index blocks): a block within one
+ * super column is searched by its names alone, one spanning two by whole paths. Seeks
+ * and reverse seeks into every super column, present or not, before, between, at and
+ * after its sub-columns (and open-ended), each checked against the list of paths.
+ */
+static int
+sc_path_cmp(char sa, uint64_t ta, char sb, uint64_t tb)
+{
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return ta < tb ? -1 : ta > tb;
+}
+
+static void
+column_index_search_within_and_across_super_columns(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	cf_sstable_options opt = opts_of(&super_order, 256);
+	const char	scs[] = "bdf";
+	const int	per_sc = 3000;
+	const uint64_t base = 5000000;
+	cf_sstable_writer *w;
+	cf_sstable_stats st;
+	cf_sstable *t;
+	cf_sstable_row *row;
+	cf_sstable_cells *ci;
+	uint8_t		u[16];
+	int			checked = 0;
+
+	(void) state;
+	OK(cf_sstable_writer_open(env, test_path(dir, "sc.db"), &opt, &w));
+	OK(cf_sstable_writer_begin_row(w, S("m"), S("wide"), cf_deletion_none(), NULL, 0));
+	for (int s = 0; s < 3; s++)
+		for (int j = 0; j < per_sc; j++)
+		{
+			cf_cell		c = {.sc = cf_slice_of(&scs[s], 1),
+				.name = timeuuid(u, base + 2 * (uint64_t) j), .value = S("v"),
+			.timestamp = s * per_sc + j};
+
+			OK(cf_sstable_writer_add_cell(w, &c));
+		}
+	OK(cf_sstable_writer_end_row(w));
+	OK(cf_sstable_writer_finish(w, &st));
+	assert_true(st.data_blocks > 100);
+	OK(cf_sstable_open(env, test_path(dir, "sc.db"), &super_order, &t));
+	OK(cf_sstable_get(t, S("m"), S("wide"), &row));
+	assert_non_null(row);
+	OK(cf_sstable_cells_new(row, &ci));
+	for (char tsc = 'a'; tsc <= 'g'; tsc++)
+		for (int k = -1; k <= 2 * per_sc + 1; k += (k < 40 || k > 2 * per_sc - 40) ? 1 : 37)
+		{
+			/* target (tsc, base + k); k == -1 stands for the empty name */
+			bool		open = k == -1;
+			uint64_t	tts = open ? 0 : base + (uint64_t) k;
+			cf_slice	name = open ? cf_slice_of(NULL, 0) : timeuuid(u, tts);
+			int			first_ge = -1,
+						last_le = -1;
+
+			/* the expected answers, over the paths in order (index s * per_sc + j) */
+			for (int i = 0; i < 3 * per_sc; i++)
+			{
+				char		sc = scs[i / per_sc];
+				uint64_t	ts = base + 2 * (uint64_t) (i % per_sc);
+				int			c = open ? (sc <= tsc ? -1 : 1) : sc_path_cmp(sc, ts, tsc, tts);
+
+				if (open && sc == tsc)
+					c = -1;		/* an open finish is the end of the super column */
+				if (first_ge < 0 && (open ? sc >= tsc : c >= 0))
+					first_ge = i;
+				if (c <= 0)
+					last_le = i;
+			}
+			for (int le = 0; le < 2; le++)
+			{
+				int			want = le ? last_le : first_ge;
+				cf_cell		c;
+
+				if (le)
+					OK(cf_sstable_cells_seek_le(ci, cf_slice_of(&tsc, 1), name));
+				else
+					OK(cf_sstable_cells_seek(ci, cf_slice_of(&tsc, 1), name));
+				assert_int_equal(cf_sstable_cells_valid(ci), want >= 0);
+				if (want < 0)
+					continue;
+				cf_sstable_cells_cell(ci, &c);
+				assert_int_equal(c.timestamp, want);
+				checked++;
+			}
+		}
+	assert_true(checked > 1000);
+	cf_sstable_cells_free(ci);
+	cf_sstable_row_free(row);
+	cf_sstable_unref(t);
+	test_tmpdir_free(dir);
+}
+
+/*
  * Seeks at, between and beyond cells of a row with names 0, 2, 4 ... 2(n-1), for a
  * narrow and a wide layout: every answer checked against arithmetic.
  */
@@ -1441,6 +1540,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(memtable_round_trip_standard),
 		cmocka_unit_test(super_direct_and_reverse),
+		cmocka_unit_test(column_index_search_within_and_across_super_columns),
 		cmocka_unit_test(seeks_at_between_beyond),
 		cmocka_unit_test(reset_cells_reads_each_block_once),
 		cmocka_unit_test(bloom_and_stats),

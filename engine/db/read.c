@@ -34,7 +34,15 @@
 #include "util/buf.h"
 #include "util/failalloc.h"
 
+/*
+ * A result's arena: its first block holds a point read's column or two (one small
+ * malloc, which a cache of free chunks serves), later ones double up to 8 KiB.
+ */
+#define RESULT_ARENA_FIRST 512
 #define RESULT_ARENA_BLOCK 8192
+
+/* Tables a read keeps its per-table arrays for on the stack; more are allocated. */
+#define STACK_TABLES 8
 
 /* ---------------------------------------------------------------- allocation */
 
@@ -53,9 +61,9 @@ cf_read_test_fail_alloc(unsigned long n)
 #define mem_realloc(p, n) cf_failalloc_realloc(&failalloc, (p), (n))
 
 static cf_arena *
-mem_arena_new(size_t block_size)
+mem_arena_new(void)
 {
-	return alloc_fails() ? NULL : cf_arena_new(block_size);
+	return alloc_fails() ? NULL : cf_arena_new_growing(RESULT_ARENA_FIRST, RESULT_ARENA_BLOCK);
 }
 
 static void *
@@ -532,12 +540,14 @@ row_has_live(cf_row_merge *m, int32_t now_sec, bool *live)
 	return st;
 }
 
+/* Frees the first n sources of src, and src itself when own_array. */
 static void
-free_sources(cf_cell_source **src, size_t n)
+free_sources(cf_cell_source **src, size_t n, bool own_array)
 {
 	for (size_t i = 0; i < n; i++)
 		src[i]->ops->free(src[i]);
-	free(src);
+	if (own_array)
+		free(src);
 }
 
 /* Orders rows: by token, then by key. */
@@ -588,7 +598,10 @@ static cf_status *
 build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 			const row_scan *scan, cf_row_merge **out)
 {
-	cf_cell_source **src = mem_calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
+	cf_cell_source *stack_src[STACK_TABLES];
+	size_t		n_tables = ts->n_memtables + ts->n_sstables;
+	cf_cell_source **src = n_tables <= STACK_TABLES ? stack_src :
+		mem_calloc(n_tables, sizeof(*src));
 	size_t		n = 0;
 	cf_status  *st = NULL;
 
@@ -635,11 +648,12 @@ build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 		n++;
 	}
 	st = cf_row_merge_new(&ts->order, src, n, reversed, out);
-	free(src);
+	if (src != stack_src)
+		free(src);
 	return st;
 
 fail:
-	free_sources(src, n);
+	free_sources(src, n, src != stack_src);
 	return st;
 }
 
@@ -703,20 +717,23 @@ static cf_status *
 read_names_newest_first(const cf_table_set *ts, const spec *sp, cf_slice token,
 						cf_slice key, int32_t now_sec, builder *b, bool *done)
 {
-	cf_sstable **order;
+	cf_sstable *stack_order[STACK_TABLES];
+	cf_sstable **order = ts->n_sstables <= STACK_TABLES ? stack_order :
+		mem_malloc(ts->n_sstables * sizeof(*order));
 	cf_table_set sub = *ts;
 	size_t		k = 0;
 	cf_status  *st = NULL;
 
 	*done = false;
-	if ((order = mem_malloc((ts->n_sstables + 1) * sizeof(*order))) == NULL)
+	if (order == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_sstables; i++)
 		if (cf_sstable_may_contain(ts->sstables[i], key))
 			order[k++] = ts->sstables[i];
 	if (k < 2)
 	{
-		free(order);			/* nothing to skip */
+		if (order != stack_order)
+			free(order);		/* nothing to skip */
 		return NULL;
 	}
 	qsort(order, k, sizeof(*order), cmp_newest_first);
@@ -740,7 +757,8 @@ read_names_newest_first(const cf_table_set *ts, const spec *sp, cf_slice token,
 		if (*done)
 			break;
 	}
-	free(order);
+	if (order != stack_order)
+		free(order);
 	return st;
 }
 
@@ -779,7 +797,7 @@ alloc_with_arena(size_t size, size_t arena_offset)
 	char	   *obj = mem_calloc(1, size);
 	cf_arena   *a;
 
-	if (obj == NULL || (a = mem_arena_new(RESULT_ARENA_BLOCK)) == NULL)
+	if (obj == NULL || (a = mem_arena_new()) == NULL)
 	{
 		free(obj);
 		return NULL;

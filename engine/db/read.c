@@ -369,12 +369,12 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 	return NULL;
 }
 
+/* A result lives in its own arena (alloc_with_arena): freeing the arena frees it. */
 void
 cf_read_result_free(cf_read_result *r)
 {
 	if (r)
 		cf_arena_free(r->arena);
-	free(r);
 }
 
 void
@@ -382,7 +382,6 @@ cf_read_rows_free(cf_read_rows *r)
 {
 	if (r)
 		cf_arena_free(r->arena);
-	free(r);
 }
 
 cf_status *
@@ -788,20 +787,21 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 }
 
 /*
- * A zeroed object of size bytes with a new arena stored at arena_offset: a result or
- * a rows result. NULL on no memory.
+ * A zeroed object of size bytes, allocated from a new arena stored in it at
+ * arena_offset: a result or a rows result, freed with its arena. NULL on no memory.
  */
 static void *
 alloc_with_arena(size_t size, size_t arena_offset)
 {
-	char	   *obj = mem_calloc(1, size);
-	cf_arena   *a;
+	cf_arena   *a = mem_arena_new();
+	char	   *obj = a ? cf_arena_alloc(a, size) : NULL;
 
-	if (obj == NULL || (a = mem_arena_new()) == NULL)
+	if (obj == NULL)
 	{
-		free(obj);
+		cf_arena_free(a);
 		return NULL;
 	}
+	memset(obj, 0, size);
 	memcpy(obj + arena_offset, &a, sizeof(a));
 	return obj;
 }
@@ -943,8 +943,8 @@ rows_finish(cf_read_rows *r, cf_read_row *rows)
 	return NULL;
 }
 
-static cf_status *
-new_rows(cf_read_rows **out)
+cf_status *
+cf_read_rows_new(cf_read_rows **out)
 {
 	*out = alloc_with_arena(sizeof(cf_read_rows), offsetof(cf_read_rows, arena));
 	return *out ? NULL : cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
@@ -1005,7 +1005,7 @@ cf_read_multi(const cf_table_set *ts, const cf_slice *tokens, const cf_slice *ke
 	for (size_t i = 1; i < n_keys; i++)
 		if (cf_slice_eq(keys[order[i]], keys[order[i - 1]]))
 			dup[order[i]] = true;
-	if ((st = new_rows(&r)) != NULL)
+	if ((st = cf_read_rows_new(&r)) != NULL)
 		goto done;
 	b.arena = r->arena;
 	for (size_t i = 0; i < n_keys && st == NULL; i++)
@@ -1302,7 +1302,7 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 		goto done;
 	if (kr->after)
 		range_resume(kr, seg, &n_seg);
-	if ((st = new_rows(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
+	if ((st = cf_read_rows_new(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
 		goto done;
 	b.arena = r->arena;
 	for (size_t g = 0; g < n_seg && r->n_rows < (size_t) kr->count && st == NULL; g++)

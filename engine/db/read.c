@@ -108,8 +108,9 @@ typedef struct spec
 	cf_type		t;				/* the type of the names the predicate selects */
 	cf_slice	parent;			/* LEVEL_SUBS */
 	bool		by_names;
-	cf_slice   *names;			/* malloc'd */
+	cf_slice   *names;			/* malloc'd, or one_name for a single name */
 	size_t		n_names;
+	cf_slice	one_name;
 	cf_slice	start;
 	cf_slice	finish;
 	bool		reversed;		/* a range walking down; never set for names */
@@ -119,7 +120,8 @@ typedef struct spec
 static void
 spec_free(spec *sp)
 {
-	free(sp->names);
+	if (sp->names != &sp->one_name)
+		free(sp->names);
 	sp->names = NULL;
 }
 
@@ -165,7 +167,9 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 				return st;
 		if (p->n_names == 0)
 			return NULL;
-		if ((sp->names = mem_malloc(p->n_names * sizeof(cf_slice))) == NULL)
+		/* a get's one name needs no array */
+		if ((sp->names = p->n_names == 1 ? &sp->one_name :
+			 mem_malloc(p->n_names * sizeof(cf_slice))) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		memcpy(sp->names, p->names, p->n_names * sizeof(cf_slice));
 		qsort_r(sp->names, p->n_names, sizeof(cf_slice), cmp_names, &sp->t);

@@ -690,16 +690,16 @@ cf_cfstore_view_get(cf_cfstore *cf, cf_cfstore_view *v)
 	memset(v, 0, sizeof(*v));
 	v->order = cf->o.order;
 	pthread_mutex_lock(&cf->mu);
-	v->memtables = malloc((size_t) (cf->nqueue + 1) * sizeof(*v->memtables));
-	v->sstables = malloc((cf->ntables + 1) * sizeof(*v->sstables));
-	if (v->memtables == NULL || v->sstables == NULL)
+	/* one allocation: the memtables, then the sstables (freed through v->memtables) */
+	v->memtables = malloc((size_t) (cf->nqueue + 1) * sizeof(*v->memtables) +
+						  (cf->ntables + 1) * sizeof(*v->sstables));
+	if (v->memtables == NULL)
 	{
 		pthread_mutex_unlock(&cf->mu);
-		free(v->memtables);
-		free(v->sstables);
 		memset(v, 0, sizeof(*v));
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: out of memory reading", cf->name);
 	}
+	v->sstables = (cf_sstable **) (v->memtables + cf->nqueue + 1);
 	v->memtables[v->n_memtables++] = cf->active;
 	for (int i = cf->nqueue - 1; i >= 0; i--)
 		v->memtables[v->n_memtables++] = cf->queue[i].mt;
@@ -720,8 +720,7 @@ cf_cfstore_view_release(cf_cfstore_view *v)
 		cf_memtable_unref(v->memtables[i]);
 	for (size_t i = 0; i < v->n_sstables; i++)
 		cf_sstable_unref(v->sstables[i]);
-	free(v->memtables);
-	free(v->sstables);
+	free(v->memtables);			/* the sstables' array too */
 	memset(v, 0, sizeof(*v));
 }
 

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #define PLAN_ARENA_BLOCK 4096
-#define ROWS_ARENA_BLOCK 16384
 #define QUERY_PAGE 1000			/* index entries or base rows read at a time */
 #define NAME_TXT 64				/* bytes of a column name quoted in a message */
 
@@ -851,9 +850,10 @@ cf_index_query_run(const cf_index_query *q, const cf_index_clause *c, size_t pri
 		return cf_status_wrap(s, "get_indexed_slices on %s.%s", q->def->keyspace,
 							  q->def->name);
 	cf_read_result_free(probe);
-	if ((st.out.r = calloc(1, sizeof(*st.out.r))) == NULL ||
-		(st.out.r->arena = cf_arena_new(ROWS_ARENA_BLOCK)) == NULL ||
-		(st.names = calloc(c->n_exprs + 1, sizeof(*st.names))) == NULL)
+	if ((s = cf_read_rows_new(&st.out.r)) != NULL)
+		return cf_status_wrap(s, "get_indexed_slices on %s.%s", q->def->keyspace,
+							  q->def->name);
+	if ((st.names = calloc(c->n_exprs + 1, sizeof(*st.names))) == NULL)
 	{
 		cf_read_rows_free(st.out.r);
 		return cf_status_make(CF_ERR_NO_MEMORY, "get_indexed_slices: out of memory");

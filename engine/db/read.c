@@ -34,7 +34,15 @@
 #include "util/buf.h"
 #include "util/failalloc.h"
 
+/*
+ * A result's arena: its first block holds a point read's column or two (one small
+ * malloc, which a cache of free chunks serves), later ones double up to 8 KiB.
+ */
+#define RESULT_ARENA_FIRST 512
 #define RESULT_ARENA_BLOCK 8192
+
+/* Tables a read keeps its per-table arrays for on the stack; more are allocated. */
+#define STACK_TABLES 8
 
 /* ---------------------------------------------------------------- allocation */
 
@@ -53,9 +61,9 @@ cf_read_test_fail_alloc(unsigned long n)
 #define mem_realloc(p, n) cf_failalloc_realloc(&failalloc, (p), (n))
 
 static cf_arena *
-mem_arena_new(size_t block_size)
+mem_arena_new(void)
 {
-	return alloc_fails() ? NULL : cf_arena_new(block_size);
+	return alloc_fails() ? NULL : cf_arena_new_growing(RESULT_ARENA_FIRST, RESULT_ARENA_BLOCK);
 }
 
 static void *
@@ -100,8 +108,9 @@ typedef struct spec
 	cf_type		t;				/* the type of the names the predicate selects */
 	cf_slice	parent;			/* LEVEL_SUBS */
 	bool		by_names;
-	cf_slice   *names;			/* malloc'd */
+	cf_slice   *names;			/* malloc'd, or one_name for a single name */
 	size_t		n_names;
+	cf_slice	one_name;
 	cf_slice	start;
 	cf_slice	finish;
 	bool		reversed;		/* a range walking down; never set for names */
@@ -111,7 +120,8 @@ typedef struct spec
 static void
 spec_free(spec *sp)
 {
-	free(sp->names);
+	if (sp->names != &sp->one_name)
+		free(sp->names);
 	sp->names = NULL;
 }
 
@@ -157,7 +167,9 @@ spec_init(spec *sp, const cf_col_order *o, cf_slice super_column, const cf_predi
 				return st;
 		if (p->n_names == 0)
 			return NULL;
-		if ((sp->names = mem_malloc(p->n_names * sizeof(cf_slice))) == NULL)
+		/* a get's one name needs no array */
+		if ((sp->names = p->n_names == 1 ? &sp->one_name :
+			 mem_malloc(p->n_names * sizeof(cf_slice))) == NULL)
 			return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 		memcpy(sp->names, p->names, p->n_names * sizeof(cf_slice));
 		qsort_r(sp->names, p->n_names, sizeof(cf_slice), cmp_names, &sp->t);
@@ -361,12 +373,12 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 	return NULL;
 }
 
+/* A result lives in its own arena (alloc_with_arena): freeing the arena frees it. */
 void
 cf_read_result_free(cf_read_result *r)
 {
 	if (r)
 		cf_arena_free(r->arena);
-	free(r);
 }
 
 void
@@ -374,7 +386,6 @@ cf_read_rows_free(cf_read_rows *r)
 {
 	if (r)
 		cf_arena_free(r->arena);
-	free(r);
 }
 
 cf_status *
@@ -532,12 +543,14 @@ row_has_live(cf_row_merge *m, int32_t now_sec, bool *live)
 	return st;
 }
 
+/* Frees the first n sources of src, and src itself when own_array. */
 static void
-free_sources(cf_cell_source **src, size_t n)
+free_sources(cf_cell_source **src, size_t n, bool own_array)
 {
 	for (size_t i = 0; i < n; i++)
 		src[i]->ops->free(src[i]);
-	free(src);
+	if (own_array)
+		free(src);
 }
 
 /* Orders rows: by token, then by key. */
@@ -588,7 +601,10 @@ static cf_status *
 build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 			const row_scan *scan, cf_row_merge **out)
 {
-	cf_cell_source **src = mem_calloc(ts->n_memtables + ts->n_sstables + 1, sizeof(*src));
+	cf_cell_source *stack_src[STACK_TABLES];
+	size_t		n_tables = ts->n_memtables + ts->n_sstables;
+	cf_cell_source **src = n_tables <= STACK_TABLES ? stack_src :
+		mem_calloc(n_tables, sizeof(*src));
 	size_t		n = 0;
 	cf_status  *st = NULL;
 
@@ -635,11 +651,12 @@ build_merge(const cf_table_set *ts, cf_slice token, cf_slice key, bool reversed,
 		n++;
 	}
 	st = cf_row_merge_new(&ts->order, src, n, reversed, out);
-	free(src);
+	if (src != stack_src)
+		free(src);
 	return st;
 
 fail:
-	free_sources(src, n);
+	free_sources(src, n, src != stack_src);
 	return st;
 }
 
@@ -703,20 +720,23 @@ static cf_status *
 read_names_newest_first(const cf_table_set *ts, const spec *sp, cf_slice token,
 						cf_slice key, int32_t now_sec, builder *b, bool *done)
 {
-	cf_sstable **order;
+	cf_sstable *stack_order[STACK_TABLES];
+	cf_sstable **order = ts->n_sstables <= STACK_TABLES ? stack_order :
+		mem_malloc(ts->n_sstables * sizeof(*order));
 	cf_table_set sub = *ts;
 	size_t		k = 0;
 	cf_status  *st = NULL;
 
 	*done = false;
-	if ((order = mem_malloc((ts->n_sstables + 1) * sizeof(*order))) == NULL)
+	if (order == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
 	for (size_t i = 0; i < ts->n_sstables; i++)
 		if (cf_sstable_may_contain(ts->sstables[i], key))
 			order[k++] = ts->sstables[i];
 	if (k < 2)
 	{
-		free(order);			/* nothing to skip */
+		if (order != stack_order)
+			free(order);		/* nothing to skip */
 		return NULL;
 	}
 	qsort(order, k, sizeof(*order), cmp_newest_first);
@@ -740,7 +760,8 @@ read_names_newest_first(const cf_table_set *ts, const spec *sp, cf_slice token,
 		if (*done)
 			break;
 	}
-	free(order);
+	if (order != stack_order)
+		free(order);
 	return st;
 }
 
@@ -770,20 +791,21 @@ read_one(const cf_table_set *ts, const spec *sp, cf_slice token, cf_slice key,
 }
 
 /*
- * A zeroed object of size bytes with a new arena stored at arena_offset: a result or
- * a rows result. NULL on no memory.
+ * A zeroed object of size bytes, allocated from a new arena stored in it at
+ * arena_offset: a result or a rows result, freed with its arena. NULL on no memory.
  */
 static void *
 alloc_with_arena(size_t size, size_t arena_offset)
 {
-	char	   *obj = mem_calloc(1, size);
-	cf_arena   *a;
+	cf_arena   *a = mem_arena_new();
+	char	   *obj = a ? cf_arena_alloc(a, size) : NULL;
 
-	if (obj == NULL || (a = mem_arena_new(RESULT_ARENA_BLOCK)) == NULL)
+	if (obj == NULL)
 	{
-		free(obj);
+		cf_arena_free(a);
 		return NULL;
 	}
+	memset(obj, 0, size);
 	memcpy(obj + arena_offset, &a, sizeof(a));
 	return obj;
 }
@@ -925,8 +947,8 @@ rows_finish(cf_read_rows *r, cf_read_row *rows)
 	return NULL;
 }
 
-static cf_status *
-new_rows(cf_read_rows **out)
+cf_status *
+cf_read_rows_new(cf_read_rows **out)
 {
 	*out = alloc_with_arena(sizeof(cf_read_rows), offsetof(cf_read_rows, arena));
 	return *out ? NULL : cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
@@ -987,7 +1009,7 @@ cf_read_multi(const cf_table_set *ts, const cf_slice *tokens, const cf_slice *ke
 	for (size_t i = 1; i < n_keys; i++)
 		if (cf_slice_eq(keys[order[i]], keys[order[i - 1]]))
 			dup[order[i]] = true;
-	if ((st = new_rows(&r)) != NULL)
+	if ((st = cf_read_rows_new(&r)) != NULL)
 		goto done;
 	b.arena = r->arena;
 	for (size_t i = 0; i < n_keys && st == NULL; i++)
@@ -1284,7 +1306,7 @@ cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_col
 		goto done;
 	if (kr->after)
 		range_resume(kr, seg, &n_seg);
-	if ((st = new_rows(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
+	if ((st = cf_read_rows_new(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
 		goto done;
 	b.arena = r->arena;
 	for (size_t g = 0; g < n_seg && r->n_rows < (size_t) kr->count && st == NULL; g++)

@@ -159,6 +159,13 @@ void		cf_read_result_free(cf_read_result *r);
 void		cf_read_rows_free(cf_read_rows *r);
 
 /*
+ * An empty rows result, for a caller that builds one itself (rows and their bytes from
+ * r->arena): the struct lives in its own arena, so only cf_read_rows_free may free it.
+ * Errors: CF_ERR_NO_MEMORY.
+ */
+cf_status  *cf_read_rows_new(cf_read_rows **out);
+
+/*
  * Copies the cursor c into buf (emptied first) and points *out at the copy, which
  * outlives the result c belongs to: for resuming a range (cf_key_range.after) after
  * freeing the page. On failure (cf_buf_status) *out is unchanged.

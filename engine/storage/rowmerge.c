@@ -19,19 +19,24 @@ typedef struct mt_source
 	cf_cell_source base;
 	cf_memtable *mt;
 	cf_mt_iter	it;
-	uint8_t    *rowkey;			/* token, then key: copies, for seeks and row checks */
-	cf_slice	token;
+	cf_slice	token;			/* copies (after the struct), for seeks and row checks */
 	cf_slice	key;
 	bool		has_header;
 	cf_mt_iter	header;			/* positioned at the header when has_header */
 } mt_source;
 
+/* Is it on an entry of the row (token, key)? */
+static bool
+mt_iter_in_row(const cf_mt_iter *it, cf_slice token, cf_slice key)
+{
+	return cf_mt_iter_valid(it) && cf_slice_eq(cf_mt_iter_key(it), key) &&
+		cf_slice_eq(cf_mt_iter_token(it), token);
+}
+
 static bool
 mt_in_row(const mt_source *s)
 {
-	return cf_mt_iter_valid(&s->it) &&
-		cf_slice_eq(cf_mt_iter_key(&s->it), s->key) &&
-		cf_slice_eq(cf_mt_iter_token(&s->it), s->token);
+	return mt_iter_in_row(&s->it, s->token, s->key);
 }
 
 static bool
@@ -107,7 +112,6 @@ mt_free(cf_cell_source *src)
 	mt_source  *s = (mt_source *) src;
 
 	cf_memtable_unref(s->mt);
-	free(s->rowkey);
 	free(s);
 }
 
@@ -115,33 +119,35 @@ static const struct cf_cell_source_ops mt_ops = {
 	mt_seek, mt_seek_le, mt_next, mt_prev, mt_valid, mt_cell, mt_deletion, mt_free,
 };
 
+/*
+ * The memtable is searched before anything is allocated: a read probes every memtable
+ * of the CF, and most hold nothing of the row.
+ */
 cf_status *
 cf_cell_source_memtable(cf_memtable *mt, cf_slice token, cf_slice key, cf_cell_source **out)
 {
-	mt_source  *s = calloc(1, sizeof(*s));
+	cf_mt_iter	it;
+	mt_source  *s;
+	uint8_t    *rowkey;
 
 	*out = NULL;
-	if (s == NULL || (s->rowkey = malloc(token.len + key.len + 1)) == NULL)
-	{
-		free(s);
+	cf_mt_iter_init(&it, mt);
+	cf_mt_iter_seek_row(&it, token, key);
+	if (!mt_iter_in_row(&it, token, key))
+		return NULL;			/* nothing of the row here */
+	if ((s = calloc(1, sizeof(*s) + token.len + key.len)) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
-	}
 	s->base.ops = &mt_ops;
+	rowkey = (uint8_t *) (s + 1);
 	if (token.len)
-		memcpy(s->rowkey, token.p, token.len);
+		memcpy(rowkey, token.p, token.len);
 	if (key.len)
-		memcpy(s->rowkey + token.len, key.p, key.len);
-	s->token = cf_slice_of(s->rowkey, token.len);
-	s->key = cf_slice_of(s->rowkey + token.len, key.len);
+		memcpy(rowkey + token.len, key.p, key.len);
+	s->token = cf_slice_of(rowkey, token.len);
+	s->key = cf_slice_of(rowkey + token.len, key.len);
 	cf_memtable_ref(mt);
 	s->mt = mt;
-	cf_mt_iter_init(&s->it, mt);
-	cf_mt_iter_seek_row(&s->it, s->token, s->key);
-	if (!mt_in_row(s))
-	{
-		mt_free(&s->base);
-		return NULL;			/* nothing of the row here */
-	}
+	s->it = it;
 	if (cf_mt_iter_is_header(&s->it))
 	{
 		s->has_header = true;
@@ -279,7 +285,7 @@ struct cf_row_merge
 	cf_col_order order;
 	bool		reversed;
 	size_t		n;
-	cf_cell_source **src;
+	cf_cell_source **src;		/* src and at_cur: after the struct */
 	bool	   *at_cur;			/* which sources sit at the current path */
 	bool		valid;
 	cf_cell		cur;			/* the winner at the current path */
@@ -297,8 +303,6 @@ cf_row_merge_free(cf_row_merge *m)
 	for (size_t i = 0; i < m->n; i++)
 		if (m->src[i])
 			m->src[i]->ops->free(m->src[i]);
-	free(m->src);
-	free(m->at_cur);
 	free(m->tombs);
 	free(m);
 }
@@ -307,22 +311,19 @@ cf_status *
 cf_row_merge_new(const cf_col_order *order, cf_cell_source **sources, size_t n,
 				 bool reversed, cf_row_merge **out)
 {
-	cf_row_merge *m = calloc(1, sizeof(*m));
+	/* the merge, then its sources and flags, in one allocation */
+	cf_row_merge *m = calloc(1, sizeof(*m) + n * (sizeof(*m->src) + sizeof(*m->at_cur)));
 	size_t		total = 0;
 
 	*out = NULL;
-	if (m == NULL || (n && ((m->src = calloc(n, sizeof(*m->src))) == NULL ||
-							(m->at_cur = calloc(n, sizeof(*m->at_cur))) == NULL)))
+	if (m == NULL)
 	{
 		for (size_t i = 0; i < n; i++)
 			sources[i]->ops->free(sources[i]);
-		if (m)
-		{
-			free(m->src);
-			free(m);
-		}
 		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
 	}
+	m->src = (cf_cell_source **) (m + 1);
+	m->at_cur = (bool *) (m->src + n);
 	m->order = *order;
 	m->reversed = reversed;
 	m->n = n;

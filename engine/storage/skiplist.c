@@ -116,6 +116,12 @@ sl_find_ge(const cf_skiplist *list, const void *key, cf_skiplist_node **prev)
 	{
 		cf_skiplist_node *next = sl_next(x, level);
 
+		/*
+		 * The node the walk goes to if it drops a level here: fetched while next's key is
+		 * compared, so the two likely misses of this step overlap.
+		 */
+		if (level > 0)
+			__builtin_prefetch(sl_next(x, level - 1));
 		if (next != NULL && list->cmp(list->ctx, next->key, key) < 0)
 			x = next;
 		else
@@ -232,18 +238,13 @@ cf_skiplist_new(cf_arena *arena, cf_skiplist_cmp cmp, void *ctx)
 }
 
 /*
- * Links a new node holding key after prev[] (a search's result for key). false when
- * the arena is out of memory (the list is unchanged).
+ * Links x, a new node of height levels holding its key, after prev[] (a search's
+ * result for that key).
  */
-static bool
-sl_link(cf_skiplist *list, cf_skiplist_node **prev, const void *key)
+static void
+sl_link_node(cf_skiplist *list, cf_skiplist_node **prev, cf_skiplist_node *x, int height)
 {
 	int			max_height = sl_max_height(list);
-	int			height = sl_random_height(list);
-	cf_skiplist_node *x = sl_new_node(list, key, height);
-
-	if (x == NULL)
-		return false;
 
 	if (height > max_height)
 	{
@@ -264,6 +265,21 @@ sl_link(cf_skiplist *list, cf_skiplist_node **prev, const void *key)
 	__atomic_store_n(&list->count,
 					 __atomic_load_n(&list->count, __ATOMIC_RELAXED) + 1,
 					 __ATOMIC_RELEASE);
+}
+
+/*
+ * Links a new node holding key after prev[] (a search's result for key). false when
+ * the arena is out of memory (the list is unchanged).
+ */
+static bool
+sl_link(cf_skiplist *list, cf_skiplist_node **prev, const void *key)
+{
+	int			height = sl_random_height(list);
+	cf_skiplist_node *x = sl_new_node(list, key, height);
+
+	if (x == NULL)
+		return false;
+	sl_link_node(list, prev, x, height);
 	return true;
 }
 
@@ -287,15 +303,23 @@ sl_found_or_made(cf_skiplist *list, cf_skiplist_node *x, cf_skiplist_node **prev
 				 const void *key, const void *(*make) (void *arg), void *arg, bool *inserted)
 {
 	const void *made;
+	int			height;
+	cf_skiplist_node *node;
 
 	*inserted = false;
 	if (x != NULL && list->cmp(list->ctx, x->key, key) == 0)
 		return x->key;
-	if ((made = make(arg)) == NULL)
+	/*
+	 * The node first, then the key: when make allocates the key from the list's arena,
+	 * it lands right after the node, so a search step's load of the node and of the key
+	 * it compares usually touch one cache line, or two adjacent ones, not two apart.
+	 */
+	height = sl_random_height(list);
+	if ((node = sl_new_node(list, NULL, height)) == NULL || (made = make(arg)) == NULL)
 		return NULL;
 	assert(list->cmp(list->ctx, made, key) == 0);
-	if (!sl_link(list, prev, made))
-		return NULL;
+	node->key = made;
+	sl_link_node(list, prev, node, height);
 	*inserted = true;
 	return made;
 }

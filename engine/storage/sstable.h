@@ -48,8 +48,8 @@
 typedef struct cf_sstable_options
 {
 	cf_col_order order;			/* how the CF's names sort */
-	size_t		block_size;		/* uncompressed data-block target; 0: 4 KiB (key-index
-								 * blocks: half of it; column-index blocks: 16 times) */
+	size_t		block_size;		/* uncompressed data-block target; 0: 2 KiB (key-index
+								 * blocks: half of it; column-index blocks: 32 times) */
 	int			zstd_level;		/* 0: 3; < 0: store every block uncompressed */
 	unsigned	bloom_bits_per_key;	/* 0: 10 */
 } cf_sstable_options;

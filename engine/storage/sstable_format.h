@@ -48,11 +48,11 @@
 #define CF_SST_STATS_VERSION 1
 
 /* Defaults (cf_sstable_options fields left 0). */
-#define CF_SST_DEFAULT_BLOCK_SIZE 4096
+#define CF_SST_DEFAULT_BLOCK_SIZE 2048
 /* Key-index blocks target block_size over this (at least the minimum block size)... */
 #define CF_SST_KEY_INDEX_BLOCK_DIVISOR 2
 /* ...and column-index blocks this many times block_size (see the format doc). */
-#define CF_SST_COLUMN_INDEX_BLOCK_FACTOR 16
+#define CF_SST_COLUMN_INDEX_BLOCK_FACTOR 32
 #define CF_SST_DEFAULT_ZSTD_LEVEL 3
 #define CF_SST_MIN_BLOCK_SIZE 256
 #define CF_SST_MAX_BLOCK_SIZE ((size_t) 16 << 20)

@@ -127,6 +127,11 @@ typedef struct blk_at
  *  - data: ix[i].at where record i begins; for a cell, ix[i].aux where its super column
  *    (bytes) is — its own, or the one SAME_SC refers to; rows[] the record numbers of
  *    the row-start records, ascending.
+ * A key-index block, which a point read binary-searches while it sits in the cache
+ * (cold), also has pfx[]: the 8 bytes of each entry's token after the pfx_skip bytes
+ * every token of the block shares (token_pfx), so a probe reads one integer of a
+ * small array and the entry itself only on a tie. (A data block is searched mostly
+ * right after it is decoded, still in the CPU's cache: it has none.)
  */
 typedef struct cblk
 {
@@ -143,7 +148,9 @@ typedef struct cblk
 	uint32_t	n_tops;
 	uint32_t	klen;			/* column index only (else 0) */
 	const uint8_t *keys;
-	/* then ix, rows, top_first, tops, keys and data, in the same allocation */
+	uint64_t   *pfx;			/* key index: n entries; else none */
+	size_t		pfx_skip;
+	/* then pfx, ix, rows, top_first, tops, keys and data, in the same allocation */
 } cblk;
 
 /*
@@ -362,6 +369,8 @@ token_pfx(cf_slice s, size_t skip)
 {
 	uint64_t	v = 0;
 
+	if (s.len >= skip + 8)
+		return cf_load_be64(s.p + skip);
 	for (size_t i = 0; i < 8; i++)
 		v = v << 8 | (skip + i < s.len ? s.p[skip + i] : 0);
 	return v;
@@ -996,6 +1005,68 @@ index_datablock(const cf_sstable *t, const uint8_t *data, size_t len, load_scrat
 	return NULL;
 }
 
+/* The token of key-index entry i of b. */
+static cf_slice
+pfx_token(const cblk *b, size_t i)
+{
+	const uint8_t *p = b->data + b->ix[i].aux;
+
+	return dec_bytes(&p);
+}
+
+/* Fills b->pfx_skip and b->pfx[0..n) (see cblk) from the block's indexed tokens. */
+static void
+index_prefixes(cblk *b, size_t n)
+{
+	cf_slice	first,
+				last;
+
+	b->pfx_skip = 0;
+	if (n == 0)
+		return;
+	/* sorted: what the first and last share, every one in between shares */
+	first = pfx_token(b, 0);
+	last = pfx_token(b, n - 1);
+	while (b->pfx_skip < first.len && b->pfx_skip < last.len &&
+		   first.p[b->pfx_skip] == last.p[b->pfx_skip])
+		b->pfx_skip++;
+	for (size_t i = 0; i < n; i++)
+		b->pfx[i] = token_pfx(pfx_token(b, i), b->pfx_skip);
+}
+
+static void kentry_row(const cblk *b, size_t i, cf_slice *tok, cf_slice *key);
+
+/*
+ * Compares key-index entry i of b with the target (token, key), whose token_pfx after
+ * b->pfx_skip is tp: by the prefixes when they differ, else by the whole rows.
+ */
+static inline int
+pfx_cmp(const cblk *b, size_t i, uint64_t tp, cf_slice token, cf_slice key)
+{
+	cf_slice	mt,
+				mk;
+
+	if (b->pfx[i] != tp)
+		return b->pfx[i] < tp ? -1 : 1;
+	kentry_row(b, i, &mt, &mk);
+	return row_cmp(mt, mk, token, key);
+}
+
+/*
+ * The target's prefix for a search of key-index block b; false when the target's token
+ * does not share the block's common bytes (then the prefixes say nothing: search by
+ * whole rows).
+ */
+static inline bool
+pfx_of_target(const cblk *b, cf_slice token, uint64_t *tp)
+{
+	if (b->n == 0 || token.len < b->pfx_skip ||
+		(b->pfx_skip > 0 && memcmp(token.p, pfx_token(b, 0).p, b->pfx_skip) != 0))
+		return false;
+	*tp = token_pfx(token, b->pfx_skip);
+	return true;
+}
+
 /*
  * Reads, checks, decodes and indexes the block at h as a block of kind into a new
  * cblk: one allocation holding the header, the index and the decoded bytes.
@@ -1006,7 +1077,8 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	load_scratch *sc = thread_scratch();
 	cblk	   *b;
 	uint8_t    *p;
-	size_t		n_first;
+	size_t		n_first,
+				n_pfx;
 	cf_status  *s;
 
 	*out = NULL;
@@ -1024,9 +1096,10 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	if (s)
 		return s;
 	n_first = kind == BLK_KEY_INDEX ? sc->n + 1 : 0;
+	n_pfx = kind == BLK_KEY_INDEX ? sc->n : 0;
 	if (kind != BLK_COL_INDEX)
 		sc->klen = 0;
-	b = malloc(sizeof(cblk) + sc->n * sizeof(blk_at) +
+	b = malloc(sizeof(cblk) + n_pfx * sizeof(uint64_t) + sc->n * sizeof(blk_at) +
 			   (sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->n * sc->klen +
 			   sc->raw.len);
 	if (b == NULL)
@@ -1036,7 +1109,8 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	b->n = (uint32_t) sc->n;
 	b->n_rows = (uint32_t) sc->n_rows;
 	b->n_tops = (uint32_t) sc->n_tops;
-	b->ix = (blk_at *) (b + 1);
+	b->pfx = (uint64_t *) (b + 1);	/* first: sizeof(cblk) keeps it 8-aligned */
+	b->ix = (blk_at *) (b->pfx + n_pfx);
 	b->rows = (uint32_t *) (b->ix + b->n);
 	b->top_first = n_first ? b->rows + b->n_rows : NULL;
 	b->tops = b->rows + b->n_rows + n_first;
@@ -1061,6 +1135,7 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 		memcpy(p, sc->raw.data, sc->raw.len);
 	b->data = p;
 	b->len = sc->raw.len;
+	index_prefixes(b, n_pfx);
 	/* a big block once should not pin its memory in the thread's scratch forever */
 	if (sc->stored.cap > ((size_t) 1 << 20))
 		cf_buf_free(&sc->stored);
@@ -1076,7 +1151,8 @@ blk_charge(const cblk *b)
 {
 	return b->len + CF_BLOCK_TRAILER_SIZE + b->n * sizeof(blk_at) +
 		(b->n_rows + (b->top_first ? b->n + 1 : 0) + b->n_tops) * sizeof(uint32_t) +
-		(size_t) b->n * b->klen + sizeof(cblk) + 64;
+		(size_t) b->n * b->klen + (b->kind == BLK_KEY_INDEX ? b->n * sizeof(uint64_t) : 0) +
+		sizeof(cblk) + 64;
 }
 
 /*
@@ -1397,6 +1473,8 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 				e;
 	cf_slice	mt,
 				mk;
+	uint64_t	tp = 0;
+	bool		has_tp;
 	cf_status  *s;
 
 	/* the first key-index block whose last row >= target */
@@ -1404,15 +1482,15 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 		(t->pfx_skip == 0 || memcmp(token.p, t->top[0].last_tok.p, t->pfx_skip) == 0))
 	{
 		/* by the tokens' bytes after the shared prefix; whole rows only on a tie */
-		uint64_t	tp = token_pfx(token, t->pfx_skip);
+		uint64_t	ttp = token_pfx(token, t->pfx_skip);
 
 		while (lo < hi)
 		{
 			size_t		mid = lo + (hi - lo) / 2;
 			uint64_t	mp = t->top_pfx[mid];
 
-			if (mp < tp ||
-				(mp == tp && row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0))
+			if (mp < ttp ||
+				(mp == ttp && row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0))
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -1437,12 +1515,20 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 	/* the last entry whose first row <= target */
 	lo = 0;
 	hi = it->kb->n;
+	has_tp = pfx_of_target(it->kb, token, &tp);
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
+		int			c;
 
-		kentry_row(it->kb, mid, &mt, &mk);
-		if (row_cmp(mt, mk, token, key) <= 0)
+		if (has_tp)
+			c = pfx_cmp(it->kb, mid, tp, token, key);
+		else
+		{
+			kentry_row(it->kb, mid, &mt, &mk);
+			c = row_cmp(mt, mk, token, key);
+		}
+		if (c <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;

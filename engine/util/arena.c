@@ -7,7 +7,10 @@
  * of a block, since bigger requests never come here) and a new block starts.
  * Requests larger than a quarter of the block size always get a dedicated block and
  * leave the current one alone, so a big value wastes neither its own space nor the
- * tail of the current block, and small allocations stay together.
+ * tail of the current block, and small allocations stay together. An arena made by
+ * cf_arena_new_growing starts with a small regular block and doubles each new one up
+ * to the block size, so an arena that holds little (a read's result) costs one small
+ * malloc, not a whole block.
  *
  * Assumptions: malloc returns memory aligned to max_align_t, which is at least 16
  * bytes (checked at compile time), and a block's header is a multiple of 16 bytes,
@@ -33,6 +36,7 @@ typedef struct arena_block
 struct cf_arena
 {
 	size_t		block_size;		/* payload bytes of a regular block */
+	size_t		next_size;		/* of the next regular block: block_size, or less while growing */
 	unsigned char *ptr;			/* bump pointer into the current block */
 	size_t		left;			/* bytes left after ptr */
 	arena_block *blocks;		/* every block, newest first */
@@ -70,8 +74,23 @@ arena_new_block(cf_arena *a, size_t size)
 	return b->data;
 }
 
+/* A regular block size: a multiple of the alignment, big enough to be useful. */
+static size_t
+round_block(size_t size)
+{
+	if (size < 4 * ARENA_MAX_ALIGN)
+		size = 4 * ARENA_MAX_ALIGN;
+	return (size + ARENA_MAX_ALIGN - 1) & ~(size_t) (ARENA_MAX_ALIGN - 1);
+}
+
 cf_arena *
 cf_arena_new(size_t block_size)
+{
+	return cf_arena_new_growing(0, block_size);
+}
+
+cf_arena *
+cf_arena_new_growing(size_t first_block, size_t block_size)
 {
 	cf_arena   *a = malloc(sizeof(cf_arena));
 
@@ -79,12 +98,12 @@ cf_arena_new(size_t block_size)
 		return NULL;
 	if (block_size == 0)
 		block_size = ARENA_DEFAULT_BLOCK;
-	/* Keep regular blocks a multiple of the alignment and big enough to be useful. */
-	if (block_size < 4 * ARENA_MAX_ALIGN)
-		block_size = 4 * ARENA_MAX_ALIGN;
-	block_size = (block_size + ARENA_MAX_ALIGN - 1) & ~(size_t) (ARENA_MAX_ALIGN - 1);
+	block_size = round_block(block_size);
+	first_block = first_block == 0 || first_block > block_size ? block_size :
+		round_block(first_block);
 
 	a->block_size = block_size;
+	a->next_size = first_block;
 	a->ptr = NULL;
 	a->left = 0;
 	a->blocks = NULL;
@@ -116,11 +135,16 @@ cf_arena_alloc(cf_arena *a, size_t n)
 		return p;
 	}
 
-	p = arena_new_block(a, a->block_size);
+	/* while growing, a block at least as big as the request (at most a quarter block) */
+	while (a->next_size < n)
+		a->next_size *= 2;
+	p = arena_new_block(a, a->next_size);
 	if (p == NULL)
 		return NULL;
 	a->ptr = p + n;
-	a->left = a->block_size - n;
+	a->left = a->next_size - n;
+	if (a->next_size < a->block_size)
+		a->next_size = a->next_size * 2 < a->block_size ? a->next_size * 2 : a->block_size;
 	return p;
 }
 

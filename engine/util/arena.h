@@ -20,6 +20,14 @@ typedef struct cf_arena cf_arena;
 /* A new arena allocating blocks of block_size bytes (0: 64 KiB). NULL on no memory. */
 cf_arena   *cf_arena_new(size_t block_size);
 
+/*
+ * As cf_arena_new, but the first regular block has first_block bytes (rounded up to a
+ * multiple of 16, at least 64) and each next one twice the last, up to block_size;
+ * first_block 0 or above block_size: cf_arena_new. The quarter-block rule for big
+ * requests is on block_size. For arenas that usually hold little.
+ */
+cf_arena   *cf_arena_new_growing(size_t first_block, size_t block_size);
+
 /* n bytes aligned to 8 (to 16 when n >= 16); NULL on no memory. n = 0 returns a
  * valid unique pointer. */
 void	   *cf_arena_alloc(cf_arena *a, size_t n);

@@ -82,6 +82,72 @@ big_requests_get_their_own_block(void **state)
 	cf_arena_free(a);
 }
 
+/*
+ * A growing arena: the first block is the small one asked for, each next one twice
+ * the last up to the block size; a request bigger than the next block size (but within
+ * a quarter block) gets a regular block big enough for it; the quarter-block rule is
+ * on the full block size. Every byte handed out stays writable and intact.
+ */
+static void
+growing_blocks_double_up_to_the_block_size(void **state)
+{
+	cf_arena   *a = cf_arena_new_growing(100, 8192);	/* 100 rounds up to 112 */
+	size_t		u0 = cf_arena_memory_usage(a),
+				u;
+	unsigned char *p[256];
+	size_t		grew[16],
+				n_grew = 0;
+
+	(void) state;
+	p[0] = cf_arena_alloc(a, 8);
+	u = cf_arena_memory_usage(a);
+	assert_true(u - u0 >= 112 && u - u0 < 112 + 64);	/* one small block and its header */
+	/* fill regular blocks and note each new block's size as usage jumps */
+	for (int i = 1; i < 256; i++)
+	{
+		size_t		before = cf_arena_memory_usage(a);
+
+		p[i] = cf_arena_alloc(a, 96);
+		assert_non_null(p[i]);
+		memset(p[i], i & 0xff, 96);
+		if (cf_arena_memory_usage(a) != before && n_grew < 16)
+			grew[n_grew++] = cf_arena_memory_usage(a) - before;
+	}
+	assert_true(n_grew >= 5);
+	/* each jump is one block and its header: never smaller, at most doubled */
+	for (size_t i = 1; i < n_grew; i++)
+		assert_true(grew[i] >= grew[i - 1] && grew[i] < 2 * grew[i - 1]);
+	assert_true(grew[1] + 64 > 2 * grew[0]);
+	assert_true(grew[n_grew - 1] >= 8192 && grew[n_grew - 1] < 8192 + 64);
+	for (int i = 1; i < 256; i++)
+		for (int k = 0; k < 96; k++)
+			assert_int_equal(p[i][k], i & 0xff);
+	cf_arena_free(a);
+
+	/* a request bigger than the small next block still comes from a regular block */
+	a = cf_arena_new_growing(64, 8192);
+	u0 = cf_arena_memory_usage(a);
+	assert_non_null(cf_arena_alloc(a, 2048));	/* exactly a quarter block */
+	u = cf_arena_memory_usage(a);
+	assert_true(u - u0 >= 2048 && u - u0 < 2048 + 64);
+	assert_non_null(cf_arena_alloc(a, 2049));	/* past it: its own block */
+	assert_true(cf_arena_memory_usage(a) - u >= 2049);
+	cf_arena_free(a);
+
+	/* first_block 0 or above the block size: a plain arena */
+	a = cf_arena_new_growing(0, 4096);
+	u0 = cf_arena_memory_usage(a);
+	assert_non_null(cf_arena_alloc(a, 1));
+	assert_true(cf_arena_memory_usage(a) - u0 >= 4096);
+	cf_arena_free(a);
+	a = cf_arena_new_growing(1 << 20, 4096);
+	u0 = cf_arena_memory_usage(a);
+	assert_non_null(cf_arena_alloc(a, 1));
+	u = cf_arena_memory_usage(a) - u0;
+	assert_true(u >= 4096 && u < 4096 + 64);
+	cf_arena_free(a);
+}
+
 static void
 usage_grows_and_covers_requests(void **state)
 {
@@ -227,6 +293,7 @@ main(void)
 		cmocka_unit_test(odd_sizes_are_aligned_and_disjoint),
 		cmocka_unit_test(big_requests_get_their_own_block),
 		cmocka_unit_test(usage_grows_and_covers_requests),
+		cmocka_unit_test(growing_blocks_double_up_to_the_block_size),
 		cmocka_unit_test(dup_copies),
 		cmocka_unit_test(strndup_terminates),
 		cmocka_unit_test(grow_doubles_and_keeps_elements),

@@ -286,6 +286,66 @@ erase_id(void **state)
 	assert_int_equal(deleted, 1000);
 }
 
+/*
+ * Many inserts through a small cache, so entries are evicted all the time (each
+ * eviction empties a hash-table slot in the middle of others' probe runs) and the
+ * tables grow: afterwards exactly the entries the cache counts are found, each with
+ * its own value, and an erased id leaves every other entry findable.
+ */
+static void
+evictions_keep_every_cached_entry_findable(void **state)
+{
+	enum { N = 20000 };
+	cf_cache   *c = cf_cache_new(3200);	/* 200 a shard */
+	uint64_t	a = cf_cache_new_id(),
+				b = cf_cache_new_id();
+	cf_cache_stats st;
+	size_t		found = 0;
+
+	(void) state;
+	for (uint64_t i = 0; i < N; i++)
+	{
+		uint64_t	off = (i * 7919) % N * 4096;	/* scattered, like block offsets */
+		uint64_t	id = i % 3 ? a : b;
+
+		cf_cache_release(cf_cache_insert(c, id, off, val_new(id, off), 1, val_delete));
+	}
+	cf_cache_get_stats(c, &st);
+	assert_true(st.entries > 2000 && st.entries <= 3200);
+	assert_int_equal(st.evictions, N - st.entries);
+	for (uint64_t i = 0; i < N; i++)
+	{
+		uint64_t	off = (i * 7919) % N * 4096;
+		cf_cache_handle *h = cf_cache_lookup(c, i % 3 ? a : b, off);
+
+		if (h)
+		{
+			check_val(h, i % 3 ? a : b, off);
+			cf_cache_release(h);
+			found++;
+		}
+	}
+	assert_int_equal(found, st.entries);
+	cf_cache_erase_id(c, b);
+	cf_cache_get_stats(c, &st);
+	found = 0;
+	for (uint64_t i = 0; i < N; i++)
+	{
+		uint64_t	off = (i * 7919) % N * 4096;
+		cf_cache_handle *h = cf_cache_lookup(c, i % 3 ? a : b, off);
+
+		if (h)
+		{
+			assert_true(i % 3 != 0);
+			check_val(h, a, off);
+			cf_cache_release(h);
+			found++;
+		}
+	}
+	assert_int_equal(found, st.entries);
+	cf_cache_unref(c);
+}
+
 /* Capacity 0 caches nothing; a capacity set lower evicts; detached handles. */
 static void
 capacity_zero_and_changes(void **state)
@@ -426,6 +486,7 @@ main(void)
 		cmocka_unit_test_setup(oversized_entry, reset_counts),
 		cmocka_unit_test_setup(duplicate_insert_keeps_the_first, reset_counts),
 		cmocka_unit_test_setup(erase_id, reset_counts),
+		cmocka_unit_test_setup(evictions_keep_every_cached_entry_findable, reset_counts),
 		cmocka_unit_test_setup(capacity_zero_and_changes, reset_counts),
 		cmocka_unit_test_setup(many_threads, reset_counts),
 	};

@@ -46,6 +46,44 @@ hardware_matches_software(void **state)
 			assert_int_equal(cf_crc32c(buf + off, n), cf_crc32c_extend_sw(0, buf + off, n));
 }
 
+/*
+ * Long inputs (the hardware path's three-lane stripes, with every remainder and
+ * alignment around their bounds) agree with the software path, whole and extended.
+ */
+static void
+long_inputs_match_software(void **state)
+{
+	static uint8_t buf[5000];
+	unsigned	seed = 777;
+	const size_t lens[] = {383, 384, 385, 767, 768, 769, 775, 1535, 1536, 1537, 2300, 2304, 4096, 4999};
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+	{
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t) (seed >> 16);
+	}
+	for (size_t off = 0; off < 9; off++)
+		for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+		{
+			size_t		n = lens[k] - (lens[k] + off > sizeof(buf) ? off : 0);
+			uint32_t	want = cf_crc32c_extend_sw(0, buf + off, n);
+
+			assert_int_equal(cf_crc32c(buf + off, n), want);
+			assert_int_equal(cf_crc32c_extend(cf_crc32c(buf + off, n / 3), buf + off + n / 3,
+											  n - n / 3), want);
+		}
+	/* and a flipped bit anywhere changes it */
+	for (size_t i = 0; i < 4096; i += 97)
+	{
+		uint32_t	before = cf_crc32c(buf, 4096);
+
+		buf[i] ^= 0x10;
+		assert_int_not_equal(cf_crc32c(buf, 4096), before);
+		buf[i] ^= 0x10;
+	}
+}
+
 static void
 extend_equals_whole(void **state)
 {
@@ -108,6 +146,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_vectors),
 		cmocka_unit_test(hardware_matches_software),
+		cmocka_unit_test(long_inputs_match_software),
 		cmocka_unit_test(extend_equals_whole),
 		cmocka_unit_test(mask_round_trips_and_differs),
 		cmocka_unit_test(detects_single_bit_flips),

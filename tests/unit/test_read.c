@@ -813,6 +813,8 @@ oom_run(fixture *f, oom_op op, const char *sc, const cf_predicate *p, char *out,
 /*
  * Fails every allocation of op in turn: each such run returns NO_MEMORY and no
  * result, and the first run without a failure returns what an undisturbed one does.
+ * Every op allocates at least once, but a count over a range of sub-columns: it
+ * builds nothing and keeps its few tables' sources in arrays on the stack.
  */
 static void
 oom_each_allocation(fixture *f, oom_op op, const char *sc, cf_predicate p)
@@ -839,7 +841,8 @@ oom_each_allocation(fixture *f, oom_op op, const char *sc, cf_predicate p)
 					 st ? cf_status_msg(st) : "success");
 		cf_status_free(st);
 	}
-	assert_true(n > 1);
+	if (!(op == OOM_COUNT && sc[0] != '\0' && !p.by_names))
+		assert_true(n > 1);
 }
 
 /*

@@ -997,6 +997,22 @@ seek_by_tokens_with_shared_prefix(void **state)
 		else
 			assert_false(cf_sstable_iter_valid(it));
 	}
+	/* the same tokens with a key just before and just after the row's: a tie on the
+	 * token (and on any prefix of it) is settled by the key */
+	for (size_t i = 0; i < n; i += 2)
+	{
+		OK(cf_sstable_iter_seek(it, tok[i], S("j")));
+		assert_true(cf_sstable_iter_valid(it));
+		assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[i]));
+		OK(cf_sstable_iter_seek(it, tok[i], S("l")));
+		if (i + 2 < n)
+		{
+			assert_true(cf_sstable_iter_valid(it));
+			assert_true(cf_slice_eq(cf_sstable_iter_token(it), tok[i + 2]));
+		}
+		else
+			assert_false(cf_sstable_iter_valid(it));
+	}
 	/* tokens without the shared prefix: before or after everything */
 	OK(cf_sstable_iter_seek(it, S("a"), S("k")));
 	assert_true(cf_sstable_iter_valid(it));

@@ -262,12 +262,11 @@ for s in "${SCHEMAS[@]}"; do
   } >>"$H_TMP/explain.txt"
 done
 
-# CPU time (clock ticks) PID and its reaped children have used: for a postmaster, that
-# counts every backend that has exited
+# CPU time (clock ticks) of PG-A, colfamd and PG-B: a postmaster's counts every
+# backend that has exited (harness_cpu_ticks adds the reaped children's)
 CLK_TCK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
 A_PM=$(head -n 1 "$H_TMP/pga/data/postmaster.pid") B_PM=$(head -n 1 "$H_TMP/pgb/data/postmaster.pid")
-cpu_now() { echo "$(cpu_ticks "$A_PM") $(cpu_ticks "$C_PID") $(cpu_ticks "$B_PM")"; }
+cpu_now() { echo "$(harness_cpu_ticks "$A_PM") $(harness_cpu_ticks "$C_PID") $(harness_cpu_ticks "$B_PM")"; }
 declare -A CPU     # NAME → CPU ticks of PG-A, colfamd, PG-B during run NAME
 # The children of both postmasters, one per line, sorted: a backend that has exited
 # stays one until its postmaster reaps it (and only then is its CPU in cutime)

@@ -262,27 +262,41 @@ for s in "${SCHEMAS[@]}"; do
   } >>"$H_TMP/explain.txt"
 done
 
-# CPU time (clock ticks) PID and its reaped children have used: for a postmaster, that
-# counts every backend that has exited
+# CPU time (clock ticks) of PG-A, colfamd and PG-B: a postmaster's counts every
+# backend that has exited (harness_cpu_ticks adds the reaped children's)
 CLK_TCK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
 A_PM=$(head -n 1 "$H_TMP/pga/data/postmaster.pid") B_PM=$(head -n 1 "$H_TMP/pgb/data/postmaster.pid")
-cpu_now() { echo "$(cpu_ticks "$A_PM") $(cpu_ticks "$C_PID") $(cpu_ticks "$B_PM")"; }
+cpu_now() { echo "$(harness_cpu_ticks "$A_PM") $(harness_cpu_ticks "$C_PID") $(harness_cpu_ticks "$B_PM")"; }
 declare -A CPU     # NAME → CPU ticks of PG-A, colfamd, PG-B during run NAME
+# The children of both postmasters, one per line, sorted: a backend that has exited
+# stays one until its postmaster reaps it (and only then is its CPU in cutime)
+pm_children() { printf '%s\n' $(cat "/proc/$A_PM/task/$A_PM/children" "/proc/$B_PM/task/$B_PM/children") | sort; }
+# wait_reaped CHILDREN NAME: waits until every child of a postmaster that is not in
+# CHILDREN (pm_children before run NAME) has been reaped: PG-B's backends (postgres_fdw's
+# connections) exit only after PG-A's. Gives up after 30 s with a warning.
+wait_reaped() {
+  local deadline=$((SECONDS + 30)) left
+  while left=$(comm -13 <(echo "$1") <(pm_children)) && [[ -n $left ]]; do
+    ((SECONDS < deadline)) ||
+      { log "warning: backends ${left//$'\n'/ } not reaped 30s after run $2; their CPU is not in its figures"; return 0; }
+    sleep 0.05
+  done
+}
 
 # pgbench NAME SCHEMA ARGS...: a run with a per-transaction log; its latencies (µs) in
 # $H_TMP/lat-NAME, its summary in $H_TMP/pgbench-NAME.out, the CPU its servers used
 # in CPU[NAME]
 run_pgbench() {
-  local name=$1 schema=$2 dir=$H_TMP/log-$1 before after
+  local name=$1 schema=$2 dir=$H_TMP/log-$1 children before after
   shift 2
   mkdir -p "$dir"
+  children=$(pm_children)
   before=$(cpu_now)
   PGOPTIONS="-c search_path=$schema,public" \
     timeout $((SECS * 4 + 600)) "$PG_BIN/pgbench" -n -h "$A_HOST" -p "$A_PORT" -l \
     --log-prefix="$dir/tx" "$@" postgres >"$H_TMP/pgbench-$name.out" 2>&1 ||
     { cat "$H_TMP/pgbench-$name.out" >&2; die "pgbench $name failed"; }
-  sleep 0.5   # the postmaster reaps the exited backends
+  wait_reaped "$children" "$name"
   after=$(cpu_now)
   CPU[$name]=$(echo "$before $after" | awk '{ print $4 - $1, $5 - $2, $6 - $3 }')
   cat "$dir"/tx* | awk '{ print $2, $3 }' >"$H_TMP/lat-$name"   # transaction_no, µs

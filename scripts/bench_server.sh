@@ -88,7 +88,6 @@ log "redis-server (pid $R_PID) on $R_HOST:$R_PORT, persistence off"
 
 # --- /proc sampling --------------------------------------------------------------------
 TICK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
 # Samples PID's VmRSS every 0.1 s into FILE (the maximum so far) until killed. Without
 # a process per sample (no awk, no sleep: read -t on a FIFO nobody writes), so that the
 # client CPU measured around it (bash's times counts every child) is the client's.
@@ -124,12 +123,12 @@ measure() {         # NAME PID CMD...
   local name=$1 pid=$2 rc=0 t0 t1 cl0 cl1
   shift 2
   echo 0 >"$H_TMP/rss-$name"
-  t0=$(cpu_ticks "$pid")
+  t0=$(harness_cpu_ticks "$pid")
   children_cpu cl0
   sampler_start "$pid" "$H_TMP/rss-$name"
   "$@" || rc=$?
   sampler_stop
-  t1=$(cpu_ticks "$pid")
+  t1=$(harness_cpu_ticks "$pid")
   children_cpu cl1
   M_SERVER_S=$(awk -v d=$((t1 - t0)) -v t="$TICK" 'BEGIN { print d / t }')
   M_CLIENT_S=$(awk -v a="$cl0" -v b="$cl1" 'BEGIN { print b - a }')

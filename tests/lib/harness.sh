@@ -16,6 +16,7 @@
 #   harness_on_exit CMD...            registers a cleanup action (run in reverse order)
 #   harness_positive_ints VAR...      fails naming the first VAR not a positive integer
 #   harness_cpu_model                 prints the CPU's model name (benchmark reports)
+#   harness_cpu_ticks PID             prints the CPU PID and its reaped children used
 #
 # PostgreSQL refuses to run as root, so as root its commands run as the unprivileged
 # user $H_PG_OSUSER (default postgres).
@@ -42,6 +43,10 @@ harness_cpu_model() {
   [[ -n $m ]] || m=$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')
   echo "${m:-unknown CPU}"
 }
+
+# utime + stime + cutime + cstime of PID, in clock ticks (getconf CLK_TCK); the fields
+# are counted after the command name's ")", which may hold spaces
+harness_cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$1/stat"; }
 
 harness_cleanup() {
   local rc=$? i

@@ -1,7 +1,7 @@
 # tests/shell/harness.t — the harness starts servers on 127.0.0.x and always stops them,
 # which later suites rely on to run colfamd nodes. Stand-in servers are perl listeners.
 . "$COLFAM_ROOT/tests/shell/tap.sh"
-tap_plan 9
+tap_plan 10
 
 pids_file=$(mktemp)
 # The children's runs fail on purpose and keep their logs; keep them in a dir of ours.
@@ -86,4 +86,14 @@ out=$(bash -c '
     echo started' 2>&1)
 tap_ok $([[ $out != *started* && $out == *"usage: colfamd"* && $((SECONDS - start)) -lt 10 ]]; echo $?) \
   "a colfamd that exits at start-up fails harness_colfamd at once, with its log ($((SECONDS - start)) s)"
+
+# harness_cpu_ticks: a shell's CPU counts that of the children it has reaped, read past
+# a command name that holds ") "
+ln -s "$(command -v bash)" "$TMPDIR/sh) x"
+ticks=$("$TMPDIR/sh) x" -c '. "$COLFAM_ROOT/tests/lib/harness.sh"
+  a=$(harness_cpu_ticks $$)
+  (for ((i = 0; i < 300000; i++)); do :; done)
+  echo $(($(harness_cpu_ticks $$) - a))' 2>&1)
+tap_ok $([[ $ticks =~ ^[0-9]+$ && $ticks -ge 5 ]]; echo $?) \
+  "harness_cpu_ticks counts reaped children, past a command name with ') ' ($ticks ticks)"
 exit $T_FAILED

@@ -247,7 +247,6 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 	}
 
 	spec->kind = COLFAM_SCAN_KEYS;
-	spec->fetch_all = true;
 	names_text = colfam_project_rows(spec, t, inner_attrs);
 	spec->explain = list_make2(makeString(""), makeString(""));
 

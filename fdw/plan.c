@@ -378,8 +378,8 @@ value_from_list(List *l)
 
 /*
  * A spec of table t (super: its CF is a Super CF) with what every scan of it shares:
- * the CF, the mapping, the read consistency and fetch_size as the page sizes. The
- * caller sets the kind of scan and everything else.
+ * the CF, the mapping, the read consistency, fetch_size as the page sizes, and every
+ * column of a row fetched. The caller sets the kind of scan and everything else.
  */
 ColfamScanSpec *
 colfam_spec_new(const ColfamTable *t, bool super)
@@ -393,6 +393,7 @@ colfam_spec_new(const ColfamTable *t, bool super)
 	spec->consistency = t->read_consistency;
 	spec->fetch_size = t->fetch_size;
 	spec->first_count = t->fetch_size;
+	spec->fetch_all = true;		/* colfam_project_rows may narrow it */
 	return spec;
 }
 
@@ -1092,7 +1093,6 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 
 	/* 'rows' mapping: fetch only the columns the query reads */
-	spec->fetch_all = true;
 	if (t->rows_mapping)
 	{
 		Bitmapset  *attrs = NULL;

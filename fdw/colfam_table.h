@@ -37,6 +37,10 @@
 #include "nodes/plannodes.h"
 #include "utils/relcache.h"
 
+/* Costs of a request to colfamd on top of Postgres's own per-tuple costs (plan.c, join.c) */
+#define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
+#define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
+
 /* The role of a SQL column of a foreign table (option `role`, or its name by default). */
 typedef enum ColfamRole
 {

@@ -49,10 +49,6 @@
 
 #include "client/client.h"
 
-/* Costs, as plan.c's (one request/response; transfer and decode of a row) */
-#define JOIN_ROUNDTRIP_COST 20.0
-#define JOIN_TUPLE_COST 0.02
-
 /* The order of a join plan's fdw_private. */
 enum
 {
@@ -171,9 +167,9 @@ colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 			continue;
 		batches = Max(1.0, ceil(outer->rows / Max(t->fetch_size, 1)));
 		cost_qual_eval(&qual, extract_actual_clauses(local, false), root);
-		startup = outer->startup_cost + JOIN_ROUNDTRIP_COST + qual.startup;
-		total = outer->total_cost + batches * JOIN_ROUNDTRIP_COST + qual.startup +
-			outer->rows * (JOIN_TUPLE_COST + cpu_tuple_cost + qual.per_tuple) +
+		startup = outer->startup_cost + COLFAM_ROUNDTRIP_COST + qual.startup;
+		total = outer->total_cost + batches * COLFAM_ROUNDTRIP_COST + qual.startup +
+			outer->rows * (COLFAM_TUPLE_COST + cpu_tuple_cost + qual.per_tuple) +
 			joinrel->rows * cpu_tuple_cost;
 		add_path(joinrel, (Path *)
 				 create_foreign_join_path(root, joinrel, NULL, joinrel->rows,

@@ -54,9 +54,6 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-/* Costs of a request to colfamd on top of Postgres's own per-tuple costs. */
-#define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
-#define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
 #define COLFAM_DEFAULT_TUPLES 1000000.0	/* never ANALYZEd, no estimate: CFs are big */
 #define COLFAM_DEFAULT_ARRAY_KEYS 10.0	/* key = ANY(an array not known at plan time) */
 #define COLFAM_MIN_PAGES 10.0		/* never ANALYZEd: at least 10 requests' worth of rows */

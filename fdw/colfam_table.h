@@ -261,6 +261,7 @@ extern char *colfam_describe_value(PlannerInfo *root, Expr *e);
 extern bool colfam_is_join_plan(ForeignScan *plan);
 extern ColfamTable *colfam_rel_table(RelOptInfo *baserel, ColfamCfMeta **meta);
 extern char *colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs);
+extern int	colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_size);
 
 /* in join.c: INNER joins whose inner side is looked up by key, in batches */
 extern void colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel,

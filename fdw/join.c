@@ -247,12 +247,7 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 	spec->explain = list_make2(makeString(""), makeString(""));
 
 	/* a LIMIT that bounds this join's output sizes the first batch */
-	first = t->fetch_size;
-	if (root->limit_tuples > 0 &&
-		((best_path->path.pathkeys != NIL &&
-		  pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) ||
-		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, joinrel->relids))))
-		first = (int) Min((double) t->fetch_size, ceil(root->limit_tuples));
+	first = colfam_first_count(root, &best_path->path, joinrel, t->fetch_size);
 
 	explain = psprintf("%s.%s: key lookups of %s in batches of %d%s, %s",
 					   t->keyspace, t->column_family, colfam_describe_value(root, key),

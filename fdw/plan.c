@@ -892,6 +892,21 @@ colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs
 				   list_length(spec->fetch_names) == 1 ? "" : "s");
 }
 
+/*
+ * The first page's size (rows or columns) of a scan or pushed join of rel along path:
+ * the LIMIT's, when the LIMIT bounds rel's output in path's order and is smaller than
+ * fetch_size; else fetch_size.
+ */
+int
+colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_size)
+{
+	if (root->limit_tuples > 0 &&
+		((path->pathkeys != NIL && pathkeys_contained_in(root->query_pathkeys, path->pathkeys)) ||
+		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, rel->relids))))
+		return (int) Min((double) fetch_size, ceil(root->limit_tuples));
+	return fetch_size;
+}
+
 /* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
 char *
 colfam_describe_value(PlannerInfo *root, Expr *e)
@@ -1108,12 +1123,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 
 	/* a LIMIT over this scan's order sizes the first page; later pages are fetch_size */
-	spec->first_count = spec->fetch_size;
-	if (root->limit_tuples > 0 &&
-		((best_path->path.pathkeys != NIL &&
-		  pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) ||
-		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, baserel->relids))))
-		spec->first_count = (int) Min((double) spec->fetch_size, ceil(root->limit_tuples));
+	spec->first_count = colfam_first_count(root, &best_path->path, baserel, spec->fetch_size);
 
 	/* what colfamd does not do exactly, Postgres filters */
 	foreach(lc, scan_clauses)

@@ -34,7 +34,6 @@ full_scan_spec(ColfamTable *t)
 
 	spec->slice_supers = spec->super;	/* no super column is pinned */
 	spec->kind = COLFAM_SCAN_ALL;
-	spec->fetch_all = true;
 	return spec;
 }
 

@@ -71,8 +71,6 @@ extern Datum colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, si
  */
 extern void colfam_datum_to_bytes(Oid typid, Datum value, StringInfo out,
 								  const ColfamValueContext *ctx);
-/* The short name of the Cassandra type typid's encoding is a value of, or NULL. */
-extern const char *colfam_type_marshal(Oid typid);
 /*
  * IMPORT FOREIGN SCHEMA: the SQL type (and collation, else InvalidOid) for a comparator
  * or validator class, short or org.apache.cassandra.db.marshal.X; false if unknown.

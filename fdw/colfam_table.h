@@ -37,6 +37,10 @@
 #include "nodes/plannodes.h"
 #include "utils/relcache.h"
 
+/* Costs of a request to colfamd on top of Postgres's own per-tuple costs (plan.c, join.c) */
+#define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
+#define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
+
 /* The role of a SQL column of a foreign table (option `role`, or its name by default). */
 typedef enum ColfamRole
 {
@@ -257,6 +261,7 @@ extern char *colfam_describe_value(PlannerInfo *root, Expr *e);
 extern bool colfam_is_join_plan(ForeignScan *plan);
 extern ColfamTable *colfam_rel_table(RelOptInfo *baserel, ColfamCfMeta **meta);
 extern char *colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs);
+extern int	colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_size);
 
 /* in join.c: INNER joins whose inner side is looked up by key, in batches */
 extern void colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel,

@@ -244,14 +244,6 @@ colfam_type_supported(Oid typid)
 	return encoding_of(base_type(typid, NULL)) != MARSHAL_NONE;
 }
 
-const char *
-colfam_type_marshal(Oid typid)
-{
-	ColfamMarshal m = encoding_of(base_type(typid, NULL));
-
-	return m == MARSHAL_NONE ? NULL : marshal_names[m];
-}
-
 bool
 colfam_marshal_type(const char *marshal, Oid *typid, Oid *collid)
 {

@@ -49,10 +49,6 @@
 
 #include "client/client.h"
 
-/* Costs, as plan.c's (one request/response; transfer and decode of a row) */
-#define JOIN_ROUNDTRIP_COST 20.0
-#define JOIN_TUPLE_COST 0.02
-
 /* The order of a join plan's fdw_private. */
 enum
 {
@@ -171,9 +167,9 @@ colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 			continue;
 		batches = Max(1.0, ceil(outer->rows / Max(t->fetch_size, 1)));
 		cost_qual_eval(&qual, extract_actual_clauses(local, false), root);
-		startup = outer->startup_cost + JOIN_ROUNDTRIP_COST + qual.startup;
-		total = outer->total_cost + batches * JOIN_ROUNDTRIP_COST + qual.startup +
-			outer->rows * (JOIN_TUPLE_COST + cpu_tuple_cost + qual.per_tuple) +
+		startup = outer->startup_cost + COLFAM_ROUNDTRIP_COST + qual.startup;
+		total = outer->total_cost + batches * COLFAM_ROUNDTRIP_COST + qual.startup +
+			outer->rows * (COLFAM_TUPLE_COST + cpu_tuple_cost + qual.per_tuple) +
 			joinrel->rows * cpu_tuple_cost;
 		add_path(joinrel, (Path *)
 				 create_foreign_join_path(root, joinrel, NULL, joinrel->rows,
@@ -247,17 +243,11 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 	}
 
 	spec->kind = COLFAM_SCAN_KEYS;
-	spec->fetch_all = true;
 	names_text = colfam_project_rows(spec, t, inner_attrs);
 	spec->explain = list_make2(makeString(""), makeString(""));
 
 	/* a LIMIT that bounds this join's output sizes the first batch */
-	first = t->fetch_size;
-	if (root->limit_tuples > 0 &&
-		((best_path->path.pathkeys != NIL &&
-		  pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) ||
-		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, joinrel->relids))))
-		first = (int) Min((double) t->fetch_size, ceil(root->limit_tuples));
+	first = colfam_first_count(root, &best_path->path, joinrel, t->fetch_size);
 
 	explain = psprintf("%s.%s: key lookups of %s in batches of %d%s, %s",
 					   t->keyspace, t->column_family, colfam_describe_value(root, key),

@@ -52,7 +52,6 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_key;
 	AttrNumber	junk_super;
 	AttrNumber	junk_name;
-	cf_arena   *arena;
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;

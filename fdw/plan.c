@@ -54,9 +54,6 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-/* Costs of a request to colfamd on top of Postgres's own per-tuple costs. */
-#define COLFAM_ROUNDTRIP_COST 20.0	/* one request/response on a local network */
-#define COLFAM_TUPLE_COST 0.02	/* transfer and decode of one column or row */
 #define COLFAM_DEFAULT_TUPLES 1000000.0	/* never ANALYZEd, no estimate: CFs are big */
 #define COLFAM_DEFAULT_ARRAY_KEYS 10.0	/* key = ANY(an array not known at plan time) */
 #define COLFAM_MIN_PAGES 10.0		/* never ANALYZEd: at least 10 requests' worth of rows */
@@ -378,8 +375,8 @@ value_from_list(List *l)
 
 /*
  * A spec of table t (super: its CF is a Super CF) with what every scan of it shares:
- * the CF, the mapping, the read consistency and fetch_size as the page sizes. The
- * caller sets the kind of scan and everything else.
+ * the CF, the mapping, the read consistency, fetch_size as the page sizes, and every
+ * column of a row fetched. The caller sets the kind of scan and everything else.
  */
 ColfamScanSpec *
 colfam_spec_new(const ColfamTable *t, bool super)
@@ -393,6 +390,7 @@ colfam_spec_new(const ColfamTable *t, bool super)
 	spec->consistency = t->read_consistency;
 	spec->fetch_size = t->fetch_size;
 	spec->first_count = t->fetch_size;
+	spec->fetch_all = true;		/* colfam_project_rows may narrow it */
 	return spec;
 }
 
@@ -894,6 +892,21 @@ colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs
 				   list_length(spec->fetch_names) == 1 ? "" : "s");
 }
 
+/*
+ * The first page's size (rows or columns) of a scan or pushed join of rel along path:
+ * the LIMIT's, when the LIMIT bounds rel's output in path's order and is smaller than
+ * fetch_size; else fetch_size.
+ */
+int
+colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_size)
+{
+	if (root->limit_tuples > 0 &&
+		((path->pathkeys != NIL && pathkeys_contained_in(root->query_pathkeys, path->pathkeys)) ||
+		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, rel->relids))))
+		return (int) Min((double) fetch_size, ceil(root->limit_tuples));
+	return fetch_size;
+}
+
 /* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
 char *
 colfam_describe_value(PlannerInfo *root, Expr *e)
@@ -1092,7 +1105,6 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 
 	/* 'rows' mapping: fetch only the columns the query reads */
-	spec->fetch_all = true;
 	if (t->rows_mapping)
 	{
 		Bitmapset  *attrs = NULL;
@@ -1111,12 +1123,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	}
 
 	/* a LIMIT over this scan's order sizes the first page; later pages are fetch_size */
-	spec->first_count = spec->fetch_size;
-	if (root->limit_tuples > 0 &&
-		((best_path->path.pathkeys != NIL &&
-		  pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) ||
-		 (root->query_pathkeys == NIL && bms_equal(root->all_baserels, baserel->relids))))
-		spec->first_count = (int) Min((double) spec->fetch_size, ceil(root->limit_tuples));
+	spec->first_count = colfam_first_count(root, &best_path->path, baserel, spec->fetch_size);
 
 	/* what colfamd does not do exactly, Postgres filters */
 	foreach(lc, scan_clauses)

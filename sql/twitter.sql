@@ -68,7 +68,7 @@ JOIN tw."Users" u ON u.key = a.value AND u.column_name = 'screen_name'
 WHERE t.key = '8' AND t.super_column = 'home_timeline'
 ORDER BY t.column_name DESC
 LIMIT 3;
--- the same answer, the same answer as the local copies
+-- the same query over the local copies: the same answer
 SELECT timeuuid_time(t.column_name) AS at, u.value AS author, s.value AS text
 FROM l_userrel t
 JOIN l_statuses s ON s.key = t.value AND s.column_name = 'text'

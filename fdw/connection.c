@@ -354,6 +354,31 @@ short_class(cf_slice s)
 	return pnstrdup(p, n);
 }
 
+static void
+free_arena_callback(void *arg)
+{
+	cf_arena_free(arg);
+}
+
+/*
+ * A libcolfam arena that the current memory context's reset or deletion frees, so an
+ * ERROR anywhere in the caller (colfamd's, or palloc's out of memory) cannot leak it.
+ */
+static cf_arena *
+arena_in_current_context(void)
+{
+	cf_arena   *arena = cf_arena_new(0);
+	MemoryContextCallback *cb;
+
+	if (arena == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	cb = MemoryContextAlloc(CurrentMemoryContext, sizeof(MemoryContextCallback));
+	cb->func = free_arena_callback;
+	cb->arg = arena;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return arena;
+}
+
 /*
  * Describes keyspace into *m. The new description is built in a context of its own
  * and replaces the old one only once complete: an ERROR on the way (colfamd's, or out
@@ -363,7 +388,7 @@ short_class(cf_slice s)
 static void
 fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 {
-	cf_arena   *arena = cf_arena_new(0);
+	cf_arena   *arena = arena_in_current_context();
 	cf_t_ks_def ks;
 	cf_slice	part;
 	cf_status  *st;
@@ -371,16 +396,11 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 	MemoryContext old;
 	MetaEntry	n;
 
-	if (arena == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	st = cfc_describe_keyspace(conn, keyspace, arena, &ks);
 	if (st == NULL)
 		st = cfc_describe_partitioner(conn, arena, &part);
 	if (st != NULL)
-	{
-		cf_arena_free(arena);
 		colfam_report(st, psprintf("describing keyspace \"%s\"", keyspace), NULL, 0);
-	}
 	/* under the caller's context until complete, so an ERROR frees it */
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "colfam_fdw metadata",
 								ALLOCSET_SMALL_SIZES);
@@ -418,7 +438,6 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 		}
 	}
 	MemoryContextSwitchTo(old);
-	cf_arena_free(arena);
 
 	MemoryContextSetParent(cxt, CacheMemoryContext);
 	/* the old description may still be in use by this query: it goes with the transaction */
@@ -559,15 +578,13 @@ static void
 fill_stats(StatsEntry *e, Oid serverid, const char *keyspace)
 {
 	cfc_conn   *conn = colfam_connect(serverid, keyspace);
-	cf_arena   *arena = cf_arena_new(0);
+	cf_arena   *arena = arena_in_current_context();
 	cf_ta_cf_stats *st;
 	size_t		n;
 	cf_status  *status;
 	double		factor;
 	MemoryContext old;
 
-	if (arena == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	if (e->cxt != NULL)
 		MemoryContextDelete(e->cxt);
 	e->cxt = NULL;
@@ -580,7 +597,6 @@ fill_stats(StatsEntry *e, Oid serverid, const char *keyspace)
 		elog(DEBUG1, "colfam_fdw: no size estimates for keyspace \"%s\": %s",
 			 keyspace, cf_status_msg(status));
 		cf_status_free(status);
-		cf_arena_free(arena);
 		return;
 	}
 	factor = cluster_factor(conn, keyspace, arena);
@@ -601,7 +617,6 @@ fill_stats(StatsEntry *e, Oid serverid, const char *keyspace)
 		e->ncfs++;
 	}
 	MemoryContextSwitchTo(old);
-	cf_arena_free(arena);
 }
 
 /*

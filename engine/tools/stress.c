@@ -298,7 +298,7 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 		fprintf(err, "colfam stress: --keyspace and --column-family must not be empty\n");
 		return 2;
 	}
-	if (o->consistency == 6 && o->op != CFT_STRESS_INSERT)
+	if (o->consistency == CF_T_CL_ANY && o->op != CFT_STRESS_INSERT)
 	{
 		fprintf(err, "colfam stress: consistency ANY is for writes only\n"
 				"hint: valid levels for reads are ONE, QUORUM, LOCAL_QUORUM, EACH_QUORUM, "
@@ -642,14 +642,13 @@ ensure_schema(const cft_stress_opts *o)
 }
 
 static void
-print_progress(const cft_stress_opts *o, worker *ws, int n, int64_t start, int64_t now,
+print_progress(worker *ws, int n, int64_t start, int64_t now,
 			   uint64_t *last_ops, uint64_t *last_lat, int64_t *last_t, FILE *out)
 {
 	uint64_t	ops = 0,
 				lat = 0;
 	double		dt = (double) (now - *last_t) / 1e6;
 
-	(void) o;
 	for (int i = 0; i < n; i++)
 	{
 		ops += atomic_load_explicit(&ws[i].ops, memory_order_relaxed);
@@ -775,7 +774,7 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 
 				if (progress && now >= next_print)
 				{
-					print_progress(o, ws, started, start, now, &last_ops, &last_lat,
+					print_progress(ws, started, start, now, &last_ops, &last_lat,
 								   &last_t, progress);
 					next_print += (int64_t) (o->interval * 1e6);
 				}
@@ -786,7 +785,7 @@ cft_stress_run(const cft_stress_opts *o, FILE *progress, cft_stress_result *res)
 			pthread_join(ws[t].th, NULL);
 		res->seconds = (double) (cft_now_us() - start) / 1e6;
 		if (progress && s == NULL)
-			print_progress(o, ws, started, start, cft_now_us(), &last_ops, &last_lat,
+			print_progress(ws, started, start, cft_now_us(), &last_ops, &last_lat,
 						   &last_t, progress);
 		for (int t = 0; t < started; t++)
 		{

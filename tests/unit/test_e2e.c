@@ -20,6 +20,7 @@
 
 #include "client/client.h"
 #include "support/colfamd.h"
+#include "support/envtest.h"
 #include "support/slices.h"
 #include "support/tmpdir.h"
 
@@ -1026,16 +1027,6 @@ pagers_page_through_long_slices_and_ranges(void **state)
 /* ---------------------------------------------------------------- authentication */
 
 static void
-write_file(const char *path, const char *text)
-{
-	FILE	   *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void
 authentication_and_access(void **state)
 {
 	char	   *dir = test_tmpdir_new("cf_e2e_auth");
@@ -1063,8 +1054,9 @@ authentication_and_access(void **state)
 	snprintf(passwd + strlen(passwd), sizeof(passwd) - strlen(passwd), "carol=%s\n", h);
 	snprintf(pwpath, sizeof(pwpath), "%s", test_path(dir, "passwd"));
 	snprintf(acpath, sizeof(acpath), "%s", test_path(dir, "access"));
-	write_file(pwpath, passwd);
-	write_file(acpath, "<modify-keyspaces>=alice\nSec.<rw>=alice\nSec.<ro>=carol\n");
+	test_put(cf_env_posix(), pwpath, CF_OPEN_CREATE_NEW, passwd);
+	test_put(cf_env_posix(), acpath, CF_OPEN_CREATE_NEW,
+			 "<modify-keyspaces>=alice\nSec.<rw>=alice\nSec.<ro>=carol\n");
 	{
 		const char *const args[] = {
 			"--authenticator", "org.apache.cassandra.auth.SimpleAuthenticator",

@@ -20,6 +20,7 @@
 
 #include "client/client.h"
 #include "support/colfamd.h"
+#include "support/envtest.h"
 #include "support/slices.h"
 #include "support/tmpdir.h"
 
@@ -28,6 +29,13 @@
 #define CLUSTER "E2E Cluster"
 
 static test_colfamd *node;
+
+/*
+ * The connection and arena of the running test, made by its setup (in_keyspace or
+ * no_keyspace) and freed by its teardown (disconnect), also when it fails.
+ */
+static cfc_conn *conn;
+static cf_arena *arena;
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -46,12 +54,6 @@ conn_new_as(const test_colfamd *d, const char *keyspace, const char *user,
 	o.connect_timeout_ms = 10000;
 	assert_null(cfc_new(&o, &c));
 	return c;
-}
-
-static cfc_conn *
-conn_new(const char *keyspace)
-{
-	return conn_new_as(node, keyspace, NULL, NULL);
 }
 
 static void
@@ -172,13 +174,44 @@ group_teardown(void **state)
 	return 0;
 }
 
+static int
+connect_to(const char *keyspace)
+{
+	conn = conn_new_as(node, keyspace, NULL, NULL);
+	arena = cf_arena_new(0);
+	return 0;
+}
+
+static int
+in_keyspace(void **state)
+{
+	(void) state;
+	return connect_to(KS);
+}
+
+static int
+no_keyspace(void **state)
+{
+	(void) state;
+	return connect_to(NULL);
+}
+
+static int
+disconnect(void **state)
+{
+	(void) state;
+	cf_arena_free(arena);
+	cfc_free(conn);
+	arena = NULL;
+	conn = NULL;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- describe_* */
 
 static void
 describe_methods_tell_the_truth(void **state)
 {
-	cfc_conn   *c = conn_new(NULL);
-	cf_arena   *a = cf_arena_new(0);
 	cf_slice	s;
 	cf_t_schema_version *sv;
 	cf_t_ks_def *ksds;
@@ -187,36 +220,34 @@ describe_methods_tell_the_truth(void **state)
 	bool		found = false;
 
 	(void) state;
-	ok(cfc_describe_version(c, a, &s), "describe_version");
+	ok(cfc_describe_version(conn, arena, &s), "describe_version");
 	assert_slice(s, "19.4.0");
-	ok(cfc_describe_cluster_name(c, a, &s), "describe_cluster_name");
+	ok(cfc_describe_cluster_name(conn, arena, &s), "describe_cluster_name");
 	assert_slice(s, CLUSTER);
-	ok(cfc_describe_partitioner(c, a, &s), "describe_partitioner");
+	ok(cfc_describe_partitioner(conn, arena, &s), "describe_partitioner");
 	assert_slice(s, "org.apache.cassandra.dht.RandomPartitioner");
-	ok(cfc_describe_snitch(c, a, &s), "describe_snitch");
+	ok(cfc_describe_snitch(conn, arena, &s), "describe_snitch");
 	assert_true(s.len > 0 && memmem(s.p, s.len, "Snitch", 6) != NULL);
-	ok(cfc_describe_schema_versions(c, a, &sv, &n), "describe_schema_versions");
+	ok(cfc_describe_schema_versions(conn, arena, &sv, &n), "describe_schema_versions");
 	assert_int_equal(n, 1);
 	assert_int_equal(sv[0].n_hosts, 1);
 	assert_slice(sv[0].hosts[0], HOST);
-	ok(cfc_describe_keyspaces(c, a, &ksds, &n), "describe_keyspaces");
+	ok(cfc_describe_keyspaces(conn, arena, &ksds, &n), "describe_keyspaces");
 	for (size_t i = 0; i < n; i++)
 		found |= S_EQ(ksds[i].name, KS);
 	assert_true(found);
-	ok(cfc_describe_ring(c, KS, a, &ring, &n), "describe_ring");
+	ok(cfc_describe_ring(conn, KS, arena, &ring, &n), "describe_ring");
 	assert_int_equal(n, 1);
 	assert_int_equal(ring[0].n_endpoints, 1);
 	assert_slice(ring[0].endpoints[0], HOST);
-	fails(cfc_describe_ring(c, "Nope", a, &ring, &n), CF_ERR_INVALID,
+	fails(cfc_describe_ring(conn, "Nope", arena, &ring, &n), CF_ERR_INVALID,
 		  "Keyspace Nope does not exist", "describe_ring Nope");
 	{
 		cf_t_ks_def ksd;
 
-		fails(cfc_describe_keyspace(c, "Nope", a, &ksd), CF_ERR_NOT_FOUND, "",
+		fails(cfc_describe_keyspace(conn, "Nope", arena, &ksd), CF_ERR_NOT_FOUND, "",
 			  "describe_keyspace Nope");
 	}
-	cf_arena_free(a);
-	cfc_free(c);
 }
 
 /* ---------------------------------------------------------------- schema */
@@ -252,8 +283,6 @@ check_schema(cfc_conn *c, cf_arena *a)
 static void
 schema_changes_persist_across_restarts(void **state)
 {
-	cfc_conn   *c = conn_new(NULL);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_cf_def cfs[4];
 	cf_t_column_def meta[2] = {
 		{.name = S("state"),.validation_class = S("UTF8Type"),.has_index_type = true,
@@ -282,12 +311,12 @@ schema_changes_persist_across_restarts(void **state)
 	ksd.cf_defs = cfs;
 	ksd.n_cf_defs = 4;
 
-	ok(cfc_system_add_keyspace(c, &ksd, a, &id1), "system_add_keyspace");
+	ok(cfc_system_add_keyspace(conn, &ksd, arena, &id1), "system_add_keyspace");
 	assert_true(id1.len > 0);
-	ok(cfc_describe_schema_versions(c, a, &sv, &n), "describe_schema_versions");
+	ok(cfc_describe_schema_versions(conn, arena, &sv, &n), "describe_schema_versions");
 	assert_int_equal(n, 1);
 	assert_true(cf_slice_eq(sv[0].version, id1));
-	fails(cfc_system_add_keyspace(c, &ksd, a, NULL), CF_ERR_INVALID, "already exists",
+	fails(cfc_system_add_keyspace(conn, &ksd, arena, NULL), CF_ERR_INVALID, "already exists",
 		  "add the keyspace twice");
 	{
 		cf_t_ks_def bad = ksd;
@@ -295,7 +324,7 @@ schema_changes_persist_across_restarts(void **state)
 		bad.name = S("Bad");
 		bad.strategy_class = S("NoStrategy");
 		bad.n_cf_defs = 0;
-		fails(cfc_system_add_keyspace(c, &bad, a, NULL), CF_ERR_INVALID, "NoStrategy",
+		fails(cfc_system_add_keyspace(conn, &bad, arena, NULL), CF_ERR_INVALID, "NoStrategy",
 			  "an unknown strategy");
 	}
 	/* CF changes need the keyspace */
@@ -304,16 +333,16 @@ schema_changes_persist_across_restarts(void **state)
 
 		/* CfDef.keyspace names the keyspace, which must exist */
 		late.keyspace = S("Nope");
-		fails(cfc_system_add_column_family(c, &late, a, NULL), CF_ERR_INVALID,
+		fails(cfc_system_add_column_family(conn, &late, arena, NULL), CF_ERR_INVALID,
 			  "Keyspace Nope does not exist", "add_column_family to an unknown keyspace");
 		late.keyspace = S(KS);
 		/* dropping one names it in the session's keyspace */
-		fails(cfc_system_drop_column_family(c, "Temp", a, NULL), CF_ERR_INVALID,
+		fails(cfc_system_drop_column_family(conn, "Temp", arena, NULL), CF_ERR_INVALID,
 			  "You have not set a keyspace", "drop_column_family without set_keyspace");
-		ok(cfc_set_keyspace(c, KS), "set_keyspace");
-		ok(cfc_system_add_column_family(c, &late, a, &id2), "system_add_column_family");
+		ok(cfc_set_keyspace(conn, KS), "set_keyspace");
+		ok(cfc_system_add_column_family(conn, &late, arena, &id2), "system_add_column_family");
 		assert_false(cf_slice_eq(id1, id2));
-		fails(cfc_system_add_column_family(c, &late, a, NULL), CF_ERR_INVALID, "Late",
+		fails(cfc_system_add_column_family(conn, &late, arena, NULL), CF_ERR_INVALID, "Late",
 			  "add Late twice");
 	}
 	{
@@ -322,26 +351,27 @@ schema_changes_persist_across_restarts(void **state)
 		cf_t_cf_def *cur;
 
 		/* an update names the CF by id, as 0.7's clients send what describe gave */
-		ok(cfc_describe_keyspace(c, KS, a, &kd), "describe_keyspace");
+		ok(cfc_describe_keyspace(conn, KS, arena, &kd), "describe_keyspace");
 		cur = find_cf(&kd, "Std");
 		assert_non_null(cur);
 		upd = *cur;
 		upd.has_comment = true;
 		upd.comment = S("updated by test_e2e");
-		ok(cfc_system_update_column_family(c, &upd, a, NULL), "system_update_column_family");
+		ok(cfc_system_update_column_family(conn, &upd, arena, NULL),
+		   "system_update_column_family");
 		upd.comparator_type = S("LongType");
-		fails(cfc_system_update_column_family(c, &upd, a, NULL), CF_ERR_INVALID, "compar",
-			  "changing a comparator");
+		fails(cfc_system_update_column_family(conn, &upd, arena, NULL), CF_ERR_INVALID,
+			  "compar", "changing a comparator");
 	}
 	{
 		cf_t_ks_def upd = ksd;
 
 		upd.n_cf_defs = 0;
 		upd.cf_defs = NULL;
-		ok(cfc_system_update_keyspace(c, &upd, a, NULL), "system_update_keyspace");
+		ok(cfc_system_update_keyspace(conn, &upd, arena, NULL), "system_update_keyspace");
 	}
-	ok(cfc_system_drop_column_family(c, "Temp", a, NULL), "system_drop_column_family");
-	fails(cfc_system_drop_column_family(c, "Temp", a, NULL), CF_ERR_INVALID, "Temp",
+	ok(cfc_system_drop_column_family(conn, "Temp", arena, NULL), "system_drop_column_family");
+	fails(cfc_system_drop_column_family(conn, "Temp", arena, NULL), CF_ERR_INVALID, "Temp",
 		  "dropping Temp twice");
 	/* a keyspace made and dropped leaves nothing */
 	{
@@ -349,41 +379,40 @@ schema_changes_persist_across_restarts(void **state)
 		.replication_factor = 1};
 		cf_t_ks_def out;
 
-		ok(cfc_system_add_keyspace(c, &gone, a, NULL), "add Gone");
-		ok(cfc_system_drop_keyspace(c, "Gone", a, NULL), "system_drop_keyspace");
-		fails(cfc_describe_keyspace(c, "Gone", a, &out), CF_ERR_NOT_FOUND, "",
+		ok(cfc_system_add_keyspace(conn, &gone, arena, NULL), "add Gone");
+		ok(cfc_system_drop_keyspace(conn, "Gone", arena, NULL), "system_drop_keyspace");
+		fails(cfc_describe_keyspace(conn, "Gone", arena, &out), CF_ERR_NOT_FOUND, "",
 			  "describe a dropped keyspace");
-		fails(cfc_system_drop_keyspace(c, "Gone", a, NULL), CF_ERR_INVALID, "Gone",
+		fails(cfc_system_drop_keyspace(conn, "Gone", arena, NULL), CF_ERR_INVALID, "Gone",
 			  "drop Gone twice");
 	}
-	check_schema(c, a);
-	put(c, "Std", "persist", "c", "before restart", CF_T_CL_ONE);
+	check_schema(conn, arena);
+	put(conn, "Std", "persist", "c", "before restart", CF_T_CL_ONE);
 
 	/* a clean restart, then a crash: the schema and the data are still there */
 	test_colfamd_stop(node);
 	test_colfamd_restart(node);
-	cfc_disconnect(c);
-	check_schema(c, a);
-	assert_string_equal(get_value(c, "Std", "persist", "c", 0, a, false), "before restart");
+	cfc_disconnect(conn);
+	check_schema(conn, arena);
+	assert_string_equal(get_value(conn, "Std", "persist", "c", 0, arena, false),
+						"before restart");
 	{
 		cf_t_cf_def again = cf_def("AfterRestart", "BytesType");
 
-		ok(cfc_system_add_column_family(c, &again, a, NULL), "add after restart");
+		ok(cfc_system_add_column_family(conn, &again, arena, NULL), "add after restart");
 	}
 	test_colfamd_kill(node);
 	test_colfamd_restart(node);
-	cfc_disconnect(c);
-	check_schema(c, a);
+	cfc_disconnect(conn);
+	check_schema(conn, arena);
 	{
 		cf_t_ks_def kd;
 
-		ok(cfc_describe_keyspace(c, KS, a, &kd), "describe_keyspace after kill");
+		ok(cfc_describe_keyspace(conn, KS, arena, &kd), "describe_keyspace after kill");
 		if (find_cf(&kd, "AfterRestart") == NULL)
 			fail_msg("a column family added before a kill -9 is gone after the restart");
 	}
-	ok(cfc_system_drop_column_family(c, "AfterRestart", a, NULL), "drop AfterRestart");
-	cf_arena_free(a);
-	cfc_free(c);
+	ok(cfc_system_drop_column_family(conn, "AfterRestart", arena, NULL), "drop AfterRestart");
 }
 
 /* ---------------------------------------------------------------- reads and writes */
@@ -391,8 +420,6 @@ schema_changes_persist_across_restarts(void **state)
 static void
 reads_and_writes(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_column_parent p = parent("Std");
 	cf_t_slice_predicate pred = all_columns(100);
 	cf_t_cosc  *cols;
@@ -411,16 +438,16 @@ reads_and_writes(void **state)
 		{
 			snprintf(col, sizeof(col), "col%02d", j);
 			snprintf(val, sizeof(val), "v-%d-%d", i, j);
-			put(c, "Std", key, col, val, CF_T_CL_ONE);
+			put(conn, "Std", key, col, val, CF_T_CL_ONE);
 		}
 	}
 	/* get, and NotFound for a missing column and a missing row */
-	assert_string_equal(get_value(c, "Std", "row3", "col02", 0, a, false), "v-3-2");
-	assert_null(get_value(c, "Std", "row3", "col09", 0, a, true));
-	assert_null(get_value(c, "Std", "nosuchrow", "col00", 0, a, true));
+	assert_string_equal(get_value(conn, "Std", "row3", "col02", 0, arena, false), "v-3-2");
+	assert_null(get_value(conn, "Std", "row3", "col09", 0, arena, true));
+	assert_null(get_value(conn, "Std", "nosuchrow", "col00", 0, arena, true));
 
 	/* get_slice: comparator order, reversed, a name list */
-	ok(cfc_get_slice(c, S("row4"), &p, &pred, 0, a, &cols, &n), "get_slice");
+	ok(cfc_get_slice(conn, S("row4"), &p, &pred, 0, arena, &cols, &n), "get_slice");
 	assert_int_equal(n, 5);
 	for (size_t j = 0; j < n; j++)
 	{
@@ -431,7 +458,7 @@ reads_and_writes(void **state)
 	}
 	pred.slice_range.reversed = true;
 	pred.slice_range.count = 2;
-	ok(cfc_get_slice(c, S("row4"), &p, &pred, 0, a, &cols, &n), "reversed get_slice");
+	ok(cfc_get_slice(conn, S("row4"), &p, &pred, 0, arena, &cols, &n), "reversed get_slice");
 	assert_int_equal(n, 2);
 	assert_slice(cols[0].column.name, "col04");
 	assert_slice(cols[1].column.name, "col03");
@@ -440,24 +467,24 @@ reads_and_writes(void **state)
 		cf_t_slice_predicate np = {.has_column_names = true,.column_names = names,
 		.n_column_names = 3};
 
-		ok(cfc_get_slice(c, S("row4"), &p, &np, 0, a, &cols, &n), "get_slice by names");
+		ok(cfc_get_slice(conn, S("row4"), &p, &np, 0, arena, &cols, &n), "get_slice by names");
 		assert_int_equal(n, 2);
 		assert_slice(cols[0].column.value, "v-4-1");
 		assert_slice(cols[1].column.value, "v-4-3");
 	}
-	ok(cfc_get_slice(c, S("nosuchrow"), &p, &pred, 0, a, &cols, &n), "empty get_slice");
+	ok(cfc_get_slice(conn, S("nosuchrow"), &p, &pred, 0, arena, &cols, &n), "empty get_slice");
 	assert_int_equal(n, 0);
 
 	/* counts */
 	pred = all_columns(100);
-	ok(cfc_get_count(c, S("row2"), &p, &pred, 0, &count), "get_count");
+	ok(cfc_get_count(conn, S("row2"), &p, &pred, 0, &count), "get_count");
 	assert_int_equal(count, 3);
 	{
 		cf_slice	keys[] = {S("row0"), S("row4"), S("nosuchrow")};
 		cf_t_key_coscs *kc;
 		cf_t_key_count *cnt;
 
-		ok(cfc_multiget_slice(c, keys, 3, &p, &pred, 0, a, &kc, &n), "multiget_slice");
+		ok(cfc_multiget_slice(conn, keys, 3, &p, &pred, 0, arena, &kc, &n), "multiget_slice");
 		assert_int_equal(n, 3);
 		for (size_t i = 0; i < n; i++)
 		{
@@ -467,7 +494,7 @@ reads_and_writes(void **state)
 						S_EQ(kc[i].key, "nosuchrow"));
 			assert_int_equal(kc[i].n_columns, want);
 		}
-		ok(cfc_multiget_count(c, keys, 3, &p, &pred, 0, a, &cnt, &n), "multiget_count");
+		ok(cfc_multiget_count(conn, keys, 3, &p, &pred, 0, arena, &cnt, &n), "multiget_count");
 		assert_int_equal(n, 3);
 		for (size_t i = 0; i < n; i++)
 			assert_int_equal(cnt[i].count,
@@ -475,21 +502,21 @@ reads_and_writes(void **state)
 	}
 
 	/* remove: a column, then a whole row */
-	ok(cfc_remove(c, S("row4"), &(cf_t_column_path) {.column_family = S("Std"),
+	ok(cfc_remove(conn, S("row4"), &(cf_t_column_path) {.column_family = S("Std"),
 				  .has_column = true,.column = S("col00")}, test_timestamp_us(NULL), 0), "remove column");
-	assert_null(get_value(c, "Std", "row4", "col00", 0, a, true));
-	ok(cfc_get_count(c, S("row4"), &p, &pred, 0, &count), "get_count after remove");
+	assert_null(get_value(conn, "Std", "row4", "col00", 0, arena, true));
+	ok(cfc_get_count(conn, S("row4"), &p, &pred, 0, &count), "get_count after remove");
 	assert_int_equal(count, 4);
-	ok(cfc_remove(c, S("row3"), &(cf_t_column_path) {.column_family = S("Std")}, test_timestamp_us(NULL), 0),
+	ok(cfc_remove(conn, S("row3"), &(cf_t_column_path) {.column_family = S("Std")}, test_timestamp_us(NULL), 0),
 	   "remove row");
-	ok(cfc_get_count(c, S("row3"), &p, &pred, 0, &count), "get_count of a removed row");
+	ok(cfc_get_count(conn, S("row3"), &p, &pred, 0, &count), "get_count of a removed row");
 	assert_int_equal(count, 0);
 	/* an older timestamp than the tombstone's does not bring it back */
 	{
 		cf_t_column old = {.name = S("col00"),.value = S("stale"),.timestamp = 1};
 
-		ok(cfc_insert(c, S("row3"), &p, &old, 0), "insert under a tombstone");
-		assert_null(get_value(c, "Std", "row3", "col00", 0, a, true));
+		ok(cfc_insert(conn, S("row3"), &p, &old, 0), "insert under a tombstone");
+		assert_null(get_value(conn, "Std", "row3", "col00", 0, arena, true));
 	}
 
 	/* batch_mutate: insertions in two rows and CFs, a deletion by predicate */
@@ -515,9 +542,9 @@ reads_and_writes(void **state)
 			{.key = S("row4"),.cfs = cm2,.n_cfs = 1},
 		};
 
-		ok(cfc_batch_mutate(c, km, 2, CF_T_CL_QUORUM), "batch_mutate");
-		assert_string_equal(get_value(c, "Std", "batch", "b2", 0, a, false), "x2");
-		ok(cfc_get_slice(c, S("row4"), &p, &pred, 0, a, &cols, &n), "after batch");
+		ok(cfc_batch_mutate(conn, km, 2, CF_T_CL_QUORUM), "batch_mutate");
+		assert_string_equal(get_value(conn, "Std", "batch", "b2", 0, arena, false), "x2");
+		ok(cfc_get_slice(conn, S("row4"), &p, &pred, 0, arena, &cols, &n), "after batch");
 		assert_int_equal(n, 2);
 		assert_slice(cols[0].column.name, "col03");
 		assert_slice(cols[1].column.name, "col04");
@@ -530,7 +557,7 @@ reads_and_writes(void **state)
 		cf_t_key_slice *rows;
 		int			seen = 0;
 
-		ok(cfc_get_range_slices(c, &p, &pred, &r, 0, a, &rows, &n), "get_range_slices");
+		ok(cfc_get_range_slices(conn, &p, &pred, &r, 0, arena, &rows, &n), "get_range_slices");
 		for (size_t i = 0; i < n; i++)
 		{
 			if (rows[i].n_columns == 0)
@@ -542,7 +569,7 @@ reads_and_writes(void **state)
 		/* row0..row2, row4, batch, persist (schema test); row3 is deleted */
 		assert_int_equal(seen, 6);
 		r.count = -1;
-		fails(cfc_get_range_slices(c, &p, &pred, &r, 0, a, &rows, &n), CF_ERR_INVALID,
+		fails(cfc_get_range_slices(conn, &p, &pred, &r, 0, arena, &rows, &n), CF_ERR_INVALID,
 			  "maxRows", "a negative range count");
 	}
 
@@ -556,16 +583,17 @@ reads_and_writes(void **state)
 		.super_column = S("sc1"),.has_column = true,.column = S("sub")};
 		cf_t_cosc	got;
 
-		ok(cfc_insert(c, S("s"), &sp, &sc, 0), "insert into a super column");
-		ok(cfc_get(c, S("s"), &gp, 0, a, &got), "get a subcolumn");
+		ok(cfc_insert(conn, S("s"), &sp, &sc, 0), "insert into a super column");
+		ok(cfc_get(conn, S("s"), &gp, 0, arena, &got), "get a subcolumn");
 		assert_true(got.has_column);
 		assert_slice(got.column.value, "subval");
-		ok(cfc_get_slice(c, S("s"), &top, &pred, 0, a, &cols, &n), "get_slice of a super CF");
+		ok(cfc_get_slice(conn, S("s"), &top, &pred, 0, arena, &cols, &n),
+		   "get_slice of a super CF");
 		assert_int_equal(n, 1);
 		assert_true(cols[0].has_super_column);
 		assert_slice(cols[0].super_column.name, "sc1");
 		assert_int_equal(cols[0].super_column.n_columns, 1);
-		fails(cfc_insert(c, S("s"), &top, &sc, 0), CF_ERR_INVALID, "",
+		fails(cfc_insert(conn, S("s"), &top, &sc, 0), CF_ERR_INVALID, "",
 			  "insert into a super CF without a super column");
 	}
 
@@ -573,14 +601,12 @@ reads_and_writes(void **state)
 	{
 		cf_t_column_parent sp = parent("Sup");
 
-		ok(cfc_truncate(c, "Sup"), "truncate");
-		ok(cfc_get_count(c, S("s"), &sp, &pred, 0, &count), "count after truncate");
+		ok(cfc_truncate(conn, "Sup"), "truncate");
+		ok(cfc_get_count(conn, S("s"), &sp, &pred, 0, &count), "count after truncate");
 		assert_int_equal(count, 0);
-		fails(cfc_truncate(c, "Nope"), CF_ERR_INVALID, "unconfigured columnfamily Nope",
+		fails(cfc_truncate(conn, "Nope"), CF_ERR_INVALID, "unconfigured columnfamily Nope",
 			  "truncate an unknown CF");
 	}
-	cf_arena_free(a);
-	cfc_free(c);
 }
 
 /*
@@ -628,8 +654,6 @@ write_and_read_at(cfc_conn *c, const char *cf, int cl, cf_arena *a)
 static void
 every_consistency_level(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_column_parent p = parent("Std");
 	cf_t_slice_predicate pred = all_columns(10);
 	cf_t_cosc  *cols;
@@ -648,30 +672,27 @@ every_consistency_level(void **state)
 		{
 			cf_t_column col = {.name = S("x"),.value = S("x"),.timestamp = test_timestamp_us(NULL)};
 
-			fails(cfc_insert(c, S("cl"), &p, &col, cl), CF_ERR_INVALID,
+			fails(cfc_insert(conn, S("cl"), &p, &col, cl), CF_ERR_INVALID,
 				  "not compatible with replication strategy", "a DC level, SimpleStrategy");
 			continue;
 		}
-		write_and_read_at(c, "Std", cl, a);
+		write_and_read_at(conn, "Std", cl, arena);
 	}
-	fails(cfc_get_slice(c, S("cl"), &p, &pred, 42, a, &cols, &n), CF_ERR_INVALID,
+	fails(cfc_get_slice(conn, S("cl"), &p, &pred, 42, arena, &cols, &n), CF_ERR_INVALID,
 		  "consistency level", "an unknown level");
 
 	cf.keyspace = S("Nts");
-	ok(cfc_system_add_keyspace(c, &nts, a, NULL), "add a NetworkTopologyStrategy keyspace");
-	ok(cfc_set_keyspace(c, "Nts"), "set_keyspace Nts");
+	ok(cfc_system_add_keyspace(conn, &nts, arena, NULL),
+	   "add a NetworkTopologyStrategy keyspace");
+	ok(cfc_set_keyspace(conn, "Nts"), "set_keyspace Nts");
 	for (int cl = CF_T_CL_ONE; cl <= CF_T_CL_THREE; cl++)
-		write_and_read_at(c, "Dc", cl, a);
-	ok(cfc_system_drop_keyspace(c, "Nts", a, NULL), "drop Nts");
-	cf_arena_free(a);
-	cfc_free(c);
+		write_and_read_at(conn, "Dc", cl, arena);
+	ok(cfc_system_drop_keyspace(conn, "Nts", arena, NULL), "drop Nts");
 }
 
 static void
 ttl_expires(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_column_parent p = parent("Std");
 	cf_t_column col = {.name = S("t"),.value = S("short-lived"),.timestamp = test_timestamp_us(NULL),
 	.has_ttl = true,.ttl = 1};
@@ -680,28 +701,25 @@ ttl_expires(void **state)
 	char	   *v;
 
 	(void) state;
-	ok(cfc_insert(c, S("ttl"), &p, &col, 0), "insert with a TTL");
-	ok(cfc_insert(c, S("ttl"), &p, &keep, 0), "insert without");
-	v = get_value(c, "Std", "ttl", "t", 0, a, true);
+	ok(cfc_insert(conn, S("ttl"), &p, &col, 0), "insert with a TTL");
+	ok(cfc_insert(conn, S("ttl"), &p, &keep, 0), "insert without");
+	v = get_value(conn, "Std", "ttl", "t", 0, arena, true);
 	/* the column lives at least until the second after it was written */
 	if (time(NULL) <= start)
 		assert_non_null(v);
-	while ((v = get_value(c, "Std", "ttl", "t", 0, a, true)) != NULL && time(NULL) < start + 10)
+	while ((v = get_value(conn, "Std", "ttl", "t", 0, arena, true)) != NULL &&
+		   time(NULL) < start + 10)
 		usleep(100 * 1000);
 	if (v != NULL)
 		fail_msg("a column with ttl 1 still reads %s 10 s later", v);
-	assert_string_equal(get_value(c, "Std", "ttl", "k", 0, a, false), "stays");
+	assert_string_equal(get_value(conn, "Std", "ttl", "k", 0, arena, false), "stays");
 	col.ttl = -1;
-	fails(cfc_insert(c, S("ttl"), &p, &col, 0), CF_ERR_INVALID, "ttl", "a negative ttl");
-	cf_arena_free(a);
-	cfc_free(c);
+	fails(cfc_insert(conn, S("ttl"), &p, &col, 0), CF_ERR_INVALID, "ttl", "a negative ttl");
 }
 
 static void
 indexed_slices(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_column_parent p = parent("Idx");
 	cf_t_slice_predicate pred = all_columns(10);
 	cf_t_index_expression ex[2] = {
@@ -723,12 +741,13 @@ indexed_slices(void **state)
 		.timestamp = test_timestamp_us(NULL)};
 
 		snprintf(key, sizeof(key), "u%02d", i);
-		put(c, "Idx", key, "state", i % 3 == 0 ? "TX" : "CA", 0);
+		put(conn, "Idx", key, "state", i % 3 == 0 ? "TX" : "CA", 0);
 		age[7] = (uint8_t) (20 + i);
-		ok(cfc_insert(c, S(key), &p, &agec, 0), "insert age");
+		ok(cfc_insert(conn, S(key), &p, &agec, 0), "insert age");
 		tx += i % 3 == 0;
 	}
-	ok(cfc_get_indexed_slices(c, &p, &clause, &pred, 0, a, &rows, &n), "get_indexed_slices");
+	ok(cfc_get_indexed_slices(conn, &p, &clause, &pred, 0, arena, &rows, &n),
+	   "get_indexed_slices");
 	assert_int_equal(n, (size_t) tx);
 	for (size_t i = 0; i < n; i++)
 	{
@@ -739,74 +758,67 @@ indexed_slices(void **state)
 	}
 	/* EQ and a second expression on an unindexed column */
 	clause.n_expressions = 2;
-	ok(cfc_get_indexed_slices(c, &p, &clause, &pred, 0, a, &rows, &n), "two expressions");
+	ok(cfc_get_indexed_slices(conn, &p, &clause, &pred, 0, arena, &rows, &n),
+	   "two expressions");
 	for (size_t i = 0; i < n; i++)
 		assert_true(atoi((const char *) rows[i].key.p + 1) + 20 > 30);
 	assert_int_equal(n, 3);		/* u12, u15, u18 */
 	/* no EQ on an indexed column: an error a user can act on */
 	clause.expressions = &ex[1];
 	clause.n_expressions = 1;
-	fails(cfc_get_indexed_slices(c, &p, &clause, &pred, 0, a, &rows, &n), CF_ERR_INVALID,
-		  "index", "no indexed EQ expression");
+	fails(cfc_get_indexed_slices(conn, &p, &clause, &pred, 0, arena, &rows, &n),
+		  CF_ERR_INVALID, "index", "no indexed EQ expression");
 	/* the LongType validator */
-	fails(cfc_insert(c, S("u00"), &p, &(cf_t_column) {.name = S("age"),.value = S("abc"),
+	fails(cfc_insert(conn, S("u00"), &p, &(cf_t_column) {.name = S("age"),.value = S("abc"),
 					 .timestamp = test_timestamp_us(NULL)}, 0), CF_ERR_INVALID, "LongType",
 		  "a 3-byte LongType value");
-	cf_arena_free(a);
-	cfc_free(c);
 }
 
 /* InvalidRequestException reasons a user can act on. */
 static void
 invalid_requests(void **state)
 {
-	cfc_conn   *c = conn_new(NULL);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_column_parent p = parent("Std");
 	cf_t_slice_predicate pred = all_columns(10);
 	cf_t_cosc  *cols;
 	size_t		n;
 
 	(void) state;
-	fails(cfc_get_slice(c, S("k"), &p, &pred, 0, a, &cols, &n), CF_ERR_INVALID,
+	fails(cfc_get_slice(conn, S("k"), &p, &pred, 0, arena, &cols, &n), CF_ERR_INVALID,
 		  "You have not set a keyspace", "no keyspace");
-	fails(cfc_set_keyspace(c, "Nope"), CF_ERR_INVALID, "Keyspace Nope does not exist",
+	fails(cfc_set_keyspace(conn, "Nope"), CF_ERR_INVALID, "Keyspace Nope does not exist",
 		  "set_keyspace Nope");
-	ok(cfc_set_keyspace(c, KS), "set_keyspace");
+	ok(cfc_set_keyspace(conn, KS), "set_keyspace");
 	p = parent("Nope");
-	fails(cfc_get_slice(c, S("k"), &p, &pred, 0, a, &cols, &n), CF_ERR_INVALID,
+	fails(cfc_get_slice(conn, S("k"), &p, &pred, 0, arena, &cols, &n), CF_ERR_INVALID,
 		  "unconfigured columnfamily Nope", "an unknown CF");
 	p = parent("Std");
-	fails(cfc_get_slice(c, S(""), &p, &pred, 0, a, &cols, &n), CF_ERR_INVALID,
+	fails(cfc_get_slice(conn, S(""), &p, &pred, 0, arena, &cols, &n), CF_ERR_INVALID,
 		  "Key may not be empty", "an empty key");
 	pred.slice_range.count = -1;
-	fails(cfc_get_slice(c, S("k"), &p, &pred, 0, a, &cols, &n), CF_ERR_INVALID,
+	fails(cfc_get_slice(conn, S("k"), &p, &pred, 0, arena, &cols, &n), CF_ERR_INVALID,
 		  "non-negative count", "a negative count");
-	fails(cfc_insert(c, S("k"), &p, &(cf_t_column) {.name = S(""),.value = S("v"),
+	fails(cfc_insert(conn, S("k"), &p, &(cf_t_column) {.name = S(""),.value = S("v"),
 					 .timestamp = 1}, 0), CF_ERR_INVALID, "empty", "an empty column name");
-	fails(cfc_insert(c, S("k"), &p, &(cf_t_column) {.name = cf_slice_of("\xff\xfe", 2),
+	fails(cfc_insert(conn, S("k"), &p, &(cf_t_column) {.name = cf_slice_of("\xff\xfe", 2),
 					 .value = S("v"),.timestamp = 1}, 0), CF_ERR_INVALID, "UTF-8",
 		  "a name that is not UTF-8 under UTF8Type");
 	{
 		cf_t_column_path cp = {.column_family = S("Std")};
 		cf_t_cosc	out;
 
-		fails(cfc_get(c, S("k"), &cp, 0, a, &out), CF_ERR_INVALID,
+		fails(cfc_get(conn, S("k"), &cp, 0, arena, &out), CF_ERR_INVALID,
 			  "column parameter is not optional", "get without a column");
 	}
 	/* the connection is still usable after each of them */
-	put(c, "Std", "after-errors", "c", "fine", 0);
-	assert_string_equal(get_value(c, "Std", "after-errors", "c", 0, a, false), "fine");
-	cf_arena_free(a);
-	cfc_free(c);
+	put(conn, "Std", "after-errors", "c", "fine", 0);
+	assert_string_equal(get_value(conn, "Std", "after-errors", "c", 0, arena, false), "fine");
 }
 
 /* describe_splits from SSTable statistics after a flush. */
 static void
 describe_splits_after_flush(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
-	cf_arena   *a = cf_arena_new(0);
 	const char *cfs[] = {"Std"};
 	cf_slice   *toks;
 	size_t		n;
@@ -817,16 +829,14 @@ describe_splits_after_flush(void **state)
 		char		key[32];
 
 		snprintf(key, sizeof(key), "split%04d", i);
-		put(c, "Std", key, "c", key, 0);
+		put(conn, "Std", key, "c", key, 0);
 	}
-	ok(cfc_colfam_flush(c, KS, cfs, 1), "flush");
-	ok(cfc_describe_splits(c, "Std", "0", "170141183460469231731687303715884105728", 100, a,
+	ok(cfc_colfam_flush(conn, KS, cfs, 1), "flush");
+	ok(cfc_describe_splits(conn, "Std", "0", "170141183460469231731687303715884105728", 100, arena,
 						   &toks, &n), "describe_splits");
 	assert_true(n >= 3);
 	assert_slice(toks[0], "0");
 	assert_slice(toks[n - 1], "170141183460469231731687303715884105728");
-	cf_arena_free(a);
-	cfc_free(c);
 }
 
 /*
@@ -837,8 +847,6 @@ describe_splits_after_flush(void **state)
 static void
 deletions_survive_a_crash(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
-	cf_arena   *a = cf_arena_new(0);
 	cf_t_cf_def tr = cf_def("Trunc", "UTF8Type");
 	cf_t_cf_def dr = cf_def("Dropped", "UTF8Type");
 	cf_t_column_parent tp = parent("Trunc");
@@ -846,58 +854,56 @@ deletions_survive_a_crash(void **state)
 	int32_t		count;
 
 	(void) state;
-	ok(cfc_system_add_column_family(c, &tr, a, NULL), "add Trunc");
-	ok(cfc_system_add_column_family(c, &dr, a, NULL), "add Dropped");
+	ok(cfc_system_add_column_family(conn, &tr, arena, NULL), "add Trunc");
+	ok(cfc_system_add_column_family(conn, &dr, arena, NULL), "add Dropped");
 	for (int i = 0; i < 50; i++)
 	{
 		char		key[32];
 
 		snprintf(key, sizeof(key), "r%d", i);
-		put(c, "Trunc", key, "c", "old", 0);
-		put(c, "Dropped", key, "c", "old", 0);
-		put(c, "Std", key, "gone", "old", 0);
+		put(conn, "Trunc", key, "c", "old", 0);
+		put(conn, "Dropped", key, "c", "old", 0);
+		put(conn, "Std", key, "gone", "old", 0);
 		if (i == 24)
 		{
 			/* half of it in SSTables, half in memtables and the commit log only */
 			const char *cfs[] = {"Trunc", "Dropped", "Std"};
 
-			ok(cfc_colfam_flush(c, KS, cfs, 3), "flush");
+			ok(cfc_colfam_flush(conn, KS, cfs, 3), "flush");
 		}
 	}
-	ok(cfc_truncate(c, "Trunc"), "truncate");
-	put(c, "Trunc", "r1", "after", "new", 0);
-	ok(cfc_system_drop_column_family(c, "Dropped", a, NULL), "drop Dropped");
+	ok(cfc_truncate(conn, "Trunc"), "truncate");
+	put(conn, "Trunc", "r1", "after", "new", 0);
+	ok(cfc_system_drop_column_family(conn, "Dropped", arena, NULL), "drop Dropped");
 	for (int i = 0; i < 50; i++)
 	{
 		char		key[32];
 		cf_t_column_path cp = path("Std", "gone");
 
 		snprintf(key, sizeof(key), "r%d", i);
-		ok(cfc_remove(c, S(key), &cp, test_timestamp_us(NULL), 0), "remove");
+		ok(cfc_remove(conn, S(key), &cp, test_timestamp_us(NULL), 0), "remove");
 	}
 
 	test_colfamd_kill(node);
 	test_colfamd_restart(node);
-	cfc_disconnect(c);
+	cfc_disconnect(conn);
 
-	ok(cfc_get_count(c, S("r2"), &tp, &pred, 0, &count), "count after the crash");
+	ok(cfc_get_count(conn, S("r2"), &tp, &pred, 0, &count), "count after the crash");
 	if (count != 0)
 		fail_msg("a truncated row has %d columns again after kill -9 and restart", count);
-	assert_null(get_value(c, "Trunc", "r1", "c", 0, a, true));
-	assert_string_equal(get_value(c, "Trunc", "r1", "after", 0, a, false), "new");
-	assert_null(get_value(c, "Std", "r7", "gone", 0, a, true));
-	ok(cfc_system_add_column_family(c, &dr, a, NULL), "add Dropped again");
+	assert_null(get_value(conn, "Trunc", "r1", "c", 0, arena, true));
+	assert_string_equal(get_value(conn, "Trunc", "r1", "after", 0, arena, false), "new");
+	assert_null(get_value(conn, "Std", "r7", "gone", 0, arena, true));
+	ok(cfc_system_add_column_family(conn, &dr, arena, NULL), "add Dropped again");
 	{
 		cf_t_column_parent dp = parent("Dropped");
 
-		ok(cfc_get_count(c, S("r3"), &dp, &pred, 0, &count), "count in the new Dropped");
+		ok(cfc_get_count(conn, S("r3"), &dp, &pred, 0, &count), "count in the new Dropped");
 		if (count != 0)
 			fail_msg("a CF added again under a dropped one's name has its old data");
 	}
-	ok(cfc_system_drop_column_family(c, "Dropped", a, NULL), "drop Dropped again");
-	ok(cfc_system_drop_column_family(c, "Trunc", a, NULL), "drop Trunc");
-	cf_arena_free(a);
-	cfc_free(c);
+	ok(cfc_system_drop_column_family(conn, "Dropped", arena, NULL), "drop Dropped again");
+	ok(cfc_system_drop_column_family(conn, "Trunc", arena, NULL), "drop Trunc");
 }
 
 /* ---------------------------------------------------------------- pagers */
@@ -908,14 +914,12 @@ deletions_survive_a_crash(void **state)
 static void
 pagers_page_through_long_slices_and_ranges(void **state)
 {
-	cfc_conn   *c = conn_new(KS);
 	cf_t_column_parent p = parent("Std");
 	cf_t_cf_def pg = cf_def("Pages", "UTF8Type");
-	cf_arena   *a = cf_arena_new(0);
 	static bool seen[LONG_RANGE];
 
 	(void) state;
-	ok(cfc_system_add_column_family(c, &pg, a, NULL), "add Pages");
+	ok(cfc_system_add_column_family(conn, &pg, arena, NULL), "add Pages");
 	/* a long row, written in batches of 250 columns */
 	for (int b = 0; b < LONG_ROW / 250; b++)
 	{
@@ -930,7 +934,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 			m[i] = (cf_t_mutation) {.has_cosc = true,.cosc = {.has_column = true,
 			.column = {.name = S(names[i]),.value = S(names[i]),.timestamp = test_timestamp_us(NULL)}}};
 		}
-		ok(cfc_batch_mutate(c, &km, 1, 0), "batch_mutate a long row");
+		ok(cfc_batch_mutate(conn, &km, 1, 0), "batch_mutate a long row");
 	}
 	for (int reversed = 0; reversed <= 1; reversed++)
 	{
@@ -942,7 +946,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 					pages = 0;
 
 		pred.slice_range.reversed = reversed;
-		ok(cfc_column_pager_new(c, S("long"), &p, &pred, 97, 0, &cp), "column pager");
+		ok(cfc_column_pager_new(conn, S("long"), &p, &pred, 97, 0, &cp), "column pager");
 		for (;;)
 		{
 			ok(cfc_column_pager_next(cp, &items, &n), "column pager next");
@@ -969,7 +973,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 		char		key[32];
 
 		snprintf(key, sizeof(key), "k%05d", i);
-		put(c, "Pages", key, "v", key, 0);
+		put(conn, "Pages", key, "v", key, 0);
 	}
 	for (int by_token = 0; by_token <= 1; by_token++)
 	{
@@ -992,7 +996,7 @@ pagers_page_through_long_slices_and_ranges(void **state)
 			r.start_key = r.end_key = S("");
 		}
 		memset(seen, 0, sizeof(seen));
-		ok(cfc_range_pager_new(c, &p, &pred, &r, 113, 0, &rp), "range pager");
+		ok(cfc_range_pager_new(conn, &p, &pred, &r, 113, 0, &rp), "range pager");
 		for (;;)
 		{
 			ok(cfc_range_pager_next(rp, &rows, &n), "range pager next");
@@ -1018,21 +1022,9 @@ pagers_page_through_long_slices_and_ranges(void **state)
 		assert_int_equal(got, LONG_RANGE);
 		cfc_range_pager_free(rp);
 	}
-	cf_arena_free(a);
-	cfc_free(c);
 }
 
 /* ---------------------------------------------------------------- authentication */
-
-static void
-write_file(const char *path, const char *text)
-{
-	FILE	   *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
 
 static void
 authentication_and_access(void **state)
@@ -1062,8 +1054,9 @@ authentication_and_access(void **state)
 	snprintf(passwd + strlen(passwd), sizeof(passwd) - strlen(passwd), "carol=%s\n", h);
 	snprintf(pwpath, sizeof(pwpath), "%s", test_path(dir, "passwd"));
 	snprintf(acpath, sizeof(acpath), "%s", test_path(dir, "access"));
-	write_file(pwpath, passwd);
-	write_file(acpath, "<modify-keyspaces>=alice\nSec.<rw>=alice\nSec.<ro>=carol\n");
+	test_put(cf_env_posix(), pwpath, CF_OPEN_CREATE_NEW, passwd);
+	test_put(cf_env_posix(), acpath, CF_OPEN_CREATE_NEW,
+			 "<modify-keyspaces>=alice\nSec.<rw>=alice\nSec.<ro>=carol\n");
 	{
 		const char *const args[] = {
 			"--authenticator", "org.apache.cassandra.auth.SimpleAuthenticator",
@@ -1133,20 +1126,24 @@ authentication_and_access(void **state)
 	test_tmpdir_free(dir);
 }
 
+/* A test that gets conn and arena: a connection in the keyspace KS, or in none. */
+#define IN_KS(f) cmocka_unit_test_setup_teardown(f, in_keyspace, disconnect)
+#define NO_KS(f) cmocka_unit_test_setup_teardown(f, no_keyspace, disconnect)
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(schema_changes_persist_across_restarts),
-		cmocka_unit_test(describe_methods_tell_the_truth),
-		cmocka_unit_test(reads_and_writes),
-		cmocka_unit_test(every_consistency_level),
-		cmocka_unit_test(ttl_expires),
-		cmocka_unit_test(indexed_slices),
-		cmocka_unit_test(invalid_requests),
-		cmocka_unit_test(describe_splits_after_flush),
-		cmocka_unit_test(deletions_survive_a_crash),
-		cmocka_unit_test(pagers_page_through_long_slices_and_ranges),
+		NO_KS(schema_changes_persist_across_restarts),
+		NO_KS(describe_methods_tell_the_truth),
+		IN_KS(reads_and_writes),
+		IN_KS(every_consistency_level),
+		IN_KS(ttl_expires),
+		IN_KS(indexed_slices),
+		NO_KS(invalid_requests),
+		IN_KS(describe_splits_after_flush),
+		IN_KS(deletions_survive_a_crash),
+		IN_KS(pagers_page_through_long_slices_and_ranges),
 		cmocka_unit_test(authentication_and_access),
 	};
 

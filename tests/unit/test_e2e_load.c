@@ -100,6 +100,12 @@ own_value(const client *cl, int k, long gen, char *out, size_t n)
 }
 
 static void
+shared_name(int col, char *out, size_t n)
+{
+	snprintf(out, n, "s%02d", col);
+}
+
+static void
 shared_value(int row, int col, char *out, size_t n)
 {
 	snprintf(out, n, "sv-%d-%d", row, col);
@@ -123,7 +129,7 @@ check_shared_row(client *cl, cf_slice key, const cf_t_cosc *cols, size_t n)
 		char		name[16],
 					want[32];
 
-		snprintf(name, sizeof(name), "s%02zu", j % 100);
+		shared_name((int) j, name, sizeof(name));
 		shared_value(row, (int) j, want, sizeof(want));
 		if (!S_EQ(cols[j].column.name, name) || !S_EQ(cols[j].column.value, want))
 			report(cl, "client %d: %s column %zu is %.*s=%.*s, want %s=%s", cl->id, k, j,
@@ -414,7 +420,7 @@ preload(cfc_conn *c)
 		km.key = S(key);
 		for (int j = 0; j < SHARED_COLS; j++)
 		{
-			snprintf(names[j], sizeof(names[j]), "s%02d", j);
+			shared_name(j, names[j], sizeof(names[j]));
 			shared_value(row, j, vals[j], sizeof(vals[j]));
 			m[j] = (cf_t_mutation) {.has_cosc = true,.cosc = {.has_column = true,
 			.column = {.name = S(names[j]),.value = S(vals[j]),.timestamp = 1}}};

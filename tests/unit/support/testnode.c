@@ -13,9 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "db/db.h"
+#include "support/dbfixture.h"
 #include "support/sockio.h"
-#include "support/tmpdir.h"
 #include "thrift/dispatch.h"
 
 #define MAX_CONNS 256
@@ -29,8 +28,7 @@ typedef struct conn
 
 struct test_node
 {
-	char	   *dir;
-	cf_db	   *db;
+	db_fixture *fx;				/* the directory; fx->db is the node's db */
 	cf_service *svc;
 	cf_dispatch *d;
 	int			lfd;
@@ -131,21 +129,18 @@ test_node *
 test_node_start(cf_auth *auth)
 {
 	test_node  *n = calloc(1, sizeof(*n));
-	char		data[600],
-				log[600];
+	void	   *fx;
+	cf_db_options o;
 	struct sockaddr_in sa;
 	socklen_t	sl = sizeof(sa);
 	int			one = 1;
 
 	assert_non_null(n);
-	n->dir = test_tmpdir_new("cf_node");
-	assert_non_null(n->dir);
-	snprintf(data, sizeof(data), "%s/data", n->dir);
-	snprintf(log, sizeof(log), "%s/commitlog", n->dir);
-	check(cf_db_open(&(cf_db_options) {.env = cf_env_posix(),.data_dir = data,
-					 .commitlog_dir = log,.partitioner = CF_PARTITIONER_RANDOM,
-					 .sync_mode = CF_COMMITLOG_PERIODIC}, &n->db), "opening the db");
-	check(cf_service_new(&(cf_service_options) {.db = n->db,.endpoint = "127.0.0.1"},
+	assert_int_equal(db_fixture_setup(&fx), 0);
+	n->fx = fx;
+	o = db_fixture_options(n->fx);
+	db_fixture_open(n->fx, &o);
+	check(cf_service_new(&(cf_service_options) {.db = n->fx->db,.endpoint = "127.0.0.1"},
 						 &n->svc), "starting the service");
 	check(cf_dispatch_new(&(cf_dispatch_options) {.service = n->svc,.auth = auth}, &n->d),
 		  "starting the dispatch");
@@ -180,12 +175,14 @@ test_node_hosts(const test_node *n)
 const char *
 test_node_dir(const test_node *n)
 {
-	return n->dir;
+	return n->fx->dir;
 }
 
 void
 test_node_stop(test_node *n)
 {
+	void	   *fx;
+
 	if (n == NULL)
 		return;
 	pthread_mutex_lock(&n->mu);
@@ -203,8 +200,10 @@ test_node_stop(test_node *n)
 	}
 	cf_dispatch_free(n->d);
 	cf_service_free(n->svc);
-	check(cf_db_close(n->db), "closing the db");
+	check(cf_db_close(n->fx->db), "closing the db");
+	n->fx->db = NULL;
 	pthread_mutex_destroy(&n->mu);
-	test_tmpdir_free(n->dir);
+	fx = n->fx;
+	db_fixture_teardown(&fx);
 	free(n);
 }

@@ -35,7 +35,7 @@
  *  - A row handle holds the block its metadata lies in: a wide row's handle its
  *    key-index block, whose load indexed where each entry of the row's top level
  *    begins, so neither making the handle nor a seek parses the top level (a row of
- *    10M columns has ~70 entries there); a narrow row's handle copies its row-start
+ *    10M columns has ~140 entries there); a narrow row's handle copies its row-start
  *    record and holds its data block, which its cell iterators take over.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.

@@ -35,7 +35,7 @@
  *  - A row handle holds the block its metadata lies in: a wide row's handle its
  *    key-index block, whose load indexed where each entry of the row's top level
  *    begins, so neither making the handle nor a seek parses the top level (a row of
- *    10M columns has ~70 entries there); a narrow row's handle copies its row-start
+ *    10M columns has ~140 entries there); a narrow row's handle copies its row-start
  *    record and holds its data block, which its cell iterators take over.
  *  - A row without a column index is treated as a row whose column index has exactly
  *    one entry (its start block), so one code path serves narrow and wide rows.
@@ -376,20 +376,49 @@ token_pfx(cf_slice s, size_t skip)
 	return v;
 }
 
+/* How many leading bytes a and b share. */
+static size_t
+shared_len(cf_slice a, cf_slice b)
+{
+	size_t		n = 0;
+
+	while (n < a.len && n < b.len && a.p[n] == b.p[n])
+		n++;
+	return n;
+}
+
+/*
+ * For a binary search over tokens that all share their first skip bytes (ref is one of
+ * them): *tp is the target token's token_pfx after skip. false when the target does
+ * not begin with those bytes: then the prefixes say nothing, and whole rows decide.
+ */
+static bool
+target_pfx(cf_slice token, cf_slice ref, size_t skip, uint64_t *tp)
+{
+	if (token.len < skip || (skip > 0 && memcmp(token.p, ref.p, skip) != 0))
+		return false;
+	*tp = token_pfx(token, skip);
+	return true;
+}
+
+/*
+ * Sign of (an indexed row whose token's prefix is p) - target (prefix tp), when
+ * has_tp and the prefixes differ; 0 when only the whole rows can tell.
+ */
+static inline int
+pfx_order(bool has_tp, uint64_t p, uint64_t tp)
+{
+	return !has_tp || p == tp ? 0 : p < tp ? -1 : 1;
+}
+
 /* top_pfx and pfx_skip (see cf_sstable). */
 static cf_status *
 index_top(cf_sstable *t)
 {
-	cf_slice	a,
-				b;
-
 	if (t->n_top == 0)
 		return NULL;
 	/* sorted: what the first and last share, every one in between shares */
-	a = t->top[0].last_tok;
-	b = t->top[t->n_top - 1].last_tok;
-	while (t->pfx_skip < a.len && t->pfx_skip < b.len && a.p[t->pfx_skip] == b.p[t->pfx_skip])
-		t->pfx_skip++;
+	t->pfx_skip = shared_len(t->top[0].last_tok, t->top[t->n_top - 1].last_tok);
 	if ((t->top_pfx = malloc(t->n_top * sizeof(uint64_t))) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: top-level index", t->path);
 	for (size_t i = 0; i < t->n_top; i++)
@@ -1018,53 +1047,10 @@ pfx_token(const cblk *b, size_t i)
 static void
 index_prefixes(cblk *b, size_t n)
 {
-	cf_slice	first,
-				last;
-
-	b->pfx_skip = 0;
-	if (n == 0)
-		return;
 	/* sorted: what the first and last share, every one in between shares */
-	first = pfx_token(b, 0);
-	last = pfx_token(b, n - 1);
-	while (b->pfx_skip < first.len && b->pfx_skip < last.len &&
-		   first.p[b->pfx_skip] == last.p[b->pfx_skip])
-		b->pfx_skip++;
+	b->pfx_skip = n ? shared_len(pfx_token(b, 0), pfx_token(b, n - 1)) : 0;
 	for (size_t i = 0; i < n; i++)
 		b->pfx[i] = token_pfx(pfx_token(b, i), b->pfx_skip);
-}
-
-static void kentry_row(const cblk *b, size_t i, cf_slice *tok, cf_slice *key);
-
-/*
- * Compares key-index entry i of b with the target (token, key), whose token_pfx after
- * b->pfx_skip is tp: by the prefixes when they differ, else by the whole rows.
- */
-static inline int
-pfx_cmp(const cblk *b, size_t i, uint64_t tp, cf_slice token, cf_slice key)
-{
-	cf_slice	mt,
-				mk;
-
-	if (b->pfx[i] != tp)
-		return b->pfx[i] < tp ? -1 : 1;
-	kentry_row(b, i, &mt, &mk);
-	return row_cmp(mt, mk, token, key);
-}
-
-/*
- * The target's prefix for a search of key-index block b; false when the target's token
- * does not share the block's common bytes (then the prefixes say nothing: search by
- * whole rows).
- */
-static inline bool
-pfx_of_target(const cblk *b, cf_slice token, uint64_t *tp)
-{
-	if (b->n == 0 || token.len < b->pfx_skip ||
-		(b->pfx_skip > 0 && memcmp(token.p, pfx_token(b, 0).p, b->pfx_skip) != 0))
-		return false;
-	*tp = token_pfx(token, b->pfx_skip);
-	return true;
 }
 
 /*
@@ -1477,35 +1463,23 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 	bool		has_tp;
 	cf_status  *s;
 
-	/* the first key-index block whose last row >= target */
-	if (t->n_top > 0 && token.len >= t->pfx_skip &&
-		(t->pfx_skip == 0 || memcmp(token.p, t->top[0].last_tok.p, t->pfx_skip) == 0))
+	/*
+	 * The first key-index block whose last row >= target; both searches compare the
+	 * tokens' bytes after the shared prefix, and whole rows only on a tie.
+	 */
+	has_tp = t->n_top > 0 && target_pfx(token, t->top[0].last_tok, t->pfx_skip, &tp);
+	while (lo < hi)
 	{
-		/* by the tokens' bytes after the shared prefix; whole rows only on a tie */
-		uint64_t	ttp = token_pfx(token, t->pfx_skip);
+		size_t		mid = lo + (hi - lo) / 2;
+		int			c = pfx_order(has_tp, t->top_pfx[mid], tp);
 
-		while (lo < hi)
-		{
-			size_t		mid = lo + (hi - lo) / 2;
-			uint64_t	mp = t->top_pfx[mid];
-
-			if (mp < ttp ||
-				(mp == ttp && row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		if (c == 0)
+			c = row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	else
-		while (lo < hi)
-		{
-			size_t		mid = lo + (hi - lo) / 2;
-
-			if (row_cmp(t->top[mid].last_tok, t->top[mid].last_key, token, key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 	it->valid = false;
 	if (lo >= t->n_top)
 		return NULL;
@@ -1515,15 +1489,13 @@ cf_sstable_iter_seek(cf_sstable_iter *it, cf_slice token, cf_slice key)
 	/* the last entry whose first row <= target */
 	lo = 0;
 	hi = it->kb->n;
-	has_tp = pfx_of_target(it->kb, token, &tp);
+	has_tp = target_pfx(token, pfx_token(it->kb, 0), it->kb->pfx_skip, &tp);
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
-		int			c;
+		int			c = pfx_order(has_tp, it->kb->pfx[mid], tp);
 
-		if (has_tp)
-			c = pfx_cmp(it->kb, mid, tp, token, key);
-		else
+		if (c == 0)
 		{
 			kentry_row(it->kb, mid, &mt, &mk);
 			c = row_cmp(mt, mk, token, key);

@@ -274,15 +274,22 @@ room_for(cf_sstable_writer *w, size_t n)
 	return NULL;
 }
 
+/* Appends bytes token | bytes key of the open row to b. */
+static void
+put_row_tk(const cf_sstable_writer *w, cf_buf *b)
+{
+	cf_buf_put_bytes(b, cf_slice_of(w->row_tk.data, w->row_tok_len));
+	cf_buf_put_bytes(b, cf_slice_of(w->row_tk.data + w->row_tok_len,
+									w->row_tk.len - w->row_tok_len));
+}
+
 /* The open row's row-start record (tagged narrow; flush_data retags a wide row's). */
 static void
 put_row_record(cf_sstable_writer *w)
 {
 	w->row_off = w->data.len;
 	cf_buf_put_u8(&w->data, CF_SST_TAG_ROW);
-	cf_buf_put_bytes(&w->data, cf_slice_of(w->row_tk.data, w->row_tok_len));
-	cf_buf_put_bytes(&w->data, cf_slice_of(w->row_tk.data + w->row_tok_len,
-									w->row_tk.len - w->row_tok_len));
+	put_row_tk(w, &w->data);
 	cf_buf_put(&w->data, w->row_meta.data, w->row_meta.len);
 	w->row_started = true;
 }
@@ -538,16 +545,6 @@ write_column_index(cf_sstable_writer *w, cf_buf *top, uint64_t *n_top)
 	return s;
 }
 
-/* Appends bytes token | bytes key of the open row to b (reset first). */
-static void
-put_row_tk(const cf_sstable_writer *w, cf_buf *b)
-{
-	cf_buf_reset(b);
-	cf_buf_put_bytes(b, cf_slice_of(w->row_tk.data, w->row_tok_len));
-	cf_buf_put_bytes(b, cf_slice_of(w->row_tk.data + w->row_tok_len,
-									w->row_tk.len - w->row_tok_len));
-}
-
 /*
  * A wide row's end: its last data block, its column-index blocks, then its own
  * key-index entry (kind ROW).
@@ -607,7 +604,11 @@ cf_sstable_writer_end_row(cf_sstable_writer *w)
 	{
 		/* a narrow row: found through its block's entry, written with the block */
 		if (!w->blk_rows)
+		{
+			cf_buf_reset(&w->blk_first);
 			put_row_tk(w, &w->blk_first);
+		}
+		cf_buf_reset(&w->blk_last);
 		put_row_tk(w, &w->blk_last);
 		w->blk_rows = true;
 		if (!cf_buf_ok(&w->blk_first) || !cf_buf_ok(&w->blk_last))
@@ -618,10 +619,7 @@ cf_sstable_writer_end_row(cf_sstable_writer *w)
 
 	cf_buf_put_bytes(&w->keys, key);
 	if (!w->have_prev)
-	{
-		cf_buf_put_bytes(&w->first_tk, cf_slice_of(w->row_tk.data, w->row_tok_len));
-		cf_buf_put_bytes(&w->first_tk, key);
-	}
+		put_row_tk(w, &w->first_tk);	/* empty until now */
 	cf_buf_reset(&w->prev_tk);
 	cf_buf_put(&w->prev_tk, w->row_tk.data, w->row_tk.len);
 	w->prev_tok_len = w->row_tok_len;

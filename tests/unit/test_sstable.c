@@ -363,9 +363,10 @@ super_direct_and_reverse(void **state)
 }
 
 /*
- * A Super CF row whose super columns "b", "d", "f" each span several column-index
- * blocks (256-byte data blocks, so 4 KiB column-index blocks): a block within one
- * super column is searched by its names alone, one spanning two by whole paths. Seeks
+ * A Super CF row of super columns "b", "d", "f" of 3000 sub-columns each, in four
+ * column-index blocks (256-byte data blocks, so 8 KiB column-index blocks): the first
+ * lies within "b" and the last within "f", so they are searched by their names alone;
+ * the two between span two super columns each, searched by whole paths. Seeks
  * and reverse seeks into every super column, present or not, before, between, at and
  * after its sub-columns (and open-ended), each checked against the list of paths.
  */

@@ -51,18 +51,18 @@ cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out, 
 /*
  * On a worker (or inline on the loop): runs the job's requests in order, each reply in
  * its own buffer, until one asks to close, a reply fails, or the replies pass the
- * connection's buffer limit. Touches only the job fields and the session. timed: also
- * sets job_slowest_us to the longest request's run time.
+ * connection's buffer limit. Touches only the job fields and the session. Returns the
+ * longest request's run time in µs when timed, else 0.
  */
-void
+int64_t
 cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed)
 {
 	unsigned	i = 0;
 	size_t		out = 0;
 	int64_t		t0 = timed ? cf_srv_now_us() : 0;
+	int64_t		slowest = 0;
 
 	c->job_keep = true;
-	c->job_slowest_us = 0;
 	for (cf_frame *f = c->job; f && c->job_keep; f = f->next)
 	{
 		cf_buf	   *r = &c->job_replies[i++];
@@ -73,8 +73,8 @@ cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed)
 		{
 			int64_t		t1 = cf_srv_now_us();
 
-			if (t1 - t0 > c->job_slowest_us)
-				c->job_slowest_us = t1 - t0;
+			if (t1 - t0 > slowest)
+				slowest = t1 - t0;
 			t0 = t1;
 		}
 		if (!cf_buf_ok(r))
@@ -84,6 +84,7 @@ cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed)
 			break;
 	}
 	c->job_ran = i;
+	return slowest;
 }
 
 /* On the worker: hands the finished job back to the connection's loop. */
@@ -486,21 +487,30 @@ inline_run(srv_conn *c, unsigned *n)
 }
 
 /*
- * After an inline job of lane: counts it, and backs the lane off if one of its
- * requests was slow because it blocked. A slow request during which the thread never
- * blocked (its voluntary context switches did not grow since the loop's mark) was
- * only preempted — a loaded machine, a CPU quota — and would have been as slow on a
- * worker.
+ * Runs the first n waiting requests of c, all routed to lane, inline on the loop
+ * thread, counts them, and backs the lane off if one of them was slow because it
+ * blocked. A slow request during which the thread never blocked (its voluntary
+ * context switches did not grow since the loop's mark, taken at the first inline job
+ * after an epoll_wait) was only preempted — a loaded machine, a CPU quota — and would
+ * have been as slow on a worker. The replies are c's job's, for cf_srv_job_done.
  */
 static void
-inline_done(srv_conn *c, int lane)
+inline_job(srv_conn *c, int lane, unsigned n)
 {
 	cf_server  *srv = c->loop->srv;
 	srv_loop   *l = c->loop;
+	int64_t		slowest;
 	long		nv;
 
+	if (!l->inline_marked)
+	{
+		l->inline_nvcsw = cf_srv_thread_nvcsw();
+		l->inline_marked = true;
+	}
+	job_take(c, n);
+	slowest = cf_srv_run_job(srv, c, true);
 	srv_stat_add(&srv->st_inline_requests, c->job_ran);
-	if (c->job_slowest_us <= CF_SERVER_INLINE_SLOW_US)
+	if (slowest <= CF_SERVER_INLINE_SLOW_US)
 		return;
 	nv = cf_srv_thread_nvcsw();
 	if (nv == l->inline_nvcsw)
@@ -509,7 +519,7 @@ inline_done(srv_conn *c, int lane)
 	l->lane_pool_until[lane] = cf_srv_now_us() + CF_SERVER_INLINE_BACKOFF_US;
 	srv_stat_add(&srv->st_inline_backoffs, 1);
 	cf_log_debug(SRV_LOG, "loop %u: a request of lane %d took %" PRId64 " µs inline and blocked; "
-				 "that lane runs on the workers for %d ms", c->loop->idx, lane, c->job_slowest_us,
+				 "that lane runs on the workers for %d ms", l->idx, lane, slowest,
 				 CF_SERVER_INLINE_BACKOFF_US / 1000);
 }
 
@@ -548,14 +558,7 @@ cf_srv_conn_advance(srv_conn *c)
 			}
 			if (srv->h.route && (lane = inline_run(c, &n)) != CF_SERVER_POOL)
 			{
-				if (!c->loop->inline_marked)
-				{
-					c->loop->inline_nvcsw = cf_srv_thread_nvcsw();
-					c->loop->inline_marked = true;
-				}
-				job_take(c, n);
-				cf_srv_run_job(srv, c, true);
-				inline_done(c, lane);
+				inline_job(c, lane, n);
 				cf_srv_job_done(c);
 				ran = true;
 				continue;

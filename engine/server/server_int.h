@@ -91,7 +91,6 @@ typedef struct srv_conn
 	cf_buf		job_reply1;
 	unsigned	job_ran;		/* requests handled (fewer after a close or a failed reply) */
 	bool		job_keep;		/* the last one handled did not ask to close */
-	int64_t		job_slowest_us; /* inline jobs: the longest of their requests */
 } srv_conn;
 
 /* An accepted socket on its way to the loop that will own it. */
@@ -228,7 +227,7 @@ void		cf_srv_job_done(srv_conn *c);
 void		cf_srv_reap(srv_loop *l);
 void		cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out,
 							   size_t n);
-void		cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed);
+int64_t		cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed);
 void		cf_srv_post_done(srv_conn *c);
 
 /* in workers.c */

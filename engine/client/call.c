@@ -15,12 +15,9 @@
 static const char *
 cl_name(int32_t cl)
 {
-	static const char *const names[] = {"?", "ONE", "QUORUM", "LOCAL_QUORUM",
-	"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
-
 	if (cl == 0)
 		cl = CF_T_CL_ONE;
-	return cl > 0 && cl <= CF_T_CL_THREE ? names[cl] : "?";
+	return cl > 0 && cl <= CF_T_CL_THREE ? cf_t_consistency_names[cl] : "?";
 }
 
 /* Methods that take a consistency level (for the messages of Unavailable/TimedOut). */

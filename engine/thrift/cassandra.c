@@ -12,6 +12,7 @@
 #include "thrift/cassandra.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "thrift/codec_int.h"
 
@@ -398,6 +399,26 @@ static const method_desc *
 method_of(cf_t_method m)
 {
 	return (unsigned) m < CF_T_M_COUNT_ ? &methods[m] : NULL;
+}
+
+const char *const cf_t_consistency_names[CF_T_CL_THREE + 1] = {
+	[CF_T_CL_ONE] = "ONE",[CF_T_CL_QUORUM] = "QUORUM",
+	[CF_T_CL_LOCAL_QUORUM] = "LOCAL_QUORUM",[CF_T_CL_EACH_QUORUM] = "EACH_QUORUM",
+	[CF_T_CL_ALL] = "ALL",[CF_T_CL_ANY] = "ANY",[CF_T_CL_TWO] = "TWO",[CF_T_CL_THREE] = "THREE",
+};
+
+bool
+cf_t_consistency_lookup(const char *name, cf_t_consistency *out)
+{
+	for (int i = CF_T_CL_ONE; i <= CF_T_CL_THREE; i++)
+	{
+		if (strcasecmp(name, cf_t_consistency_names[i]) == 0)
+		{
+			*out = (cf_t_consistency) i;
+			return true;
+		}
+	}
+	return false;
 }
 
 const char *

@@ -57,6 +57,12 @@ typedef enum cf_t_consistency
 	CF_T_CL_THREE = 8
 } cf_t_consistency;
 
+/* The levels' names ("ONE", ...) indexed by value; [0], not a level, is NULL. */
+extern const char *const cf_t_consistency_names[CF_T_CL_THREE + 1];
+
+/* The level named name (ASCII case ignored) in *out; false if no level has that name. */
+bool		cf_t_consistency_lookup(const char *name, cf_t_consistency *out);
+
 typedef enum cf_t_index_operator
 {
 	CF_T_OP_EQ = 0,

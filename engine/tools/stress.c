@@ -31,8 +31,6 @@
 #define MIN_KEY_WIDTH 7
 
 static const char *const op_names[] = {"insert", "read", "slice", "multiget", "rangeslice"};
-const char *const stress_cl_names[STRESS_N_CLS] = {NULL, "ONE", "QUORUM", "LOCAL_QUORUM",
-"EACH_QUORUM", "ALL", "ANY", "TWO", "THREE"};
 
 #define N_OPS ((int) (sizeof(op_names) / sizeof(op_names[0])))
 
@@ -238,7 +236,8 @@ cft_stress_parse(int argc, char **argv, cft_stress_opts *o, FILE *out, FILE *err
 				ok = opt_double(err, "--duration", optarg, 0.001, 366 * 86400.0, &o->duration);
 				break;
 			case 'e':
-				if ((i = opt_enum(err, "--consistency", optarg, stress_cl_names, STRESS_N_CLS)) < 0)
+				if ((i = opt_enum(err, "--consistency", optarg, cf_t_consistency_names,
+								   STRESS_N_CLS)) < 0)
 					return 2;
 				o->consistency = i;
 				break;
@@ -842,7 +841,7 @@ report_json(const cft_stress_opts *o, const cft_stress_result *r, FILE *out)
 	json_object_object_add(j, "batch", json_object_new_boolean(o->batch));
 	json_object_object_add(j, "distribution",
 						   json_object_new_string(o->gaussian ? "gaussian" : "uniform"));
-	json_object_object_add(j, "consistency", json_object_new_string(stress_cl_names[o->consistency]));
+	json_object_object_add(j, "consistency", json_object_new_string(cf_t_consistency_names[o->consistency]));
 	json_object_object_add(j, "total_ops", json_object_new_int64((int64_t) r->ops));
 	json_object_object_add(j, "seconds", json_object_new_double(r->seconds));
 	json_object_object_add(j, "ops_per_sec", json_object_new_double((double) r->ops / secs));
@@ -881,7 +880,7 @@ cft_stress_report(const cft_stress_opts *o, const cft_stress_result *r, FILE *ou
 	fprintf(out, "operation    %s%s, %d threads, %d connections, consistency %s\n",
 			op_names[o->op],
 			o->op != CFT_STRESS_INSERT ? "" : o->batch ? " (batch_mutate)" : " (insert per column)",
-			o->threads, o->connections, stress_cl_names[o->consistency]);
+			o->threads, o->connections, cf_t_consistency_names[o->consistency]);
 	fprintf(out, "total ops    %llu in %.2f s\n", (unsigned long long) r->ops, r->seconds);
 	fprintf(out, "ops/s        %.0f\n", (double) r->ops / secs);
 	fprintf(out, "columns/s    %.0f %s\n", (double) r->columns / secs,

@@ -81,7 +81,7 @@ exception_status(const stress_aconn *a, const cf_t_result *res)
 	const cf_t_exception *e = &res->exception;
 	int			wl = e->why.len > 200 ? 200 : (int) e->why.len;
 	int			cl = a->call.a.consistency_level;
-	const char *cln = cl > 0 && cl < STRESS_N_CLS ? stress_cl_names[cl] : "?";
+	const char *cln = cl > 0 && cl < STRESS_N_CLS ? cf_t_consistency_names[cl] : "?";
 
 	switch (e->kind)
 	{

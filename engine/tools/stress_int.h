@@ -20,8 +20,7 @@
 #include "tools/stress.h"
 
 /* Consistency levels by their Thrift value (0: none), as the options spell them. */
-#define STRESS_N_CLS 9
-extern const char *const stress_cl_names[STRESS_N_CLS];
+#define STRESS_N_CLS (CF_T_CL_THREE + 1)	/* cf_t_consistency_names' entries */
 
 typedef struct stress_shared
 {

@@ -54,6 +54,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "thrift/cassandra.h"
+
 #define COLFAM_DEFAULT_TUPLES 1000000.0	/* never ANALYZEd, no estimate: CFs are big */
 #define COLFAM_DEFAULT_ARRAY_KEYS 10.0	/* key = ANY(an array not known at plan time) */
 #define COLFAM_MIN_PAGES 10.0		/* never ANALYZEd: at least 10 requests' worth of rows */
@@ -387,7 +389,7 @@ colfam_spec_new(const ColfamTable *t, bool super)
 	spec->column_family = t->column_family;
 	spec->rows_mapping = t->rows_mapping;
 	spec->super = super;
-	spec->consistency = t->read_consistency;
+	spec->consistency = pstrdup(cf_t_consistency_names[t->read_cl]);	/* what is sent */
 	spec->fetch_size = t->fetch_size;
 	spec->first_count = t->fetch_size;
 	spec->fetch_all = true;		/* colfam_project_rows may narrow it */

@@ -162,21 +162,16 @@ colfam_option(List *options, const char *name)
 	return NULL;
 }
 
-/* A consistency level's Thrift value (the option validator let only valid names in). */
+/*
+ * A consistency level's Thrift value. The option validator let only level names in,
+ * in any case ('quorum'); an unknown one (never) means ONE.
+ */
 static int
 consistency_level(const char *name)
 {
-	static const char *const names[] = {
-		[CF_T_CL_ONE] = "ONE",[CF_T_CL_QUORUM] = "QUORUM",
-		[CF_T_CL_LOCAL_QUORUM] = "LOCAL_QUORUM",[CF_T_CL_EACH_QUORUM] = "EACH_QUORUM",
-		[CF_T_CL_ALL] = "ALL",[CF_T_CL_ANY] = "ANY",[CF_T_CL_TWO] = "TWO",
-		[CF_T_CL_THREE] = "THREE",
-	};
+	cf_t_consistency cl;
 
-	for (int i = CF_T_CL_ONE; i < (int) lengthof(names); i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return CF_T_CL_ONE;
+	return cf_t_consistency_lookup(name, &cl) ? (int) cl : CF_T_CL_ONE;
 }
 
 /*

@@ -141,6 +141,15 @@ DELETE FROM audits_wt_us WHERE key = 'wt';
 SELECT count(*) FROM audits_wt_us WHERE key = 'wt';
 DROP FOREIGN TABLE audits_wt, audits_wt_us;
 
+-- a consistency level named in any case (the validator takes any) is that level, and
+-- EXPLAIN shows the level sent
+CREATE FOREIGN TABLE statuses_lc (key text COLLATE "C", column_name text COLLATE "C",
+                                  value text)
+  SERVER tw OPTIONS (column_family 'Statuses', read_consistency 'quorum');
+EXPLAIN (VERBOSE, COSTS OFF) SELECT value FROM statuses_lc WHERE key = '1';
+SELECT column_name, value FROM statuses_lc WHERE key = '1' ORDER BY column_name;
+DROP FOREIGN TABLE statuses_lc;
+
 -- leave colfamd as we found it
 DELETE FROM audits WHERE key IN ('wide', 'narrow', 'wide2');
 SELECT count(*) FROM audits;

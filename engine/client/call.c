@@ -51,10 +51,9 @@ retryable(const cfc_conn *c, cf_t_method m)
 }
 
 cf_status *
-cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl, const cf_t_result *res)
+cfc_exception_status(cf_t_method m, int32_t cl, const char *host, const cf_t_result *res)
 {
 	const char *name = cf_t_method_name(m);
-	const char *host = cfc_host(c) ? cfc_host(c) : "the server";
 	const cf_t_exception *e = &res->exception;
 	int			wl = e->why.len > 512 ? 512 : (int) e->why.len;
 	const char *why = (const char *) e->why.p;
@@ -243,7 +242,7 @@ cfc_session_setup(cfc_conn *c, bool *lost)
 		cfc_login_args(c->username, c->password, cred, &args);
 		s = cfc_roundtrip(c, CF_T_M_LOGIN, &args, c->scratch, &res, lost);
 		if (s == NULL)
-			s = cfc_exception_status(c, CF_T_M_LOGIN, 0, &res);
+			s = cfc_conn_exception_status(c, CF_T_M_LOGIN, 0, &res);
 		cfc_wipe_frame(c);		/* the frame held the password */
 	}
 	if (s == NULL && c->keyspace != NULL)
@@ -252,7 +251,7 @@ cfc_session_setup(cfc_conn *c, bool *lost)
 		args.keyspace = cf_slice_str(c->keyspace);
 		s = cfc_roundtrip(c, CF_T_M_SET_KEYSPACE, &args, c->scratch, &res, lost);
 		if (s == NULL)
-			s = cfc_exception_status(c, CF_T_M_SET_KEYSPACE, 0, &res);
+			s = cfc_conn_exception_status(c, CF_T_M_SET_KEYSPACE, 0, &res);
 		if (s != NULL)
 			s = cf_status_wrap(s, "setting keyspace \"%s\" on connect", c->keyspace);
 	}
@@ -301,7 +300,7 @@ cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 			s = cfc_roundtrip(c, m, args, arena, res, &lost);
 		if (s == NULL)
 		{
-			s = cfc_exception_status(c, m, args->consistency_level, res);
+			s = cfc_conn_exception_status(c, m, args->consistency_level, res);
 			if (s == NULL)
 				s = remember_session(c, m, args);
 			break;

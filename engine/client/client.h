@@ -135,6 +135,14 @@ cf_status  *cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args,
 					 cf_arena *arena, cf_t_result *res);
 
 /*
+ * The status cfc_call makes of res->exception (NULL when there is none), for method m
+ * sent at level cl to host: for clients that do their own framed I/O (colfam stress's
+ * event loops) and should report exceptions as libcolfam does.
+ */
+cf_status  *cfc_exception_status(cf_t_method m, int32_t cl, const char *host,
+								 const cf_t_result *res);
+
+/*
  * Typed wrappers: one per API method, same errors as cfc_call. Results are allocated
  * in arena (pointers into it); cl is a cf_t_consistency (0: ONE).
  */

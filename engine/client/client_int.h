@@ -118,9 +118,13 @@ cf_status  *cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s);
 cf_status  *cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args,
 						  cf_arena *arena, cf_t_result *res, bool *lost);
 
-/* The status for res->exception of method m sent at level cl (NULL when none). */
-cf_status  *cfc_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,
-								 const cf_t_result *res);
+/* cfc_exception_status of a reply on c, named by its connected host. */
+static inline cf_status *
+cfc_conn_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,
+						  const cf_t_result *res)
+{
+	return cfc_exception_status(m, cl, cfc_host(c) ? cfc_host(c) : "the server", res);
+}
 
 /* A C string as a slice over it (no copy); NULL is the empty slice. */
 static inline cf_slice

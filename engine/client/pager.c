@@ -623,7 +623,7 @@ take_prefetch(cfc_range_pager *p, int64_t *want, cf_t_key_slice **got, size_t *n
 	s = cfc_decode_result(p->c, CF_T_M_GET_RANGE_SLICES, p->ahead_seqid, p->ahead_reply,
 						  p->ahead, &res);
 	if (s == NULL)
-		s = cfc_exception_status(p->c, CF_T_M_GET_RANGE_SLICES,
+		s = cfc_conn_exception_status(p->c, CF_T_M_GET_RANGE_SLICES,
 								 p->cl, &res);
 	if (s != NULL)
 	{

@@ -77,37 +77,7 @@ frame_call(stress_aconn *a, const stress_call *call)
 static cf_status *
 exception_status(const stress_aconn *a, const cf_t_result *res)
 {
-	const char *name = cf_t_method_name(a->call.m);
-	const cf_t_exception *e = &res->exception;
-	int			wl = e->why.len > 200 ? 200 : (int) e->why.len;
-	int			cl = a->call.a.consistency_level;
-	const char *cln = cl > 0 && cl < STRESS_N_CLS ? cf_t_consistency_names[cl] : "?";
-
-	switch (e->kind)
-	{
-		case CF_T_EXC_NONE:
-			return NULL;
-		case CF_T_EXC_INVALID_REQUEST:
-			return cf_status_make(CF_ERR_INVALID, "%s: invalid request: %.*s", name, wl,
-								  (const char *) e->why.p);
-		case CF_T_EXC_NOT_FOUND:
-			return cf_status_make(CF_ERR_NOT_FOUND, "%s: not found", name);
-		case CF_T_EXC_UNAVAILABLE:
-			return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: too few live "
-								  "replicas for consistency level %s (seen from %s)", name,
-								  cln, a->peer);
-		case CF_T_EXC_TIMED_OUT:
-			return cf_status_make(CF_ERR_TIMEOUT, "%s: timed out at consistency level %s "
-								  "(seen from %s)", name, cln, a->peer);
-		case CF_T_EXC_AUTHENTICATION:
-			return cf_status_make(CF_ERR_AUTHENTICATION, "%s: authentication failed: %.*s",
-								  name, wl, (const char *) e->why.p);
-		case CF_T_EXC_AUTHORIZATION:
-			return cf_status_make(CF_ERR_AUTHORIZATION, "%s: not authorized: %.*s", name,
-								  wl, (const char *) e->why.p);
-	}
-	return cf_status_make(CF_ERR_PROTOCOL, "%s: reply from %s carries an unknown exception "
-						  "kind %d", name, a->peer, (int) e->kind);
+	return cfc_exception_status(a->call.m, a->call.a.consistency_level, a->peer, res);
 }
 
 /*

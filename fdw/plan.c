@@ -54,7 +54,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "thrift/cassandra.h"
+#include "client/client.h"		/* thrift/cassandra.h's level names */
 
 #define COLFAM_DEFAULT_TUPLES 1000000.0	/* never ANALYZEd, no estimate: CFs are big */
 #define COLFAM_DEFAULT_ARRAY_KEYS 10.0	/* key = ANY(an array not known at plan time) */

@@ -8,6 +8,12 @@
  * starts the next slice. send() uses MSG_NOSIGNAL: a dead peer is an error, not a
  * SIGPIPE. The reply to a request just sent is waited for before it is read (a recv
  * then would only find nothing: one syscall per call saved).
+ *
+ * A host list entry that begins with '/' is the path of colfamd's unix-domain socket
+ * (rpc_unix_socket), as a libpq host that begins with '/' is a socket directory: a
+ * local client saves TCP's per-packet work (checksums, the loopback's softirq) on
+ * every round trip. Such entries mix freely with host:port ones, and failover goes
+ * along the list whatever the kind.
  */
 #include "client/client_int.h"
 
@@ -22,6 +28,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/unixsock.h"
 
 /* ---------------------------------------------------------------- options */
 
@@ -38,7 +46,27 @@ dup_str(const char *s, size_t n)
 	return d;
 }
 
-/* Parses one entry of the host list ("h", "h:p", "[v6]", "[v6]:p"), trimmed. */
+/* A host list entry that is a unix socket's path (n bytes from s, trimmed). */
+static cf_status *
+parse_socket_path(const char *s, size_t n, cfc_host_addr *out)
+{
+	if (n > CF_UNIX_PATH_MAX)
+		return cf_status_make(CF_ERR_INVALID, "hosts: the unix socket path \"%.*s%s\" is %zu "
+							  "bytes long; the system allows at most %zu",
+							  (int) (n > 120 ? 120 : n), s, n > 120 ? "..." : "", n,
+							  (size_t) CF_UNIX_PATH_MAX);
+	out->unix_socket = true;
+	out->host = dup_str(s, n);
+	out->desc = dup_str(s, n);
+	if (out->host == NULL || out->desc == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	return NULL;
+}
+
+/*
+ * Parses one entry of the host list ("h", "h:p", "[v6]", "[v6]:p", or "/path" of a
+ * unix socket), trimmed.
+ */
 static cf_status *
 parse_host(const char *s, size_t n, cfc_host_addr *out)
 {
@@ -54,7 +82,9 @@ parse_host(const char *s, size_t n, cfc_host_addr *out)
 		n--;
 	if (n == 0)
 		return cf_status_make(CF_ERR_INVALID, "hosts: empty entry in the host list "
-							  "(expected \"host[:port],...\")");
+							  "(expected \"host[:port],...\" or /socket/path)");
+	if (s[0] == '/')
+		return parse_socket_path(s, n, out);
 	host = s;
 	host_len = n;
 	if (s[0] == '[')
@@ -130,7 +160,8 @@ parse_hosts(cfc_conn *c, const char *list)
 
 	if (list == NULL)
 		return cf_status_make(CF_ERR_INVALID, "hosts: no host given (expected "
-							  "\"host[:port],...\", default port %d)", CFC_DEFAULT_PORT);
+							  "\"host[:port],...\", default port %d, or a unix socket's "
+							  "/path)", CFC_DEFAULT_PORT);
 	for (p = list; *p; p++)
 		n += *p == ',';
 	c->hosts = calloc((size_t) n, sizeof(*c->hosts));
@@ -329,6 +360,24 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 	}
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
 	{
+		/* a unix socket does not connect in the background: EAGAIN is a full backlog */
+		if (errno == EAGAIN && ai->ai_family == AF_UNIX)
+		{
+			*err = cf_status_make(CF_ERR_IO, "connecting to %s: the server's queue of new "
+								  "connections is full", desc);
+			close(fd);
+			return -1;
+		}
+		if (ai->ai_family == AF_UNIX && (errno == ENOENT || errno == ECONNREFUSED))
+		{
+			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s (%s)", desc,
+								  strerror(errno), errno == ENOENT ?
+								  "no socket there: is colfamd running with this "
+								  "rpc_unix_socket?" :
+								  "nothing accepts on it: colfamd may have stopped");
+			close(fd);
+			return -1;
+		}
 		if (errno != EINPROGRESS && errno != EINTR)
 		{
 			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s", desc, strerror(errno));
@@ -347,8 +396,33 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 		}
 	}
 	/* Requests are one write each; never wait for Nagle. Failure only costs latency. */
-	(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (ai->ai_family != AF_UNIX)
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;
+}
+
+/* Connects to the unix socket of host i; NULL on success with c->fd set. */
+static cf_status *
+connect_unix(cfc_conn *c, int i)
+{
+	const cfc_host_addr *h = &c->hosts[i];
+	struct sockaddr_un sa;
+	struct addrinfo ai = {0};
+	cf_status  *err;
+	int			fd;
+
+	if ((err = cf_unix_sockaddr(h->host, &sa, &ai.ai_addrlen)) != NULL)
+		return err;
+	ai.ai_family = AF_UNIX;
+	ai.ai_socktype = SOCK_STREAM;
+	ai.ai_addr = (struct sockaddr *) &sa;
+	fd = connect_addr(c, &ai, h->desc, &err);
+	if (fd < 0)
+		return err;
+	c->fd = fd;
+	c->host = i;
+	c->rpos = c->rlen = 0;
+	return NULL;
 }
 
 /* Connects to host i (any of its addresses); NULL on success with c->fd set. */
@@ -361,6 +435,8 @@ connect_host(cfc_conn *c, int i)
 	cf_status  *err = NULL;
 	int			r;
 
+	if (h->unix_socket)
+		return connect_unix(c, i);
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;

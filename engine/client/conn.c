@@ -2,12 +2,16 @@
  * client/conn.c — the connection: options and host list, connect with failover,
  * framed I/O with poll()-based timeouts and the cancel hook.
  *
- * The socket is non-blocking from the start, so every wait is a poll() we control: in
- * slices of CFC_POLL_SLICE_MS, with the cancel callback asked between slices, up to
- * the timeout of that wait. EINTR is not an error (a backend gets signals); it just
- * starts the next slice. send() uses MSG_NOSIGNAL: a dead peer is an error, not a
- * SIGPIPE. The reply to a request just sent is waited for before it is read (a recv
- * then would only find nothing: one syscall per call saved).
+ * The socket is non-blocking while it connects, so that wait is a poll() we control:
+ * in slices of CFC_POLL_SLICE_MS, with the cancel callback asked between slices, up to
+ * the timeout. Once connected it blocks with SO_RCVTIMEO of one slice, so a reply is
+ * read by recv() alone, which returns when bytes arrive or a slice has passed (then
+ * the cancel callback and the timeout are checked, and it waits again): a round trip
+ * is one send and one recv, where a poll() before each recv cost a third system call
+ * per call. send() never blocks (MSG_DONTWAIT; a full socket buffer is waited for with
+ * poll) and uses MSG_NOSIGNAL: a dead peer is an error, not a SIGPIPE. EINTR is not an
+ * error (a backend gets signals; a socket with a timeout is not restarted by
+ * SA_RESTART, so a cancel is seen at once); it just starts the next slice.
  *
  * A host list entry that begins with '/' is the path of colfamd's unix-domain socket
  * (rpc_unix_socket), as a libpq host that begins with '/' is a socket directory: a
@@ -18,6 +22,7 @@
 #include "client/client_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -293,6 +298,23 @@ now_ms(void)
 }
 
 /*
+ * Between two slices of a wait that began with deadline = start + timeout_ms: the
+ * error when the cancel callback says so or the deadline has passed, else NULL.
+ */
+static cf_status *
+wait_over(cfc_conn *c, int64_t deadline, int timeout_ms, const char *what,
+		  const char *desc)
+{
+	if (c->cancel != NULL && c->cancel(c->cancel_arg))
+		return cf_status_make(CF_ERR_CANCELLED, "%s %s: cancelled", what, desc);
+	if (deadline - now_ms() <= 0)
+		return cf_status_make(CF_ERR_TIMEOUT, "%s %s: no progress in %d ms "
+							  "(the host may be overloaded or unreachable)",
+							  what, desc, timeout_ms);
+	return NULL;
+}
+
+/*
  * Waits until fd is ready for events, at most timeout_ms, asking the cancel callback
  * every slice. what/desc name the operation for the messages.
  */
@@ -307,13 +329,10 @@ wait_fd(cfc_conn *c, int fd, short events, int timeout_ms, const char *what,
 		struct pollfd pfd = {fd, events, 0};
 		int64_t		left = deadline - now_ms();
 		int			r;
+		cf_status  *s;
 
-		if (c->cancel != NULL && c->cancel(c->cancel_arg))
-			return cf_status_make(CF_ERR_CANCELLED, "%s %s: cancelled", what, desc);
-		if (left <= 0)
-			return cf_status_make(CF_ERR_TIMEOUT, "%s %s: no progress in %d ms "
-								  "(the host may be overloaded or unreachable)",
-								  what, desc, timeout_ms);
+		if ((s = wait_over(c, deadline, timeout_ms, what, desc)) != NULL)
+			return s;
 		r = poll(&pfd, 1, (int) (left < CFC_POLL_SLICE_MS ? left : CFC_POLL_SLICE_MS));
 		if (r > 0)
 			return NULL;		/* ready, or an error condition the next call reports */
@@ -351,7 +370,9 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 							ai->ai_protocol);
 	int			one = 1;
 	int			soerr = 0;
+	int			flags;
 	socklen_t	len = sizeof(soerr);
+	struct timeval slice = {CFC_POLL_SLICE_MS / 1000, (CFC_POLL_SLICE_MS % 1000) * 1000};
 
 	if (fd < 0)
 	{
@@ -398,6 +419,14 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 	/* Requests are one write each; never wait for Nagle. Failure only costs latency. */
 	if (ai->ai_family != AF_UNIX)
 		(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* from now on recv blocks, one slice at a time (see the top of the file) */
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &slice, sizeof(slice)) < 0)
+	{
+		*err = cf_status_errno(errno, "connecting to %s: setting the socket's timeout", desc);
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -551,7 +580,8 @@ cfc_send_frame(cfc_conn *c, const char *what, bool *lost)
 
 	while (off < c->wbuf.len)
 	{
-		ssize_t		r = send(c->fd, c->wbuf.data + off, c->wbuf.len - off, MSG_NOSIGNAL);
+		ssize_t		r = send(c->fd, c->wbuf.data + off, c->wbuf.len - off,
+							 MSG_NOSIGNAL | MSG_DONTWAIT);
 		cf_status  *s;
 
 		if (r > 0)
@@ -576,6 +606,12 @@ cfc_send_frame(cfc_conn *c, const char *what, bool *lost)
 static cf_status *
 recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 {
+	int64_t		deadline = 0;	/* of the wait in progress, 0 when none */
+
+	/*
+	 * c->awaiting (a reply to a request just sent) needs nothing here: recv blocks,
+	 * so it never returns early with nothing, and no poll has to come first.
+	 */
 	for (;;)
 	{
 		size_t		have = c->rlen - c->rpos;
@@ -593,20 +629,16 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 			return NULL;
 		/* The buffer is empty now. */
 		c->rpos = c->rlen = 0;
-		if (c->awaiting)
-		{
-			/* a reply to a request just sent: wait first, recv would find nothing */
-			c->awaiting = false;
-			if ((s = wait_io(c, POLLIN, what)) != NULL)
-				return s;
-		}
 		if (n >= CFC_RBUF_SIZE)
 			into = dst, room = n;
 		else
 			into = c->rbuf, room = CFC_RBUF_SIZE;
-		r = recv(c->fd, into, room, 0);
+		if (deadline == 0)
+			deadline = now_ms() + c->io_timeout_ms;
+		r = recv(c->fd, into, room, 0);	/* returns within a slice */
 		if (r > 0)
 		{
+			deadline = 0;		/* progress: the next wait has its own timeout */
 			if (into == dst)
 				dst += r, n -= (size_t) r;
 			else
@@ -615,12 +647,15 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 		}
 		if (r == 0)
 			return io_failed(c, 0, what, lost);
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
 			return io_failed(c, errno, what, lost);
-		if ((s = wait_io(c, POLLIN, what)) != NULL)
+		/* a slice passed or a signal came, and nothing arrived */
+		if ((s = wait_over(c, deadline, c->io_timeout_ms, what,
+						   c->hosts[c->host].desc)) != NULL)
+		{
+			cfc_close_socket(c);
 			return s;
+		}
 	}
 }
 

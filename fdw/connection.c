@@ -134,7 +134,7 @@ hint_of(cf_code code)
 	switch (code)
 	{
 		case CF_ERR_IO:
-			return "Check that colfamd runs and that the server's hosts option names it (ALTER SERVER ... OPTIONS (SET hosts 'host:9160')).";
+			return "Check that colfamd runs and that the server's hosts option names it (ALTER SERVER ... OPTIONS (SET hosts 'host:9160')), or its rpc_unix_socket ('/path/colfamd.sock').";
 		case CF_ERR_TIMEOUT:
 			return "colfamd did not answer in time; retry, or look at its log.";
 		case CF_ERR_UNAVAILABLE:

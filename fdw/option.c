@@ -15,6 +15,7 @@
 #include "colfam_table.h"
 
 #include <ctype.h>
+#include <sys/un.h>
 
 #include "access/reloptions.h"
 #include "catalog/pg_attribute.h"
@@ -214,8 +215,9 @@ bad_value(DefElem *def, const char *value, const char *hint)
 }
 
 /*
- * host, host:port, [v6], [v6]:port. Returns what is wrong with the entry, as the end of
- * a sentence that begins with the entry, or NULL if it is valid.
+ * host, host:port, [v6], [v6]:port, or /path of colfamd's unix socket. Returns what is
+ * wrong with the entry, as the end of a sentence that begins with the entry, or NULL if
+ * it is valid.
  */
 static const char *
 parse_host_entry(const char *s, int len)
@@ -225,6 +227,19 @@ parse_host_entry(const char *s, int len)
 
 	if (len == 0)
 		return "is empty";
+	if (s[0] == '/')
+	{
+		/* libcolfam's rule: a unix socket's path, within sun_path */
+		if (len > (int) sizeof(((struct sockaddr_un *) 0)->sun_path) - 1)
+			return psprintf("is a unix socket path of %d bytes; the system allows at most %d",
+							len, (int) sizeof(((struct sockaddr_un *) 0)->sun_path) - 1);
+		if (s[len - 1] == '/')
+			return "names a directory; name colfamd's socket file in it (its rpc_unix_socket)";
+		for (i = 0; i < len; i++)
+			if (iscntrl((unsigned char) s[i]))
+				return "has a control character in its socket path";
+		return NULL;
+	}
 	if (s[0] == '[')
 	{
 		for (i = 1; i < len && s[i] != ']'; i++)
@@ -292,8 +307,9 @@ check_hosts(DefElem *def)
 					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 					 errmsg("invalid value for option \"hosts\": \"%s\"", value),
 					 errdetail("Entry %d (\"%.*s\") %s.", count + 1, len, p, why),
-					 errhint("Give a comma-separated list of host or host:port, such as "
-							 "'127.0.0.1:9160, 127.0.0.2'; the port defaults to %d.",
+					 errhint("Give a comma-separated list of host, host:port or the /path of "
+							 "colfamd's unix socket (its rpc_unix_socket), such as "
+							 "'/tmp/colfamd.sock, 127.0.0.1:9160'; the port defaults to %d.",
 							 COLFAM_DEFAULT_PORT)));
 		if (++count > COLFAM_HOSTS_MAX)
 			bad_value(def, value, psprintf("List at most %d hosts.", COLFAM_HOSTS_MAX));

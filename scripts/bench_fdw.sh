@@ -6,12 +6,18 @@
 #
 # Servers (all on loopback, free ports, files in one temp dir, stopped on exit, error,
 # Ctrl-C or SIGTERM):
-#   colfamd  127.0.0.2: keyspace Bench — Wide (Standard, BytesType), loaded by
+#   colfamd  127.0.0.2 and a unix socket in the temp dir (rpc_unix_socket, mode 0777
+#            so PostgreSQL's OS user reaches it): keyspace Bench — Wide (Standard,
+#            BytesType), loaded by
 #            `colfam stress` (one batch_mutate per row), and BloggyAppy-shaped
 #            TaggedPosts (TimeUUIDType), BlogEntries, Authors
 #   PG-A     colfam_fdw foreign tables (schema colfam), the native tables (schema
 #            native) and postgres_fdw foreign tables over PG-B's (schema pgfdw)
 #   PG-B     the native tables again
+# Transports: colfam_fdw reaches colfamd through its unix socket (BENCH_FDW_TRANSPORT=tcp:
+# over 127.0.0.2:port instead), postgres_fdw reaches PG-B through PG-B's socket
+# directory, and pgbench and psql reach PG-A through its socket directory: every
+# schema's client-server hops are local sockets, none pays TCP's loopback path.
 # The native copy of Wide is COPYed from what colfam_fdw reads back; the BloggyAppy
 # data is generated in SQL on PG-A, written to colfamd through colfam_fdw and COPYed
 # to PG-B. Every table is checked to hold the same rows before anything is measured.
@@ -35,6 +41,7 @@
 #   BENCH_FDW_SCANS      timed full scans per table and round [3]
 #   BENCH_FDW_ROUNDS     rounds over the three schemas [2]
 #   BENCH_FDW_FETCH_SIZE fetch_size of both FDWs' servers [colfam_fdw's default]
+#   BENCH_FDW_TRANSPORT  unix or tcp: how colfam_fdw reaches colfamd [unix]
 #   BENCH_OUT            report path [build/bench/fdw.md]
 set -euo pipefail
 export LC_ALL=C
@@ -55,6 +62,7 @@ SCANS=${BENCH_FDW_SCANS:-3}
 ROUNDS=${BENCH_FDW_ROUNDS:-2}
 FETCH=${BENCH_FDW_FETCH_SIZE:-$(awk '/define COLFAM_DEFAULT_FETCH_SIZE/ { print $3 }' fdw/colfam_fdw.h)}
 OUT=${BENCH_OUT:-build/bench/fdw.md}
+TRANSPORT=${BENCH_FDW_TRANSPORT:-unix}
 SCHEMAS=(native colfam pgfdw)
 LOAD_TIMEOUT=3600       # seconds any one load step may take
 
@@ -62,6 +70,7 @@ log() { printf '[bench-fdw] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 harness_positive_ints ROWS COLS VSIZE ENTRIES AUTHORS CLIENTS SECS SCANS ROUNDS FETCH || exit 2
+[[ $TRANSPORT == unix || $TRANSPORT == tcp ]] || { log "BENCH_FDW_TRANSPORT must be unix or tcp"; exit 2; }
 [[ -x $("${PG_CONFIG:-pg_config}" --bindir)/pgbench ]] || die "pgbench not found; run scripts/deps.sh bench"
 
 BIN=$ROOT/build/release/bin
@@ -96,13 +105,18 @@ harness_pg_bindir() { echo "$PG_BIN"; }
 
 # --- servers -------------------------------------------------------------------------
 C_HOST=127.0.0.2
-harness_colfamd colfamd "$C_HOST" "$BIN/colfamd" --seeds "$C_HOST" || die "colfamd did not start"
+C_SOCK=$H_TMP/colfamd.sock
+harness_colfamd colfamd "$C_HOST" "$BIN/colfamd" --seeds "$C_HOST" \
+  --rpc_unix_socket "$C_SOCK" --rpc_unix_socket_mode 0777 || die "colfamd did not start"
 C_PID=$H_PID C_PORT=$H_PORT
-log "colfamd (pid $C_PID) on $C_HOST:$C_PORT"
+[[ -S $C_SOCK ]] || die "colfamd made no unix socket at $C_SOCK"
+if [[ $TRANSPORT == unix ]]; then C_HOSTS=$C_SOCK; else C_HOSTS=$C_HOST:$C_PORT; fi
+log "colfamd (pid $C_PID) on $C_HOST:$C_PORT and $C_SOCK; colfam_fdw uses $C_HOSTS"
 
 H_PG_OPTS="-c shared_buffers=256MB -c work_mem=16MB -c maintenance_work_mem=256MB -c max_wal_size=4GB"
 harness_pg_start pgb || die "PG-B did not start"
-B_HOST=$PGHOST B_PORT=$PGPORT
+B_HOST=$PGHOST B_PORT=$PGPORT     # PG-B's unix socket directory, for postgres_fdw too
+[[ $B_HOST == /* ]] || die "PG-B's PGHOST is not a socket directory: $B_HOST"
 harness_pg_start pga || die "PG-A did not start"
 A_HOST=$PGHOST A_PORT=$PGPORT
 log "PG-A on port $A_PORT, PG-B on port $B_PORT"
@@ -134,7 +148,7 @@ CREATE TABLE native.blog_entries (key text COLLATE \"C\" PRIMARY KEY, title text
 CREATE TABLE native.tagged_posts (key text COLLATE \"C\", column_name timeuuid, value text,
                                   PRIMARY KEY (key, column_name));"
 psql_b -c "$NATIVE_DDL"
-psql_a -v hosts="$C_HOST:$C_PORT" -v fetch="$FETCH" -v bhost="$B_HOST" -v bport="$B_PORT" <<SQL
+psql_a -v hosts="$C_HOSTS" -v fetch="$FETCH" -v bhost="$B_HOST" -v bport="$B_PORT" <<SQL
 $NATIVE_DDL
 CREATE EXTENSION postgres_fdw;
 CREATE SERVER bench FOREIGN DATA WRAPPER colfam_fdw
@@ -380,6 +394,9 @@ mkdir -p "$(dirname "$OUT")"
        "$(psql_a -At -c 'SELECT count(*) FROM native.tagged_posts') TaggedPosts columns (20 tags and __notag__)." \
        "Checked identical across the three schemas before measuring."
   echo "Load: stress ${LOAD_STRESS}s; COPY out through colfam_fdw ${LOAD_EXPORT}s; COPY into both native copies with their primary keys ${LOAD_NATIVE}s."
+  echo
+  echo "Transports: colfam_fdw → colfamd over $( [[ $TRANSPORT == unix ]] && echo "colfamd's unix socket (rpc_unix_socket)" || echo "TCP on loopback ($C_HOST)");" \
+       "postgres_fdw → PG-B over PG-B's unix socket directory; pgbench → PG-A over PG-A's unix socket directory."
   echo
   echo "Settings: fetch_size $FETCH on both the colfam_fdw and the postgres_fdw server (postgres_fdw" \
        "with extensions 'colfam_fdw', so timeuuid operators ship); PostgreSQL: shared_buffers 256MB," \

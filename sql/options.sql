@@ -40,6 +40,13 @@ ALTER SERVER s OPTIONS (hosts 'bad host');
 ALTER SERVER s OPTIONS (hosts '[::1');
 ALTER SERVER s OPTIONS (hosts '[]:9160');
 ALTER SERVER s OPTIONS (hosts '[::1]x');
+-- hosts: colfamd's unix socket (its rpc_unix_socket), alone or mixed with host:port
+ALTER SERVER s OPTIONS (hosts '/tmp/colfamd.sock, 127.0.0.1:9160, /run/colfam/b.sock');
+SELECT srvoptions FROM pg_foreign_server WHERE srvname = 's';
+ALTER SERVER s OPTIONS (DROP hosts);
+ALTER SERVER s OPTIONS (hosts '127.0.0.1, /tmp/');
+ALTER SERVER s OPTIONS (hosts '/tmp/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.sock');
+ALTER SERVER s OPTIONS (hosts E'/tmp/a\tb.sock');
 -- keyspace
 ALTER SERVER s OPTIONS (keyspace '');
 ALTER SERVER s OPTIONS (keyspace 'Bloggy Appy');

@@ -75,7 +75,9 @@ typedef bool (*cfc_cancel_fn) (void *arg);
 /* Connection options; zero-initialise, set what you need, cfc_new copies them. */
 typedef struct cfc_options
 {
-	const char *hosts;			/* "h1:9160,h2,[::1]:9161" (port default 9160); required */
+	const char *hosts;			/* "h1:9160,h2,[::1]:9161" (port default 9160), an entry
+								 * that begins with '/' a unix socket's path
+								 * (colfamd's rpc_unix_socket); required */
 	int			connect_timeout_ms; /* per address; 0: default */
 	int			io_timeout_ms;	/* per wait while sending or receiving; 0: default */
 	size_t		max_frame;		/* largest frame sent or accepted; 0: default */

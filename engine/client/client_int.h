@@ -12,9 +12,10 @@
 
 typedef struct cfc_host_addr
 {
-	char	   *host;			/* without brackets */
-	char		port[8];
-	char	   *desc;			/* "host:port" or "[v6]:port", for messages */
+	char	   *host;			/* without brackets; the path of a unix socket */
+	char		port[8];		/* "" for a unix socket */
+	char	   *desc;			/* "host:port", "[v6]:port" or the socket's path */
+	bool		unix_socket;	/* host is a unix-domain socket's path */
 } cfc_host_addr;
 
 struct cfc_conn

@@ -2,16 +2,27 @@
  * client/conn.c — the connection: options and host list, connect with failover,
  * framed I/O with poll()-based timeouts and the cancel hook.
  *
- * The socket is non-blocking from the start, so every wait is a poll() we control: in
- * slices of CFC_POLL_SLICE_MS, with the cancel callback asked between slices, up to
- * the timeout of that wait. EINTR is not an error (a backend gets signals); it just
- * starts the next slice. send() uses MSG_NOSIGNAL: a dead peer is an error, not a
- * SIGPIPE. The reply to a request just sent is waited for before it is read (a recv
- * then would only find nothing: one syscall per call saved).
+ * The socket is non-blocking while it connects, so that wait is a poll() we control:
+ * in slices of CFC_POLL_SLICE_MS, with the cancel callback asked between slices, up to
+ * the timeout. Once connected it blocks with SO_RCVTIMEO of one slice, so a reply is
+ * read by recv() alone, which returns when bytes arrive or a slice has passed (then
+ * the cancel callback and the timeout are checked, and it waits again): a round trip
+ * is one send and one recv, where a poll() before each recv cost a third system call
+ * per call. send() never blocks (MSG_DONTWAIT; a full socket buffer is waited for with
+ * poll) and uses MSG_NOSIGNAL: a dead peer is an error, not a SIGPIPE. EINTR is not an
+ * error (a backend gets signals; a socket with a timeout is not restarted by
+ * SA_RESTART, so a cancel is seen at once); it just starts the next slice.
+ *
+ * A host list entry that begins with '/' is the path of colfamd's unix-domain socket
+ * (rpc_unix_socket), as a libpq host that begins with '/' is a socket directory: a
+ * local client saves TCP's per-packet work (checksums, the loopback's softirq) on
+ * every round trip. Such entries mix freely with host:port ones, and failover goes
+ * along the list whatever the kind.
  */
 #include "client/client_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -22,6 +33,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/unixsock.h"
 
 /* ---------------------------------------------------------------- options */
 
@@ -38,7 +51,27 @@ dup_str(const char *s, size_t n)
 	return d;
 }
 
-/* Parses one entry of the host list ("h", "h:p", "[v6]", "[v6]:p"), trimmed. */
+/* A host list entry that is a unix socket's path (n bytes from s, trimmed). */
+static cf_status *
+parse_socket_path(const char *s, size_t n, cfc_host_addr *out)
+{
+	if (n > CF_UNIX_PATH_MAX)
+		return cf_status_make(CF_ERR_INVALID, "hosts: the unix socket path \"%.*s%s\" is %zu "
+							  "bytes long; the system allows at most %zu",
+							  (int) (n > 120 ? 120 : n), s, n > 120 ? "..." : "", n,
+							  (size_t) CF_UNIX_PATH_MAX);
+	out->unix_socket = true;
+	out->host = dup_str(s, n);
+	out->desc = dup_str(s, n);
+	if (out->host == NULL || out->desc == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	return NULL;
+}
+
+/*
+ * Parses one entry of the host list ("h", "h:p", "[v6]", "[v6]:p", or "/path" of a
+ * unix socket), trimmed.
+ */
 static cf_status *
 parse_host(const char *s, size_t n, cfc_host_addr *out)
 {
@@ -54,7 +87,9 @@ parse_host(const char *s, size_t n, cfc_host_addr *out)
 		n--;
 	if (n == 0)
 		return cf_status_make(CF_ERR_INVALID, "hosts: empty entry in the host list "
-							  "(expected \"host[:port],...\")");
+							  "(expected \"host[:port],...\" or /socket/path)");
+	if (s[0] == '/')
+		return parse_socket_path(s, n, out);
 	host = s;
 	host_len = n;
 	if (s[0] == '[')
@@ -130,7 +165,8 @@ parse_hosts(cfc_conn *c, const char *list)
 
 	if (list == NULL)
 		return cf_status_make(CF_ERR_INVALID, "hosts: no host given (expected "
-							  "\"host[:port],...\", default port %d)", CFC_DEFAULT_PORT);
+							  "\"host[:port],...\", default port %d, or a unix socket's "
+							  "/path)", CFC_DEFAULT_PORT);
 	for (p = list; *p; p++)
 		n += *p == ',';
 	c->hosts = calloc((size_t) n, sizeof(*c->hosts));
@@ -262,6 +298,23 @@ now_ms(void)
 }
 
 /*
+ * Between two slices of a wait that began with deadline = start + timeout_ms: the
+ * error when the cancel callback says so or the deadline has passed, else NULL.
+ */
+static cf_status *
+wait_over(cfc_conn *c, int64_t deadline, int timeout_ms, const char *what,
+		  const char *desc)
+{
+	if (c->cancel != NULL && c->cancel(c->cancel_arg))
+		return cf_status_make(CF_ERR_CANCELLED, "%s %s: cancelled", what, desc);
+	if (deadline - now_ms() <= 0)
+		return cf_status_make(CF_ERR_TIMEOUT, "%s %s: no progress in %d ms "
+							  "(the host may be overloaded or unreachable)",
+							  what, desc, timeout_ms);
+	return NULL;
+}
+
+/*
  * Waits until fd is ready for events, at most timeout_ms, asking the cancel callback
  * every slice. what/desc name the operation for the messages.
  */
@@ -276,13 +329,10 @@ wait_fd(cfc_conn *c, int fd, short events, int timeout_ms, const char *what,
 		struct pollfd pfd = {fd, events, 0};
 		int64_t		left = deadline - now_ms();
 		int			r;
+		cf_status  *s;
 
-		if (c->cancel != NULL && c->cancel(c->cancel_arg))
-			return cf_status_make(CF_ERR_CANCELLED, "%s %s: cancelled", what, desc);
-		if (left <= 0)
-			return cf_status_make(CF_ERR_TIMEOUT, "%s %s: no progress in %d ms "
-								  "(the host may be overloaded or unreachable)",
-								  what, desc, timeout_ms);
+		if ((s = wait_over(c, deadline, timeout_ms, what, desc)) != NULL)
+			return s;
 		r = poll(&pfd, 1, (int) (left < CFC_POLL_SLICE_MS ? left : CFC_POLL_SLICE_MS));
 		if (r > 0)
 			return NULL;		/* ready, or an error condition the next call reports */
@@ -320,7 +370,9 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 							ai->ai_protocol);
 	int			one = 1;
 	int			soerr = 0;
+	int			flags;
 	socklen_t	len = sizeof(soerr);
+	struct timeval slice = {CFC_POLL_SLICE_MS / 1000, (CFC_POLL_SLICE_MS % 1000) * 1000};
 
 	if (fd < 0)
 	{
@@ -329,6 +381,24 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 	}
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
 	{
+		/* a unix socket does not connect in the background: EAGAIN is a full backlog */
+		if (errno == EAGAIN && ai->ai_family == AF_UNIX)
+		{
+			*err = cf_status_make(CF_ERR_IO, "connecting to %s: the server's queue of new "
+								  "connections is full", desc);
+			close(fd);
+			return -1;
+		}
+		if (ai->ai_family == AF_UNIX && (errno == ENOENT || errno == ECONNREFUSED))
+		{
+			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s (%s)", desc,
+								  strerror(errno), errno == ENOENT ?
+								  "no socket there: is colfamd running with this "
+								  "rpc_unix_socket?" :
+								  "nothing accepts on it: colfamd may have stopped");
+			close(fd);
+			return -1;
+		}
 		if (errno != EINPROGRESS && errno != EINTR)
 		{
 			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s", desc, strerror(errno));
@@ -347,8 +417,41 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 		}
 	}
 	/* Requests are one write each; never wait for Nagle. Failure only costs latency. */
-	(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (ai->ai_family != AF_UNIX)
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* from now on recv blocks, one slice at a time (see the top of the file) */
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &slice, sizeof(slice)) < 0)
+	{
+		*err = cf_status_errno(errno, "connecting to %s: setting the socket's timeout", desc);
+		close(fd);
+		return -1;
+	}
 	return fd;
+}
+
+/* Connects to the unix socket of host i; NULL on success with c->fd set. */
+static cf_status *
+connect_unix(cfc_conn *c, int i)
+{
+	const cfc_host_addr *h = &c->hosts[i];
+	struct sockaddr_un sa;
+	struct addrinfo ai = {0};
+	cf_status  *err;
+	int			fd;
+
+	if ((err = cf_unix_sockaddr(h->host, &sa, &ai.ai_addrlen)) != NULL)
+		return err;
+	ai.ai_family = AF_UNIX;
+	ai.ai_socktype = SOCK_STREAM;
+	ai.ai_addr = (struct sockaddr *) &sa;
+	fd = connect_addr(c, &ai, h->desc, &err);
+	if (fd < 0)
+		return err;
+	c->fd = fd;
+	c->host = i;
+	c->rpos = c->rlen = 0;
+	return NULL;
 }
 
 /* Connects to host i (any of its addresses); NULL on success with c->fd set. */
@@ -361,6 +464,8 @@ connect_host(cfc_conn *c, int i)
 	cf_status  *err = NULL;
 	int			r;
 
+	if (h->unix_socket)
+		return connect_unix(c, i);
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
@@ -475,7 +580,8 @@ cfc_send_frame(cfc_conn *c, const char *what, bool *lost)
 
 	while (off < c->wbuf.len)
 	{
-		ssize_t		r = send(c->fd, c->wbuf.data + off, c->wbuf.len - off, MSG_NOSIGNAL);
+		ssize_t		r = send(c->fd, c->wbuf.data + off, c->wbuf.len - off,
+							 MSG_NOSIGNAL | MSG_DONTWAIT);
 		cf_status  *s;
 
 		if (r > 0)
@@ -500,6 +606,12 @@ cfc_send_frame(cfc_conn *c, const char *what, bool *lost)
 static cf_status *
 recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 {
+	int64_t		deadline = 0;	/* of the wait in progress, 0 when none */
+
+	/*
+	 * c->awaiting (a reply to a request just sent) needs nothing here: recv blocks,
+	 * so it never returns early with nothing, and no poll has to come first.
+	 */
 	for (;;)
 	{
 		size_t		have = c->rlen - c->rpos;
@@ -517,20 +629,16 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 			return NULL;
 		/* The buffer is empty now. */
 		c->rpos = c->rlen = 0;
-		if (c->awaiting)
-		{
-			/* a reply to a request just sent: wait first, recv would find nothing */
-			c->awaiting = false;
-			if ((s = wait_io(c, POLLIN, what)) != NULL)
-				return s;
-		}
 		if (n >= CFC_RBUF_SIZE)
 			into = dst, room = n;
 		else
 			into = c->rbuf, room = CFC_RBUF_SIZE;
-		r = recv(c->fd, into, room, 0);
+		if (deadline == 0)
+			deadline = now_ms() + c->io_timeout_ms;
+		r = recv(c->fd, into, room, 0);	/* returns within a slice */
 		if (r > 0)
 		{
+			deadline = 0;		/* progress: the next wait has its own timeout */
 			if (into == dst)
 				dst += r, n -= (size_t) r;
 			else
@@ -539,12 +647,15 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 		}
 		if (r == 0)
 			return io_failed(c, 0, what, lost);
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
 			return io_failed(c, errno, what, lost);
-		if ((s = wait_io(c, POLLIN, what)) != NULL)
+		/* a slice passed or a signal came, and nothing arrived */
+		if ((s = wait_over(c, deadline, c->io_timeout_ms, what,
+						   c->hosts[c->host].desc)) != NULL)
+		{
+			cfc_close_socket(c);
 			return s;
+		}
 	}
 }
 

@@ -2,8 +2,8 @@
  * server/colfamd_main.c — colfamd, the column-family store node.
  *
  * Start-up, in an order that fails fast and leaves nothing behind: the configuration
- * (defaults, the file, the command line; exit 2 if wrong), the listening socket (exit 1
- * on a busy port, before the database's replay could take minutes), the pid file, the
+ * (defaults, the file, the command line; exit 2 if wrong), the listening sockets (TCP,
+ * and rpc_unix_socket when set; exit 1 on a busy port or socket, before the database's replay could take minutes), the pid file, the
  * database (cf_db_open on the configured directories), then the event loops. Runs in
  * the foreground and logs to stderr. SIGTERM, SIGINT or SIGHUP: stop accepting, finish
  * the requests already received (up to shutdown_timeout_in_ms), flush and close the
@@ -273,7 +273,8 @@ serve(colfamd *d)
 		cf_log_error(LOG, "cannot listen for clients: %s", cf_status_msg(s));
 		if (cf_status_code(s) == CF_ERR_BUSY)
 			cf_log_error(LOG, "hint: stop the process using it, or choose another "
-						 "rpc_port or rpc_address");
+						 "rpc_port or rpc_address%s", cfg->rpc_unix_socket ?
+						 " (or rpc_unix_socket)" : "");
 		cf_status_free(s);
 		return 1;
 	}
@@ -300,6 +301,9 @@ serve(colfamd *d)
 				"%d MiB; %u event loops, %u workers; at most %d connections)",
 				cf_server_address(d->srv), cfg->thrift_framed_transport_size_in_mb,
 				cf_server_io_threads(d->srv), so.worker_threads, cfg->rpc_max_connections);
+	if (cf_server_unix_path(d->srv) != NULL)
+		cf_log_info(LOG, "listening for Thrift clients on the unix socket %s (mode %04o)",
+					cf_server_unix_path(d->srv), (unsigned) cfg->rpc_unix_socket_mode);
 
 	while (sigwait(&sigs, &sig) != 0)
 		;

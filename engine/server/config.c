@@ -18,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server/config_int.h"
 #include "util/env.h"
+#include "util/unixsock.h"
 
 _Static_assert(sizeof(cf_partitioner) == sizeof(int), "enum keys are stored as int");
 _Static_assert(sizeof(cf_commitlog_sync_mode) == sizeof(int), "enum keys are stored as int");
@@ -73,6 +75,8 @@ static const cfg_enum log_levels[] = {
 	{#name, CFG_BOOL, OFF(name), def, 0, 0, NULL, NULL, false, NULL, help}
 #define LISTK(name, def, help) \
 	{#name, CFG_LIST, OFF(name), def, 0, 0, NULL, NULL, false, NULL, help}
+#define MODEK(name, def, need, help) \
+	{#name, CFG_MODE, OFF(name), def, need, 0777, NULL, NULL, false, NULL, help}
 #define ENUMK(name, def, tab, prefix, icase, help) \
 	{#name, CFG_ENUM, OFF(name), def, 0, 0, tab, prefix, icase, NULL, help}
 
@@ -86,6 +90,11 @@ const cfg_key cfg_keys[] = {
 
 	STRK(rpc_address, "127.0.0.1", "address clients connect to (0.0.0.0: every address)"),
 	INTK(rpc_port, "9160", 1, 65535, "port of the Thrift API"),
+	OPTK(rpc_unix_socket, "also serve the Thrift API on this unix-domain socket, for "
+		 "local clients (hosts '/path' in libcolfam, colfam_fdw and colfam -h); empty: "
+		 "TCP only"),
+	MODEK(rpc_unix_socket_mode, "0700", 0600,
+		  "permissions of rpc_unix_socket: who may connect (0770: its group too)"),
 	BOOLK(rpc_keepalive, "true", "TCP keepalive on client connections"),
 	INTK(rpc_send_buff_size_in_bytes, "0", 0, 1 << 30,
 		 "SO_SNDBUF of client sockets (0: the OS's)"),
@@ -250,6 +259,10 @@ cfg_key_valid(const cfg_key *k, char *out, size_t n)
 		case CFG_LIST:
 			snprintf(out, n, "a list of non-empty strings (a YAML sequence, or comma-separated)");
 			break;
+		case CFG_MODE:
+			snprintf(out, n, "permission bits in octal, such as 0700 or 0770, with at least "
+					 "%04lo set", k->min);
+			break;
 		case CFG_ENUM:
 			out[0] = '\0';
 			for (const cfg_enum *e = k->enums; e->name; e++)
@@ -402,6 +415,20 @@ cfg_set_text(cf_config *cfg, const cfg_key *k, const char *value, const char *or
 			if (!parse_bool(value, (bool *) field))
 				return bad_value(k, value, origin);
 			return NULL;
+		case CFG_MODE:
+			{
+				char	   *end;
+				long		v;
+
+				/* octal whatever the leading digit: "700" is chmod's 700, not 0x2bc */
+				errno = 0;
+				v = strtol(value, &end, 8);
+				if (errno || end == value || *trim(end) != '\0' || value[0] == '-' ||
+					value[0] == '+' || v > k->max || (v & k->min) != k->min)
+					return bad_value(k, value, origin);
+				*(int *) field = (int) v;
+				return NULL;
+			}
 		case CFG_ENUM:
 			if (!parse_enum(k, value, (int *) field))
 				return bad_value(k, value, origin);
@@ -501,6 +528,48 @@ check_readable(const char *key, const char *path)
 	return NULL;
 }
 
+/*
+ * rpc_unix_socket: absolute (clients tell a socket path from a host name by its '/'),
+ * short enough for sun_path, in a directory that exists and colfamd may create it in.
+ */
+static cf_status *
+check_unix_socket(const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t	salen;
+	char	   *dir;
+	char	   *slash;
+	struct stat st;
+	cf_status  *s = NULL;
+
+	if (path[0] != '/')
+		return cf_status_make(CF_ERR_INVALID, "rpc_unix_socket \"%.200s\" must be an absolute "
+							  "path: clients tell a socket from a host name by its leading '/'",
+							  path);
+	if (path[strlen(path) - 1] == '/')
+		return cf_status_make(CF_ERR_INVALID, "rpc_unix_socket \"%.200s\" names a directory; "
+							  "name the socket file in it, such as %scolfamd.sock", path, path);
+	if ((s = cf_unix_sockaddr(path, &sa, &salen)) != NULL)
+		return cf_status_wrap(s, "rpc_unix_socket");
+	if ((dir = strdup(path)) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "configuration: out of memory");
+	slash = strrchr(dir, '/');
+	slash[slash == dir ? 1 : 0] = '\0';
+	if (stat(dir, &st) != 0)
+		s = cf_status_make(CF_ERR_INVALID, "rpc_unix_socket \"%.200s\": its directory %s: %s "
+						   "(create it first, or choose another path)", path, dir,
+						   strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		s = cf_status_make(CF_ERR_INVALID, "rpc_unix_socket \"%.200s\": %s is not a directory",
+						   path, dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		s = cf_status_make(CF_ERR_INVALID, "rpc_unix_socket \"%.200s\": colfamd may not create "
+						   "files in %s (%s); choose a directory it owns, such as its data "
+						   "directory's parent or /tmp", path, dir, strerror(errno));
+	free(dir);
+	return s;
+}
+
 cf_status *
 cf_config_validate(const cf_config *cfg)
 {
@@ -527,6 +596,8 @@ cf_config_validate(const cf_config *cfg)
 		return cf_status_make(CF_ERR_INVALID, "authority SimpleAuthority needs "
 							  "auth_access_file (an access.properties file)");
 	if (cfg->auth_passwd_file && (s = check_readable("auth_passwd_file", cfg->auth_passwd_file)))
+		return s;
+	if (cfg->rpc_unix_socket && (s = check_unix_socket(cfg->rpc_unix_socket)) != NULL)
 		return s;
 	if (cfg->auth_access_file && (s = check_readable("auth_access_file", cfg->auth_access_file)))
 		return s;
@@ -594,6 +665,9 @@ cf_config_write(const cf_config *cfg, FILE *out)
 			case CFG_ENUM:
 				fprintf(out, " %s%s", k->prefix ? k->prefix : "",
 						enum_name(k, *(const int *) field));
+				break;
+			case CFG_MODE:
+				fprintf(out, " \"%04o\"", (unsigned) *(const int *) field);
 				break;
 			case CFG_STR:
 			case CFG_OPTSTR:
@@ -731,4 +805,6 @@ cf_config_server_options(const cf_config *cfg, cf_server_options *o)
 	o->keepalive = cfg->rpc_keepalive;
 	o->send_buffer = cfg->rpc_send_buff_size_in_bytes;
 	o->recv_buffer = cfg->rpc_recv_buff_size_in_bytes;
+	o->unix_path = cfg->rpc_unix_socket;
+	o->unix_mode = (unsigned) cfg->rpc_unix_socket_mode;
 }

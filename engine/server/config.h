@@ -78,6 +78,8 @@ typedef struct cf_config
 	/* clients (Thrift) */
 	char	   *rpc_address;	/* "127.0.0.1" */
 	int			rpc_port;		/* 9160 */
+	char	   *rpc_unix_socket;	/* optional: also listen on this unix socket */
+	int			rpc_unix_socket_mode;	/* 0700: its permission bits */
 	bool		rpc_keepalive;	/* true */
 	int			rpc_send_buff_size_in_bytes;	/* 0: the OS default */
 	int			rpc_recv_buff_size_in_bytes;	/* 0: the OS default */

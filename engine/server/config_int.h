@@ -17,6 +17,8 @@ typedef enum cfg_type
 	CFG_DOUBLE,					/* double in [min, max] */
 	CFG_LIST,					/* cf_strlist, at least one non-empty entry */
 	CFG_ENUM,					/* an enum stored as int, named by enums[] */
+	CFG_MODE,					/* int: permission bits in octal, as chmod takes them,
+								 * that include min (bits that must be set) */
 } cfg_type;
 
 typedef struct cfg_enum

@@ -34,12 +34,24 @@
 #define UNFRAMED_NAME_MAX 1024
 
 void
-cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out, size_t n)
+cf_srv_format_peer(int fd, const struct sockaddr_storage *sa, socklen_t len, char *out,
+				   size_t n)
 {
 	char		host[INET6_ADDRSTRLEN];
 	char		serv[8];
 
-	if (getnameinfo((const struct sockaddr *) sa, len, host, sizeof(host), serv,
+	if (sa->ss_family == AF_UNIX)
+	{
+		/* a client's end of a unix socket has no name: its process is what tells */
+		struct ucred cred;
+		socklen_t	clen = sizeof(cred);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
+			snprintf(out, n, "unix socket, pid %ld", (long) cred.pid);
+		else
+			snprintf(out, n, "unix socket");
+	}
+	else if (getnameinfo((const struct sockaddr *) sa, len, host, sizeof(host), serv,
 					sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
 		snprintf(out, n, "?");
 	else if (sa->ss_family == AF_INET6)
@@ -732,9 +744,12 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 		conn_not_made(srv, fd);
 		return;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (srv->o.keepalive)
-		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	if (sa->ss_family != AF_UNIX)
+	{
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (srv->o.keepalive)
+			setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	}
 	if (srv->o.send_buffer > 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &srv->o.send_buffer, sizeof(int));
 	if (srv->o.recv_buffer > 0)
@@ -753,7 +768,7 @@ cf_srv_conn_new(srv_loop *l, int fd, const struct sockaddr_storage *sa, socklen_
 	c->peer.id = atomic_fetch_add(&srv->next_id, 1) + 1;
 	memcpy(&c->peer.sa, sa, salen);
 	c->peer.salen = salen;
-	cf_srv_format_peer(sa, salen, c->peer.addr, sizeof(c->peer.addr));
+	cf_srv_format_peer(fd, sa, salen, c->peer.addr, sizeof(c->peer.addr));
 	cf_frame_reader_init(&c->rd, CF_SERVER_FRAME_MIN, srv->o.max_frame);
 	c->events = EPOLLIN;
 	e.events = EPOLLIN;

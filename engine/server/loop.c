@@ -1,5 +1,5 @@
 /*
- * server/loop.c — one event loop: epoll over the listening socket, a wake-up eventfd
+ * server/loop.c — one event loop: epoll over the listening sockets, a wake-up eventfd
  * and the connections this loop owns (conn.c); accepting and handing connections out,
  * the mailbox (finished jobs, handed-off sockets), and the shutdown's state changes.
  *
@@ -82,7 +82,7 @@ log_refusal(cf_server *srv, const char *peer, const char *why)
 
 /* Out of descriptors: accept the pending connection with the spare one and close it. */
 static void
-accept_out_of_fds(cf_server *srv, int err)
+accept_out_of_fds(cf_server *srv, int listen_fd, int err)
 {
 	int			fd;
 
@@ -91,7 +91,7 @@ accept_out_of_fds(cf_server *srv, int err)
 	{
 		close(srv->spare_fd);
 		srv->spare_fd = -1;
-		fd = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0)
 		{
 			close(fd);
@@ -105,8 +105,9 @@ accept_out_of_fds(cf_server *srv, int err)
 				"rpc_max_connections)" : "the system has no file descriptor left");
 }
 
+/* Accepts up to ACCEPT_BATCH connections on listen_fd (TCP or unix; where names it). */
 static void
-accept_some(srv_loop *l)
+accept_some(srv_loop *l, int listen_fd, const char *where)
 {
 	cf_server  *srv = l->srv;
 
@@ -114,7 +115,7 @@ accept_some(srv_loop *l)
 	{
 		struct sockaddr_storage sa;
 		socklen_t	salen = sizeof(sa);
-		int			fd = accept4(srv->listen_fd, (struct sockaddr *) &sa, &salen,
+		int			fd = accept4(listen_fd, (struct sockaddr *) &sa, &salen,
 								 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		srv_loop   *to;
 
@@ -123,9 +124,9 @@ accept_some(srv_loop *l)
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno == EMFILE || errno == ENFILE)
-				accept_out_of_fds(srv, errno);
+				accept_out_of_fds(srv, listen_fd, errno);
 			else if (errno != EAGAIN && errno != EWOULDBLOCK)
-				cf_log_error(SRV_LOG, "accept on %s: %s", srv->addrstr, strerror(errno));
+				cf_log_error(SRV_LOG, "accept on %s: %s", where, strerror(errno));
 			return;
 		}
 		if (atomic_fetch_add(&srv->nconns, 1) >= srv->o.max_connections)
@@ -134,9 +135,9 @@ accept_some(srv_loop *l)
 			char		why[96];
 
 			atomic_fetch_sub(&srv->nconns, 1);
+			cf_srv_format_peer(fd, &sa, salen, peer, sizeof(peer));
 			close(fd);
 			srv_stat_add(&srv->st_refused, 1);
-			cf_srv_format_peer(&sa, salen, peer, sizeof(peer));
 			snprintf(why, sizeof(why), "%u connections are open (rpc_max_connections)",
 					 srv->o.max_connections);
 			log_refusal(srv, peer, why);
@@ -221,6 +222,8 @@ state_changed(srv_loop *l, int st)
 		if (l->listening)
 		{
 			epoll_ctl(l->ep, EPOLL_CTL_DEL, srv->listen_fd, NULL);
+			if (srv->unix_fd >= 0)
+				epoll_ctl(l->ep, EPOLL_CTL_DEL, srv->unix_fd, NULL);
 			l->listening = false;
 		}
 		pthread_mutex_lock(&srv->mu);
@@ -289,7 +292,12 @@ cf_srv_loop_main(void *arg)
 			if (kind == SRV_EV_LISTEN)
 			{
 				if (l->listening)
-					accept_some(l);
+					accept_some(l, srv->listen_fd, srv->addrstr);
+			}
+			else if (kind == SRV_EV_LISTEN_UNIX)
+			{
+				if (l->listening)
+					accept_some(l, srv->unix_fd, srv->unix_path);
 			}
 			else if (kind == SRV_EV_WAKE)
 				take_mail(l);

@@ -7,6 +7,13 @@
  * its clients. The socket is in every loop's epoll with EPOLLEXCLUSIVE (one loop woken
  * per connection) and whichever loop accepts hands the connection round-robin to a
  * loop: EPOLLEXCLUSIVE alone would give every connection to the first idle loop.
+ *
+ * The unix socket, when configured, is a second listener handled the same way. Its
+ * file outlives a colfamd that is killed, so start-up replaces a socket file nobody
+ * accepts on (connect says ECONNREFUSED), as PostgreSQL and Redis do, and refuses
+ * anything else: a live socket is another server's, and a regular file or directory
+ * is not ours to delete. Permissions are set between bind and listen, so no client
+ * can connect while the file still has the umask's mode.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,15 +27,18 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "server/server_int.h"
 #include "util/log.h"
+#include "util/unixsock.h"
 
 #define DEFAULT_MAX_FRAME ((size_t) 15 << 20)
 #define DEFAULT_MAX_CONNECTIONS 1024u
 #define DEFAULT_CONN_BUFFER ((size_t) 4 << 20)
+#define DEFAULT_UNIX_MODE 0700
 
 /* Extra time the forced close gives running requests before shutdown gives up. */
 #define FORCE_GRACE_MS 1000
@@ -113,6 +123,113 @@ open_listener(cf_server *srv)
 	return NULL;
 }
 
+/*
+ * Whether a socket file is left at path that may be replaced: NULL when there is
+ * none or it is a socket nobody accepts on (then *stale is set), else the error.
+ */
+static cf_status *
+check_unix_path(const char *path, const struct sockaddr_un *sa, socklen_t salen, bool *stale)
+{
+	struct stat st;
+	int			fd;
+	int			err;
+
+	*stale = false;
+	if (lstat(path, &st) != 0)
+	{
+		if (errno == ENOENT)
+			return NULL;
+		return cf_status_errno(errno, "unix socket %s", path);
+	}
+	if (!S_ISSOCK(st.st_mode))
+		return cf_status_make(CF_ERR_INVALID, "unix socket %s: a file that is not a socket is "
+							  "in the way; remove it or choose another rpc_unix_socket", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cf_status_errno(errno, "creating a unix socket to probe %s", path);
+	err = connect(fd, (const struct sockaddr *) sa, salen) == 0 ? 0 : errno;
+	close(fd);
+	if (err == ECONNREFUSED)
+	{
+		*stale = true;
+		return NULL;
+	}
+	if (err == 0 || err == EAGAIN)
+		return cf_status_make(CF_ERR_BUSY, "unix socket %s is in use: another server accepts "
+							  "on it", path);
+	return cf_status_errno(err, "unix socket %s: probing whether a server uses it", path);
+}
+
+/* Binds and listens on the unix socket srv->unix_path, replacing a stale one. */
+static cf_status *
+open_unix_listener(cf_server *srv)
+{
+	const char *path = srv->unix_path;
+	unsigned	mode = srv->o.unix_mode ? srv->o.unix_mode : DEFAULT_UNIX_MODE;
+	struct sockaddr_un sa;
+	socklen_t	salen;
+	struct stat st;
+	bool		stale;
+	cf_status  *s;
+	int			fd;
+
+	if ((s = cf_unix_sockaddr(path, &sa, &salen)) != NULL)
+		return s;
+	if ((s = check_unix_path(path, &sa, salen, &stale)) != NULL)
+		return s;
+	if (stale)
+	{
+		if (unlink(path) != 0 && errno != ENOENT)
+			return cf_status_errno(errno, "removing the stale unix socket %s", path);
+		cf_log_info(SRV_LOG, "removed the stale unix socket %s (nothing accepted on it)", path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cf_status_errno(errno, "creating a unix socket for %s", path);
+	if (bind(fd, (struct sockaddr *) &sa, salen) != 0)
+	{
+		int			err = errno;
+
+		close(fd);
+		if (err == EADDRINUSE)
+			return cf_status_make(CF_ERR_BUSY, "unix socket %s is in use (made by another "
+								  "process as this one started)", path);
+		return cf_status_errno(err, "binding the unix socket %s", path);
+	}
+	if (lstat(path, &st) == 0)
+	{
+		srv->unix_dev = st.st_dev;
+		srv->unix_ino = st.st_ino;
+		srv->unix_made = true;
+	}
+	srv->unix_fd = fd;
+	if (chmod(path, (mode_t) mode) != 0)
+		return cf_status_errno(errno, "setting mode %04o on the unix socket %s", mode, path);
+	if (srv->o.recv_buffer > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &srv->o.recv_buffer, sizeof(int));
+	if (listen(fd, SOMAXCONN) != 0)
+		return cf_status_errno(errno, "listening on the unix socket %s", path);
+	return NULL;
+}
+
+/* Closes the unix listener and removes its file, if the file is still the one made. */
+static void
+close_unix_listener(cf_server *srv)
+{
+	struct stat st;
+
+	if (srv->unix_fd >= 0)
+		close(srv->unix_fd);
+	srv->unix_fd = -1;
+	if (!srv->unix_made)
+		return;
+	srv->unix_made = false;
+	if (lstat(srv->unix_path, &st) == 0 && st.st_dev == srv->unix_dev &&
+		st.st_ino == srv->unix_ino && unlink(srv->unix_path) != 0)
+		cf_log_warn(SRV_LOG, "cannot remove the unix socket %s: %s", srv->unix_path,
+					strerror(errno));
+}
+
 cf_status *
 cf_server_create(const cf_server_options *opts, const cf_server_handler *h, cf_server **out)
 {
@@ -136,6 +253,7 @@ cf_server_create(const cf_server_options *opts, const cf_server_handler *h, cf_s
 	srv->o = *opts;
 	srv->h = *h;
 	srv->listen_fd = -1;
+	srv->unix_fd = -1;
 	srv->spare_fd = -1;
 	if (srv->o.max_frame == 0)
 		srv->o.max_frame = DEFAULT_MAX_FRAME;
@@ -153,6 +271,16 @@ cf_server_create(const cf_server_options *opts, const cf_server_handler *h, cf_s
 	srv->nworkers = opts->worker_threads;
 	srv->address = strdup(opts->address ? opts->address : "127.0.0.1");
 	srv->o.address = srv->address;
+	if (opts->unix_path != NULL && opts->unix_path[0] != '\0')
+	{
+		srv->unix_path = strdup(opts->unix_path);
+		if (srv->unix_path == NULL)
+		{
+			cf_server_free(srv);
+			return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory");
+		}
+	}
+	srv->o.unix_path = srv->unix_path;
 	pthread_mutex_init(&srv->spare_mu, NULL);
 	pthread_mutex_init(&srv->pmu, NULL);
 	pthread_cond_init(&srv->pcv, NULL);
@@ -166,7 +294,8 @@ cf_server_create(const cf_server_options *opts, const cf_server_handler *h, cf_s
 		cf_server_free(srv);
 		return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory");
 	}
-	if ((s = open_listener(srv)) != NULL)
+	if ((s = open_listener(srv)) != NULL ||
+		(srv->unix_path != NULL && (s = open_unix_listener(srv)) != NULL))
 	{
 		cf_server_free(srv);
 		return s;
@@ -186,6 +315,12 @@ const char *
 cf_server_address(const cf_server *srv)
 {
 	return srv->addrstr;
+}
+
+const char *
+cf_server_unix_path(const cf_server *srv)
+{
+	return srv->unix_path;
 }
 
 unsigned
@@ -214,32 +349,45 @@ loop_init(srv_loop *l, unsigned idx)
 	return NULL;
 }
 
-/* The listening socket in every loop with EPOLLEXCLUSIVE, else (old kernels) in loop 0. */
+/* Adds the listeners (TCP, and unix if any) to loop l's epoll with events. */
+static int
+watch_in(cf_server *srv, srv_loop *l, uint32_t events)
+{
+	struct epoll_event e = {.events = events,.data.ptr = &l->listen_kind};
+
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, srv->listen_fd, &e) != 0)
+		return -1;
+	e.data.ptr = &l->unix_kind;
+	if (srv->unix_fd >= 0 && epoll_ctl(l->ep, EPOLL_CTL_ADD, srv->unix_fd, &e) != 0)
+	{
+		int			err = errno;
+
+		epoll_ctl(l->ep, EPOLL_CTL_DEL, srv->listen_fd, NULL);
+		errno = err;
+		return -1;
+	}
+	l->listening = true;
+	return 0;
+}
+
+/* The listening sockets in every loop with EPOLLEXCLUSIVE, else (old kernels) in loop 0. */
 static cf_status *
 watch_listener(cf_server *srv)
 {
-	struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE};
-
 	srv->exclusive = true;
 	for (unsigned i = 0; i < srv->nloops; i++)
 	{
-		e.data.ptr = &srv->loops[i].listen_kind;
-		if (epoll_ctl(srv->loops[i].ep, EPOLL_CTL_ADD, srv->listen_fd, &e) == 0)
-		{
-			srv->loops[i].listening = true;
+		if (watch_in(srv, &srv->loops[i], EPOLLIN | EPOLLEXCLUSIVE) == 0)
 			continue;
-		}
 		if (i == 0 && errno == EINVAL)
 		{
-			e.events = EPOLLIN;
-			if (epoll_ctl(srv->loops[0].ep, EPOLL_CTL_ADD, srv->listen_fd, &e) == 0)
+			if (watch_in(srv, &srv->loops[0], EPOLLIN) == 0)
 			{
-				srv->loops[0].listening = true;
 				srv->exclusive = false;
 				break;
 			}
 		}
-		return cf_status_errno(errno, "watching the listening socket");
+		return cf_status_errno(errno, "watching the listening sockets");
 	}
 	return NULL;
 }
@@ -264,6 +412,7 @@ cf_server_start(cf_server *srv)
 		l->idx = i;
 		l->wake_kind = SRV_EV_WAKE;
 		l->listen_kind = SRV_EV_LISTEN;
+		l->unix_kind = SRV_EV_LISTEN_UNIX;
 		l->ep = -1;
 		l->wakefd = -1;
 		pthread_mutex_init(&l->mu, NULL);
@@ -292,8 +441,9 @@ cf_server_start(cf_server *srv)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (s == NULL)
-		cf_log_debug(SRV_LOG, "serving %s with %u event loops (%s) and %u workers",
-					 srv->addrstr, srv->nloops, srv->exclusive ? "shared listener" :
+		cf_log_debug(SRV_LOG, "serving %s%s%s with %u event loops (%s) and %u workers",
+					 srv->addrstr, srv->unix_path ? " and " : "",
+					 srv->unix_path ? srv->unix_path : "", srv->nloops, srv->exclusive ? "shared listener" :
 					 "loop 0 accepts", srv->nworkers);
 	return s;
 }
@@ -400,6 +550,7 @@ cf_server_shutdown(cf_server *srv, int timeout_ms)
 	{
 		close(srv->listen_fd);
 		srv->listen_fd = -1;
+		close_unix_listener(srv);
 	}
 	if (!wait_until(srv, &deadline, no_connections))
 	{
@@ -456,6 +607,7 @@ cf_server_free(cf_server *srv)
 		cf_srv_pool_stop(srv);
 	if (srv->listen_fd >= 0)
 		close(srv->listen_fd);
+	close_unix_listener(srv);
 	if (srv->spare_fd >= 0)
 		close(srv->spare_fd);
 	pthread_mutex_destroy(&srv->spare_mu);
@@ -464,6 +616,7 @@ cf_server_free(cf_server *srv)
 	pthread_mutex_destroy(&srv->mu);
 	pthread_cond_destroy(&srv->cv);
 	free(srv->address);
+	free(srv->unix_path);
 	free(srv);
 }
 

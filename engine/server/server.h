@@ -32,8 +32,10 @@
  *
  * Threads: io_threads loop threads own the sockets; worker_threads run the handler
  * (0: the handler runs inline on the loop thread — only for handlers that never
- * block). The listening socket is shared by every loop (EPOLLEXCLUSIVE); an accepted
- * connection is handed round-robin to a loop, which owns it for life.
+ * block). The listening sockets (TCP, and the unix socket when there is one) are
+ * shared by every loop (EPOLLEXCLUSIVE); an accepted connection is handed round-robin
+ * to a loop, which owns it for life. Both kinds of connection are served alike: same
+ * framing, limits, sessions and authentication.
  *
  * Inline requests: a handle on a worker costs two thread hand-offs (loop → worker →
  * loop: a condition variable and an eventfd), several times the work of a short
@@ -139,6 +141,9 @@ typedef struct cf_server_options
 	bool		keepalive;		/* SO_KEEPALIVE on client sockets */
 	int			send_buffer;	/* SO_SNDBUF of client sockets; 0: the OS default */
 	int			recv_buffer;	/* SO_RCVBUF of client sockets; 0: the OS default */
+	const char *unix_path;		/* also listen on this unix-domain socket (local clients
+								 * skip TCP's per-packet cost); NULL or "": not */
+	unsigned	unix_mode;		/* its permission bits (as chmod); 0: 0700 */
 } cf_server_options;
 
 typedef struct cf_server cf_server;
@@ -146,7 +151,12 @@ typedef struct cf_server cf_server;
 /*
  * Creates the server: resolves address, binds (SO_REUSEADDR) and listens, but runs no
  * thread yet, so a caller can bind before a slow start-up step (opening the database)
- * and fail fast on a busy port. Errors: CF_ERR_BUSY "port P on A is in use";
+ * and fail fast on a busy port. With unix_path it also listens there, after the TCP
+ * port: a socket file left by a colfamd that died is replaced, but only when it is a
+ * socket nobody accepts on; any other file there, or a live socket, is an error
+ * (CF_ERR_BUSY for a socket in use, CF_ERR_INVALID for a file that is not a socket).
+ * The socket file is removed by cf_server_shutdown and cf_server_free, when it is
+ * still the one this server made. Errors: CF_ERR_BUSY "port P on A is in use";
  * CF_ERR_INVALID for an address that does not resolve or is not this machine's;
  * CF_ERR_AUTHORIZATION for a privileged port; CF_ERR_IO otherwise; CF_ERR_INVALID
  * for options out of range (no handle, max_frame < CF_SERVER_FRAME_MIN, no
@@ -160,6 +170,9 @@ uint16_t	cf_server_port(const cf_server *srv);
 
 /* "127.0.0.1:9160", for log lines. Valid as long as srv. */
 const char *cf_server_address(const cf_server *srv);
+
+/* The unix socket's path, or NULL when it listens on TCP only. Valid as long as srv. */
+const char *cf_server_unix_path(const cf_server *srv);
 
 /* The event loops it runs (opts->io_threads, or the default that 0 chose). */
 unsigned	cf_server_io_threads(const cf_server *srv);

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "server/frame.h"
 #include "server/server.h"
@@ -34,7 +35,8 @@
 /* What an epoll event's data.ptr points to (the first member of each target). */
 enum
 {
-	SRV_EV_LISTEN = 1,
+	SRV_EV_LISTEN = 1,			/* the TCP listener */
+	SRV_EV_LISTEN_UNIX,			/* the unix-domain listener */
 	SRV_EV_WAKE,
 	SRV_EV_CONN,
 };
@@ -105,6 +107,7 @@ struct srv_loop
 {
 	int			wake_kind;		/* SRV_EV_WAKE: data.ptr of the eventfd */
 	int			listen_kind;	/* SRV_EV_LISTEN: data.ptr of the listening socket */
+	int			unix_kind;		/* SRV_EV_LISTEN_UNIX: data.ptr of the unix one */
 	cf_server  *srv;
 	unsigned	idx;
 	pthread_t	thread;
@@ -120,7 +123,7 @@ struct srv_loop
 	size_t		caphand;
 
 	/* loop thread only */
-	bool		listening;		/* the listening socket is in this epoll */
+	bool		listening;		/* the listening sockets are in this epoll */
 	int			seen_state;
 	srv_conn   *live;
 	size_t		nlive;
@@ -139,6 +142,11 @@ struct cf_server
 	char		addrstr[80];	/* "host:port" for logs */
 	uint16_t	port;
 	int			listen_fd;
+	int			unix_fd;		/* -1: no unix socket */
+	char	   *unix_path;		/* o.unix_path's copy, NULL when none */
+	dev_t		unix_dev;		/* the socket file made, removed only if still there */
+	ino_t		unix_ino;
+	bool		unix_made;		/* the file at unix_path is ours to remove */
 	int			spare_fd;		/* given up to accept-and-close when out of fds */
 	pthread_mutex_t spare_mu;
 	bool		exclusive;		/* the listening socket is in every loop */
@@ -225,8 +233,9 @@ void		cf_srv_conn_advance(srv_conn *c);
 void		cf_srv_conn_close(srv_conn *c);
 void		cf_srv_job_done(srv_conn *c);
 void		cf_srv_reap(srv_loop *l);
-void		cf_srv_format_peer(const struct sockaddr_storage *sa, socklen_t len, char *out,
-							   size_t n);
+/* The peer of accepted socket fd: "host:port", or "unix socket, pid N" (SO_PEERCRED). */
+void		cf_srv_format_peer(int fd, const struct sockaddr_storage *sa, socklen_t len,
+							   char *out, size_t n);
 int64_t		cf_srv_run_job(cf_server *srv, srv_conn *c, bool timed);
 void		cf_srv_post_done(srv_conn *c);
 

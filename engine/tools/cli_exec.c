@@ -700,8 +700,12 @@ exec_connect(cft_shell *sh, const cft_stmt *s)
 		return st;
 	if ((st = call(sh, CF_T_M_DESCRIBE_CLUSTER_NAME, NULL, &res)) != NULL)
 		return st;
-	fprintf(sh->opt.out, "Connected to: \"%.*s\" on %s/%d\n", (int) res.string.len,
-			(const char *) res.string.p, s->host, s->port);
+	if (s->host[0] == '/')		/* a unix socket: no port */
+		fprintf(sh->opt.out, "Connected to: \"%.*s\" on %s\n", (int) res.string.len,
+				(const char *) res.string.p, s->host);
+	else
+		fprintf(sh->opt.out, "Connected to: \"%.*s\" on %s/%d\n", (int) res.string.len,
+				(const char *) res.string.p, s->host, s->port);
 	return NULL;
 }
 

@@ -24,7 +24,7 @@ usage(FILE *out)
 			"  --update     update keyspaces that exist (and add or update their column\n"
 			"               families) instead of failing\n"
 			"  --dry-run    print the schema as cassandra-cli statements; do not connect\n"
-			"  -h, --host   server host (default localhost)\n"
+			"  -h, --host   server host, or /path of its unix socket (default localhost)\n"
 			"  -p, --port   server port (default 9160)\n");
 }
 

@@ -67,12 +67,21 @@ cft_connopt_connect(const cft_connopt *o, cfc_conn **out)
 	char		hosts[600];
 	cfc_options co;
 	cf_status  *st;
+	int			n;
 
 	*out = NULL;
-	/* one entry of libcolfam's host list: an IPv6 literal needs brackets before ":port" */
-	if ((size_t) snprintf(hosts, sizeof(hosts),
-						  strchr(o->host, ':') != NULL && o->host[0] != '[' ? "[%s]:%d" : "%s:%d",
-						  o->host, o->port) >= sizeof(hosts))
+
+	/*
+	 * one entry of libcolfam's host list: a unix socket's path as it is (the port does
+	 * not apply), an IPv6 literal with brackets before ":port"
+	 */
+	if (o->host[0] == '/')
+		n = snprintf(hosts, sizeof(hosts), "%s", o->host);
+	else if (strchr(o->host, ':') != NULL && o->host[0] != '[')
+		n = snprintf(hosts, sizeof(hosts), "[%s]:%d", o->host, o->port);
+	else
+		n = snprintf(hosts, sizeof(hosts), "%s:%d", o->host, o->port);
+	if (n < 0 || (size_t) n >= sizeof(hosts))
 		return cf_status_make(CF_ERR_INVALID, "host name too long (%zu bytes)", strlen(o->host));
 	memset(&co, 0, sizeof(co));
 	co.hosts = hosts;

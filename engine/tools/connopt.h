@@ -23,7 +23,7 @@
 
 typedef struct cft_connopt
 {
-	const char *host;			/* [localhost] */
+	const char *host;			/* [localhost]; "/path": a unix socket */
 	int			port;			/* [CFC_DEFAULT_PORT] */
 	bool		given;			/* any of -h, -p, -k, -u, -P was given */
 	const char *keyspace;		/* NULL: none */
@@ -57,7 +57,8 @@ bool		cft_connopt_check(const cft_connopt *o, const char *cmd, FILE *err);
  * A libcolfam connection to o's host and port, with its keyspace and login, connected
  * now so a wrong address is reported before any work (libcolfam's CF_ERR_IO naming
  * host:port, CF_ERR_INVALID for a bad or overlong host). An IPv6 literal host needs no
- * brackets. *out is NULL on error.
+ * brackets; a host that begins with '/' is colfamd's unix socket (rpc_unix_socket),
+ * and the port is then not used. *out is NULL on error.
  */
 cf_status  *cft_connopt_connect(const cft_connopt *o, cfc_conn **out);
 

@@ -64,7 +64,7 @@ usage(FILE *out)
 			"      --output FORMAT     text or json (the summary as one JSON object on stdout,\n"
 			"                          progress on stderr) [text]\n"
 			"      --interval SECONDS  progress line period [1]\n"
-			"  -h, --host HOST         [localhost]\n"
+			"  -h, --host HOST         [localhost]; /path: colfamd's unix socket\n"
 			"  -p, --port PORT         [9160]\n"
 			"      --help              this text\n"
 			"Exit status: 0 when every operation succeeded (misses are not failures), 1 when\n"

@@ -30,6 +30,7 @@
 #include "tools/stress_int.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/unixsock.h"
 
 /* Connect and set_keyspace at setup: each waits this long at most. */
 #define SETUP_TIMEOUT_MS 10000
@@ -348,21 +349,37 @@ wait_fd(int fd, short events, const char *what, const char *peer)
 	return r < 0 ? cf_status_errno(errno, "%s %s", what, peer) : NULL;
 }
 
-/* A non-blocking socket connected to host:port (every address tried), into a. */
+/*
+ * A non-blocking socket connected to host:port (every address tried), or to the unix
+ * socket when host is a path ('/...', as libcolfam's host lists take it), into a.
+ */
 static cf_status *
 connect_to(const cft_stress_opts *o, stress_aconn *a)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
-	struct addrinfo *ai;
+	struct addrinfo *ai = NULL;
+	struct addrinfo unix_ai = {.ai_family = AF_UNIX,.ai_socktype = SOCK_STREAM};
+	struct sockaddr_un sun;
 	char		port[8];
 	cf_status  *s = NULL;
 	int			rc;
 
 	snprintf(port, sizeof(port), "%d", o->port);
-	snprintf(a->peer, sizeof(a->peer), "%s:%d", o->host, o->port);
-	if ((rc = getaddrinfo(o->host, port, &hints, &ai)) != 0)
-		return cf_status_make(CF_ERR_IO, "cannot resolve %s: %s", o->host, gai_strerror(rc));
-	for (struct addrinfo *p = ai; p; p = p->ai_next)
+	if (o->host[0] == '/')
+	{
+		snprintf(a->peer, sizeof(a->peer), "%s", o->host);
+		if ((s = cf_unix_sockaddr(o->host, &sun, &unix_ai.ai_addrlen)) != NULL)
+			return s;
+		unix_ai.ai_addr = (struct sockaddr *) &sun;
+	}
+	else
+	{
+		snprintf(a->peer, sizeof(a->peer), "%s:%d", o->host, o->port);
+		if ((rc = getaddrinfo(o->host, port, &hints, &ai)) != 0)
+			return cf_status_make(CF_ERR_IO, "cannot resolve %s: %s", o->host,
+								  gai_strerror(rc));
+	}
+	for (struct addrinfo *p = ai ? ai : &unix_ai; p; p = p->ai_next)
 	{
 		int			one = 1;
 		int			err = 0;
@@ -377,7 +394,8 @@ connect_to(const cft_stress_opts *o, stress_aconn *a)
 			s = cf_status_errno(errno, "connecting to %s", a->peer);
 			continue;
 		}
-		setsockopt(a->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (p->ai_family != AF_UNIX)
+			setsockopt(a->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(a->fd, p->ai_addr, p->ai_addrlen) != 0 && errno != EINPROGRESS)
 			err = errno;
 		else if ((s = wait_fd(a->fd, POLLOUT, "connecting to", a->peer)) == NULL &&
@@ -390,7 +408,8 @@ connect_to(const cft_stress_opts *o, stress_aconn *a)
 		close(a->fd);
 		a->fd = -1;
 	}
-	freeaddrinfo(ai);
+	if (ai != NULL)
+		freeaddrinfo(ai);
 	return s;
 }
 

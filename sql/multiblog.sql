@@ -5,12 +5,13 @@
 -- post's row in Comments. The latest post, a permalink, comments oldest first and
 -- paginated, and a blog's posts joined to their comments; every answer compared with
 -- the same query over local copies.
--- The suite loads tests/data/seeds/multiblog.cli into a colfamd at $COLFAM_HOSTS.
+-- The suite reads tests/data/seeds/multiblog.cli's data from the colfamd at
+-- $COLFAM_HOSTS through its unix socket, $COLFAM_SOCKET (rpc_unix_socket).
 -- ===================================================================
-\getenv colfam_hosts COLFAM_HOSTS
+\getenv colfam_socket COLFAM_SOCKET
 CREATE EXTENSION IF NOT EXISTS colfam_fdw;
 CREATE SERVER multiblog FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts :'colfam_hosts', keyspace 'Multiblog');
+  OPTIONS (hosts :'colfam_socket', keyspace 'Multiblog');
 CREATE SCHEMA mb;
 IMPORT FOREIGN SCHEMA "Multiblog" FROM SERVER multiblog INTO mb OPTIONS (bytes_as 'text');
 SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type,

@@ -4,7 +4,7 @@
  *
  * The planner callbacks are in plan.c (pushdown, paths, EXPLAIN), the executor's in
  * scan.c (requests and paging), pushed joins in join.c, IMPORT FOREIGN SCHEMA in
- * import.c, ANALYZE in analyze.c.
+ * import.c, ANALYZE in analyze.c, parallel scans' shared chunks in parallel.c.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -30,6 +30,11 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->IterateForeignScan = colfam_iterate_scan;
 	routine->ReScanForeignScan = colfam_rescan;
 	routine->EndForeignScan = colfam_end_scan;
+	routine->IsForeignScanParallelSafe = colfam_parallel_safe;
+	routine->EstimateDSMForeignScan = colfam_parallel_estimate;
+	routine->InitializeDSMForeignScan = colfam_parallel_init;
+	routine->ReInitializeDSMForeignScan = colfam_parallel_reinit;
+	routine->InitializeWorkerForeignScan = colfam_parallel_init_worker;
 	routine->ImportForeignSchema = colfam_import_schema;
 	routine->AnalyzeForeignTable = colfam_analyze_table;
 

@@ -240,6 +240,21 @@ struct cf_slice;
 extern bool colfam_encode_value(Oid typid, Datum d, struct cf_slice *out);
 extern void colfam_scan_lookup(ColfamScanState *s, const struct cf_slice *keys, int n);
 extern struct cf_slice colfam_scan_row_key(ColfamScanState *s);
+typedef struct ColfamParallelScan ColfamParallelScan;
+extern void colfam_scan_set_parallel(ColfamScanState *s, ColfamParallelScan *ps);
+
+/* in parallel.c */
+#define COLFAM_TOKEN_BUFSIZE 41 /* a RandomPartitioner token in decimal, and its NUL */
+extern bool colfam_parallel_safe(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte);
+extern Size colfam_parallel_estimate(ForeignScanState *node, ParallelContext *pcxt);
+extern void colfam_parallel_init(ForeignScanState *node, ParallelContext *pcxt,
+								 void *coordinate);
+extern void colfam_parallel_reinit(ForeignScanState *node, ParallelContext *pcxt,
+								   void *coordinate);
+extern void colfam_parallel_init_worker(ForeignScanState *node, shm_toc *toc,
+										void *coordinate);
+extern bool colfam_parallel_claim(ColfamParallelScan *ps, const char *lo, const char *hi,
+								  char *start, char *end);
 
 /* in analyze.c */
 extern bool colfam_analyze_table(Relation relation, AcquireSampleRowsFunc *func,

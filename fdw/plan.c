@@ -59,6 +59,7 @@
 #define COLFAM_DEFAULT_TUPLES 1000000.0	/* never ANALYZEd, no estimate: CFs are big */
 #define COLFAM_DEFAULT_ARRAY_KEYS 10.0	/* key = ANY(an array not known at plan time) */
 #define COLFAM_MIN_PAGES 10.0		/* never ANALYZEd: at least 10 requests' worth of rows */
+#define COLFAM_MIN_WIRE_WIDTH 64	/* bytes a column costs on the wire, whatever is read */
 
 /* What the planner keeps in RelOptInfo.fdw_private. */
 typedef struct ColfamRelInfo
@@ -814,6 +815,53 @@ add_param_path(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 									 NIL, outer, NULL, list_make1(makeBoolean(false))));
 }
 
+/*
+ * Would colfam_get_plan scan tokens — the whole ring, or a token(key) range — rather
+ * than keys, a key range or an index? Only such a scan can be cut into chunks.
+ */
+static bool
+scans_tokens(ColfamRelInfo *ri, List *cands)
+{
+	return ri->random_partitioner &&
+		find_cand(cands, COLFAM_ROLE_KEY, false, true, true) == NULL &&
+		find_cand(cands, COLFAM_ROLE_KEY, false, true, false) == NULL &&
+		find_cand(cands, COLFAM_ROLE_KEY, false, false, true) == NULL &&
+		find_cand(cands, COLFAM_ROLE_FIELD, false, true, true) == NULL;
+}
+
+/*
+ * A partial path for a scan of tokens, whose chunks the processes of a parallel plan
+ * share (parallel.c): as many workers as Postgres would give a heap of the bytes it
+ * fetches, each process's share of the rows and of the cost, as for a parallel
+ * sequential scan.
+ */
+static void
+add_partial_scan_path(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
+					  double fetched, Cost startup)
+{
+	double		bytes = baserel->tuples * Max(baserel->reltarget->width, COLFAM_MIN_WIRE_WIDTH);
+	int			workers = compute_parallel_worker(baserel, bytes / BLCKSZ, -1,
+												  max_parallel_workers_per_gather);
+	double		divisor = workers;
+	Cost		run;
+	Path	   *path;
+
+	if (workers <= 0)
+		return;
+	/* the leader reads chunks too, less the more workers it must gather from */
+	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
+		divisor += 1.0 - 0.3 * workers;
+	run = fetch_cost(ri, fetched / divisor) +
+		baserel->baserestrictcost.per_tuple * fetched / divisor;
+	path = (Path *) create_foreignscan_path(root, baserel, NULL,
+											clamp_row_est(baserel->rows / divisor),
+											startup, startup + run, NIL, NULL, NULL,
+											list_make1(makeBoolean(false)));
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	add_partial_path(baserel, path);
+}
+
 void
 colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
@@ -843,6 +891,9 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 				 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup,
 										 startup + run, root->query_pathkeys, NULL, NULL,
 										 list_make1(makeBoolean(reversed))));
+
+	if (baserel->consider_parallel && scans_tokens(ri, cands))
+		add_partial_scan_path(root, baserel, ri, fetched, startup);
 
 	/* joins on the key: one lookup per outer row */
 	if (ri->table->key_att != InvalidAttrNumber)
@@ -1123,6 +1174,10 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		if ((names_text = colfam_project_rows(spec, t, attrs)) != NULL)
 			slice_text = names_text;
 	}
+
+	if (best_path->path.parallel_aware)
+		rows_text = psprintf("%s, in chunks of tokens shared by the parallel processes",
+							 rows_text);
 
 	/* a LIMIT over this scan's order sizes the first page; later pages are fetch_size */
 	spec->first_count = colfam_first_count(root, &best_path->path, baserel, spec->fetch_size);

@@ -99,6 +99,14 @@ struct ColfamScanState
 	int			range_rows;		/* rows a range page asks after the first */
 	size_t		row_width;		/* columns of cur_key's row so far (range scans) */
 	size_t		widest_row;		/* the widest range row so far */
+
+	/* a parallel-aware scan (parallel.c): the token range, cut in shared chunks */
+	ColfamParallelScan *parallel;	/* NULL: not parallel, the whole range here */
+	const char *par_lo;			/* the range (par_lo, par_hi]; NULL: the ring's end */
+	const char *par_hi;
+	int			chunks;			/* chunks this process claimed since the (re)scan */
+	char		chunk_lo[COLFAM_TOKEN_BUFSIZE]; /* the chunk being read */
+	char		chunk_hi[COLFAM_TOKEN_BUFSIZE];
 };
 
 /* What next_items found. */
@@ -351,6 +359,8 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 	memset(&s->pred, 0, sizeof(s->pred));
 	memset(&s->range, 0, sizeof(s->range));
 	memset(&s->iclause, 0, sizeof(s->iclause));
+	s->par_lo = s->par_hi = NULL;
+	s->chunks = 0;
 	s->parent.column_family = cf_slice_str(pstrdup(spec->column_family));
 
 	forboth(lv, spec->values, le, s->value_states)
@@ -524,6 +534,8 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 			s->empty = true;
 		if (tok_hi == NULL || cmp_decimal(tok_hi, RP_MAX_TOKEN) >= 0)
 			tok_hi = RP_MAX_TOKEN;
+		s->par_lo = strcmp(tok_lo, RP_MAX_TOKEN) == 0 ? NULL : tok_lo;
+		s->par_hi = strcmp(tok_hi, RP_MAX_TOKEN) == 0 ? NULL : tok_hi;
 		if (strcmp(tok_lo, RP_MAX_TOKEN) != 0 &&
 			(cmp_decimal(tok_lo, RP_MAX_TOKEN) >= 0 || cmp_decimal(tok_hi, tok_lo) <= 0))
 			s->empty = true;
@@ -690,6 +702,24 @@ widen_range_rows(ColfamScanState *s)
 }
 
 /*
+ * Parallel scans: claims the next chunk of the token range into s->range; false when
+ * the other processes have claimed the rest.
+ */
+static bool
+claim_chunk(ColfamScanState *s)
+{
+	if (!colfam_parallel_claim(s->parallel, s->par_lo, s->par_hi, s->chunk_lo, s->chunk_hi))
+		return false;
+	memset(&s->range, 0, sizeof(s->range));
+	s->range.count = INT32_MAX;
+	s->range.has_start_token = s->range.has_end_token = true;
+	s->range.start_token = cf_slice_str(s->chunk_lo);
+	s->range.end_token = cf_slice_str(s->chunk_hi);
+	s->chunks++;
+	return true;
+}
+
+/*
  * The next piece of the scan (see NextItems). Every row begins with one NI_ITEMS with
  * s->new_row set, even a row without columns; the rest of a row that came through a
  * column pager follows as more NI_ITEMS, then NI_ROW_END. A single key is read with a
@@ -816,12 +846,19 @@ next_items(ColfamScanState *s)
 		}
 		if (s->rpager == NULL)
 		{
+			if (s->parallel != NULL && !claim_chunk(s))
+				return NI_END;
+			/* a later chunk goes on with the page sizes the scan widened to */
 			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
-										 s->spec->first_count, s->cl, &s->rpager),
+										 s->chunks > 1 ? s->range_rows : s->spec->first_count,
+										 s->cl, &s->rpager),
 				  "scanning");
 			cfc_range_pager_set_prefetch(s->rpager, true);
-			s->range_rows = s->spec->fetch_size;
-			s->widest_row = 0;
+			if (s->chunks <= 1)
+			{
+				s->range_rows = s->spec->fetch_size;
+				s->widest_row = 0;
+			}
 		}
 		else
 			widen_range_rows(s);
@@ -830,6 +867,13 @@ next_items(ColfamScanState *s)
 
 			check(s, cfc_range_pager_next(s->rpager, &rows, &n), "scanning");
 			cfc_range_pager_set_page_size(s->rpager, s->range_rows);
+			if (n == 0 && s->parallel != NULL)
+			{
+				/* this chunk is done: on to the next one */
+				cfc_range_pager_free(s->rpager);
+				s->rpager = NULL;
+				continue;
+			}
 			if (n == 0)
 				return NI_END;
 			s->rows = rows;
@@ -1268,6 +1312,19 @@ colfam_scan_lookup(ColfamScanState *s, const cf_slice *keys, int n)
 	s->key_i = 0;
 	s->empty = s->n_keys == 0;
 	s->started = true;
+}
+
+/*
+ * Makes s, a scan of the whole ring or of a token range (the only ones plan.c makes
+ * parallel-aware), read only the chunks of ps it claims.
+ */
+void
+colfam_scan_set_parallel(ColfamScanState *s, ColfamParallelScan *ps)
+{
+	if (s->spec->kind != COLFAM_SCAN_ALL && s->spec->kind != COLFAM_SCAN_TOKEN_RANGE)
+		elog(ERROR, "colfam_fdw: a parallel scan of %s must be a scan of tokens",
+			 s->spec->column_family);
+	s->parallel = ps;
 }
 
 /* The row key of the row colfam_scan_next returned last. */

@@ -1,8 +1,10 @@
 /*
  * thrift/dispatch.c — see dispatch.h. One call: header → arguments (into a per-call
  * arena) → the method's handler (validation, conversion to engine terms, the service)
- * → result built in the same arena → encoded reply. Handlers return a cf_status; the
- * mapping to Thrift exceptions happens once, in dsp_reply.
+ * → result built in the same arena → encoded reply. The read methods' answers are
+ * encoded straight from the engine's result (thrift/dispatch_reply.h), without
+ * ColumnOrSuperColumn structs. Handlers return a cf_status; the mapping to Thrift
+ * exceptions happens once, in dsp_reply.
  *
  * Design assumptions: predicates and names are validated by the db's read and write
  * paths (their messages are already the user-facing ones), so this file checks only
@@ -20,6 +22,7 @@
 #include "db/schema.h"
 #include "service/admin.h"
 #include "thrift/admin.h"
+#include "thrift/dispatch_reply.h"
 #include "util/log.h"
 
 struct cf_dispatch
@@ -48,6 +51,9 @@ typedef struct dsp_call
 	cf_t_result res;
 	cf_read_result *read;
 	cf_read_rows *rows;
+	/* a read's answer, encoded by thrift/dispatch_reply.h rather than from res */
+	const cf_row_slice *reply_slice;
+	const cf_read_rows *reply_rows;
 	cf_service_token_range *ring;
 	size_t		n_ring;
 	char	  **strings;
@@ -246,72 +252,6 @@ dsp_read_parent(dsp_call *c, const char **cf, cf_slice *sc, cf_predicate *pred)
 	return s;
 }
 
-/* ---------------------------------------------------------------- results */
-
-static void
-dsp_column(const cf_read_column *rc, cf_t_column *tc)
-{
-	tc->name = rc->name;
-	tc->value = rc->value;
-	tc->timestamp = rc->timestamp;
-	tc->has_ttl = rc->ttl > 0;
-	tc->ttl = rc->ttl;
-}
-
-static cf_status *
-dsp_coscs(dsp_call *c, const cf_row_slice *rs, cf_t_cosc **out, size_t *n_out)
-{
-	size_t		n = rs->is_super ? rs->n_supers : rs->n_columns;
-	cf_t_cosc  *v = dsp_alloc(c, n, sizeof(*v));
-
-	*out = v;
-	*n_out = n;
-	if (n && v == NULL)
-		return DSP_NO_MEMORY();
-	for (size_t i = 0; i < n; i++)
-	{
-		memset(&v[i], 0, sizeof(v[i]));
-		if (rs->is_super)
-		{
-			const cf_read_super *sup = &rs->supers[i];
-			cf_t_column *cols = dsp_alloc(c, sup->n_columns, sizeof(*cols));
-
-			if (sup->n_columns && cols == NULL)
-				return DSP_NO_MEMORY();
-			for (size_t j = 0; j < sup->n_columns; j++)
-				dsp_column(&sup->columns[j], &cols[j]);
-			v[i].has_super_column = true;
-			v[i].super_column.name = sup->name;
-			v[i].super_column.columns = cols;
-			v[i].super_column.n_columns = sup->n_columns;
-		}
-		else
-		{
-			v[i].has_column = true;
-			dsp_column(&rs->columns[i], &v[i].column);
-		}
-	}
-	return NULL;
-}
-
-static cf_status *
-dsp_key_slices(dsp_call *c, const cf_read_rows *rows)
-{
-	cf_t_key_slice *ks = dsp_alloc(c, rows->n_rows, sizeof(*ks));
-	cf_status  *s = NULL;
-
-	if (rows->n_rows && ks == NULL)
-		return DSP_NO_MEMORY();
-	for (size_t i = 0; s == NULL && i < rows->n_rows; i++)
-	{
-		ks[i].key = rows->rows[i].key;
-		s = dsp_coscs(c, &rows->rows[i].slice, &ks[i].columns, &ks[i].n_columns);
-	}
-	c->res.key_slices = ks;
-	c->res.n_key_slices = rows->n_rows;
-	return s;
-}
-
 /* ---------------------------------------------------------------- session */
 
 static cf_status *
@@ -418,15 +358,8 @@ dsp_get(dsp_call *c)
 	}
 	else if (c->read->slice.n_columns != 1)
 		return cf_status_make(CF_ERR_NOT_FOUND, "not found");
-	{
-		cf_t_cosc  *v;
-		size_t		n;
-
-		s = dsp_coscs(c, &c->read->slice, &v, &n);
-		if (s == NULL)
-			c->res.cosc = v[0];
-	}
-	return s;
+	c->reply_slice = &c->read->slice;
+	return NULL;
 }
 
 static cf_status *
@@ -441,7 +374,7 @@ dsp_get_slice(dsp_call *c)
 		s = cf_service_slice(c->d->svc, c->sess->keyspace, cf, c->args.key, sc, &pred,
 							 c->args.consistency_level, &c->read);
 	if (s == NULL)
-		s = dsp_coscs(c, &c->read->slice, &c->res.coscs, &c->res.n_coscs);
+		c->reply_slice = &c->read->slice;
 	return s;
 }
 
@@ -490,20 +423,8 @@ dsp_multiget(dsp_call *c, bool counts)
 		c->res.n_key_counts = c->rows->n_rows;
 		return NULL;
 	}
-	{
-		cf_t_key_coscs *kc = dsp_alloc(c, c->rows->n_rows, sizeof(*kc));
-
-		if (c->rows->n_rows && kc == NULL)
-			return DSP_NO_MEMORY();
-		for (size_t i = 0; s == NULL && i < c->rows->n_rows; i++)
-		{
-			kc[i].key = c->rows->rows[i].key;
-			s = dsp_coscs(c, &c->rows->rows[i].slice, &kc[i].columns, &kc[i].n_columns);
-		}
-		c->res.key_coscs = kc;
-		c->res.n_key_coscs = c->rows->n_rows;
-	}
-	return s;
+	c->reply_rows = c->rows;
+	return NULL;
 }
 
 static cf_status *
@@ -534,7 +455,7 @@ dsp_get_range_slices(dsp_call *c)
 	s = cf_service_range_slices(c->d->svc, c->sess->keyspace, cf, &r, sc, &pred,
 								c->args.consistency_level, &c->rows);
 	if (s == NULL)
-		s = dsp_key_slices(c, c->rows);
+		c->reply_rows = c->rows;
 	return s;
 }
 
@@ -568,7 +489,7 @@ dsp_get_indexed_slices(dsp_call *c)
 	s = cf_service_indexed_slices(c->d->svc, c->sess->keyspace, cf, &q, &pred,
 								  c->args.consistency_level, &c->rows);
 	if (s == NULL)
-		s = dsp_key_slices(c, c->rows);
+		c->reply_rows = c->rows;
 	return s;
 }
 
@@ -1375,7 +1296,10 @@ dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply
 			cf_log_error("dispatch", "%s: %s failed: %s", c->sess->peer,
 						 cf_t_method_name(c->m), cf_status_msg(s));
 	}
-	ws = cf_t_write_reply(reply, c->m, seqid, &c->res);
+	if (s == NULL && (c->reply_slice || c->reply_rows))
+		ws = cf_tr_write_reply(reply, c->m, seqid, c->reply_slice, c->reply_rows);
+	else
+		ws = cf_t_write_reply(reply, c->m, seqid, &c->res);
 	if (ws)
 	{
 		/*

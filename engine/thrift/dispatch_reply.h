@@ -1,0 +1,53 @@
+/*
+ * thrift/dispatch_reply.h — the replies of the read methods (get, get_slice,
+ * multiget_slice, get_range_slices, get_indexed_slices) encoded straight from the
+ * engine's results (db/read.h), for the server's dispatch.
+ *
+ * Why not thrift/cassandra.h's cf_t_write_reply: that path first copies every cell
+ * into a ColumnOrSuperColumn struct, then walks them with the table-driven encoder
+ * (thrift/tstruct.h), which pays a descriptor lookup, a switch and a bounds check per
+ * field. A range scan page is ~100k cells, and that path was a quarter of colfamd's
+ * CPU in a scan. These encoders size the reply first, make room once, and store
+ * straight into it. The bytes are those cf_t_write_reply writes for the same result
+ * (cf_tr_result builds that result; tests/unit/test_dispatch_reply.c compares them).
+ *
+ * Part of the server side (like dispatch.c, left out of libcolfam): it knows the db's
+ * result types.
+ *
+ * Thread safety: none needed; the functions keep no state.
+ */
+#ifndef CF_THRIFT_DISPATCH_REPLY_H
+#define CF_THRIFT_DISPATCH_REPLY_H
+
+#include <stdint.h>
+
+#include "db/read.h"
+#include "thrift/cassandra.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/status.h"
+
+/*
+ * Appends the REPLY message of a successful call m with seqid to out, its result
+ * taken from the engine's answer:
+ *  - CF_T_M_GET: rs must hold exactly one column or super column;
+ *  - CF_T_M_GET_SLICE: rs;
+ *  - CF_T_M_MULTIGET_SLICE: rows, as the map key → columns;
+ *  - CF_T_M_GET_RANGE_SLICES, CF_T_M_GET_INDEXED_SLICES: rows, as KeySlices.
+ * The argument the method does not use may be NULL. Errors: CF_ERR_INVALID for
+ * another method or a get without exactly one result; the buffer's error
+ * (cf_buf_status) when it fails (no memory, over its limit, a length over the
+ * protocol's i32). On error out may hold a partial message: the caller truncates.
+ */
+cf_status  *cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
+							  const cf_row_slice *rs, const cf_read_rows *rows);
+
+/*
+ * The same answer as the cf_t_result cf_t_write_reply encodes (ColumnOrSuperColumn
+ * structs from arena, pointing into the engine's result): the reference the direct
+ * encoder is tested against. Errors: CF_ERR_NO_MEMORY, CF_ERR_INVALID as above.
+ */
+cf_status  *cf_tr_result(cf_arena *arena, cf_t_method m, const cf_row_slice *rs,
+						 const cf_read_rows *rows, cf_t_result *res);
+
+#endif							/* CF_THRIFT_DISPATCH_REPLY_H */

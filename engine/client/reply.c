@@ -35,7 +35,9 @@ typedef struct fast_rd
 	size_t		max_string;
 	size_t		max_container;
 	size_t		budget;			/* arena bytes still allowed */
-	cf_arena   *arena;			/* NULL: skim, nothing is kept */
+	cf_arena   *arena;			/* NULL: skim, nothing is kept ... */
+	cf_arena   *keys_arena;		/* ... but the keys, here, when not NULL */
+	cf_slice   *keys;
 } fast_rd;
 
 static inline bool
@@ -228,10 +230,15 @@ begin_reply(fast_rd *r, cf_slice reply, cf_t_method m, int32_t seqid,
 	r->budget = left > (SIZE_MAX - CF_TB_BUDGET_BASE) / CF_TB_BUDGET_FACTOR ? SIZE_MAX :
 		CF_TB_BUDGET_BASE + left * CF_TB_BUDGET_FACTOR;
 	r->arena = arena;
+	r->keys_arena = NULL;
+	r->keys = NULL;
 	return field_is(r, CF_TB_LIST, 0);
 }
 
-/* The list<KeySlice> of a reply begun by begin_reply, and the result's STOP. */
+/*
+ * The list<KeySlice> of a reply begun by begin_reply, and the result's STOP; a skim
+ * with keys_arena set collects the keys in r->keys.
+ */
 static bool
 read_key_slices(fast_rd *r, cf_t_key_slice **out, size_t *n)
 {
@@ -241,9 +248,18 @@ read_key_slices(fast_rd *r, cf_t_key_slice **out, size_t *n)
 	if (!list_begin(r, CF_TB_STRUCT, 1, sizeof(cf_t_key_slice), &arr, n))
 		return false;
 	*out = arr;
+	if (r->keys_arena != NULL && *n > 0 &&
+		(r->keys = cf_arena_alloc(r->keys_arena, *n * sizeof(cf_slice))) == NULL)
+		return false;
 	for (size_t i = 0; i < *n; i++)
-		if (!read_key_slice(r, arr ? &(*out)[i] : &scratch))
+	{
+		cf_t_key_slice *ks = arr ? &(*out)[i] : &scratch;
+
+		if (!read_key_slice(r, ks))
 			return false;
+		if (r->keys != NULL)
+			r->keys[i] = ks->key;
+	}
 	return stop(r);
 }
 
@@ -281,7 +297,7 @@ cfc_skim_reply_keys(cf_slice reply, cf_t_method m, int32_t seqid, cf_arena *aren
 					cf_slice **keys, size_t *n)
 {
 	fast_rd		r;
-	cf_t_key_slice ks;
+	cf_t_key_slice *none;
 	size_t		count;
 
 	*keys = NULL;
@@ -289,19 +305,11 @@ cfc_skim_reply_keys(cf_slice reply, cf_t_method m, int32_t seqid, cf_arena *aren
 	if ((m != CF_T_M_GET_RANGE_SLICES && m != CF_T_M_GET_INDEXED_SLICES) || arena == NULL ||
 		!begin_reply(&r, reply, m, seqid, NULL, arena))
 		return false;
-	r.arena = NULL;				/* walk the columns, keep nothing */
-	if (!list_begin(&r, CF_TB_STRUCT, 1, sizeof(cf_t_key_slice), (void **) keys, &count))
+	r.arena = NULL;				/* walk the columns, keep nothing but the keys */
+	r.keys_arena = arena;
+	if (!read_key_slices(&r, &none, &count))
 		return false;
-	if (count > 0 && (*keys = cf_arena_alloc(arena, count * sizeof(cf_slice))) == NULL)
-		return false;
-	for (size_t i = 0; i < count; i++)
-	{
-		if (!read_key_slice(&r, &ks))
-			return false;
-		(*keys)[i] = ks.key;
-	}
-	if (!stop(&r))
-		return false;
+	*keys = r.keys;
 	*n = count;
 	return true;
 }

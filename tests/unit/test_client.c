@@ -2109,6 +2109,64 @@ an_abandoned_prefetch_resets_the_connection(void **state)
 	fake_stop(f);
 }
 
+static atomic_bool swollen_sent;
+
+/*
+ * sim_handler, but the first page asked from key07 (the third, of pages of 4) has a
+ * first row of 200000 empty ColumnOrSuperColumns: a canonical reply, which the skim
+ * walks, but one over the decoder's memory budget, so it does not decode.
+ */
+static void
+swollen_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+				cf_t_result *res)
+{
+	size_t		n = 200000;
+
+	sim_handler(f, m, args, arena, res);
+	if (m != CF_T_M_GET_RANGE_SLICES || res->n_key_slices == 0 ||
+		!S_EQ(args->range.start_key, keys[7]) || atomic_exchange(&swollen_sent, true))
+		return;
+	res->key_slices[0].columns = cf_arena_alloc(arena, n * sizeof(cf_t_cosc));
+	memset(res->key_slices[0].columns, 0, n * sizeof(cf_t_cosc));
+	res->key_slices[0].n_columns = n;
+}
+
+/*
+ * A prefetching range pager asks the next page as soon as a page's reply is in, before
+ * decoding it: when the third page's reply turns out not to decode, the fourth page's
+ * request (from key11, the third page's last key) has reached the server already. The
+ * bad page is asked again (on a new connection) and nothing is lost or repeated.
+ */
+static void
+range_pager_asks_before_decoding(void **state)
+{
+	fake	   *f = fake_start(swollen_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_key_range range = {.count = INT32_MAX};
+	cf_t_key_range sim = {.count = INT32_MAX, .has_start_key = true, .has_end_key = true};
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	const char *order[3] = {keys[7], keys[11], keys[7]};
+	int			next = 0;
+	int			calls;
+	size_t		nw = sim_range(&sim, want);
+
+	(void) state;
+	atomic_store(&swollen_sent, false);
+	assert_int_equal(run_range_pager_with(c, f, &range, 4, true, NULL, NULL, seen, &calls),
+					 nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+	assert_true(atomic_load(&swollen_sent));
+	for (int i = 0; i < atomic_load(&f->n_calls) && next < 3; i++)
+		if (f->methods[i] == CF_T_M_GET_RANGE_SLICES &&
+			S_EQ(f->args[i].range.start_key, order[next]))
+			next++;
+	assert_int_equal(next, 3);
+	assert_int_equal(atomic_load(&f->n_accepts), 2);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /*
  * A range pager whose caller uses only part of some pages (cfc_range_pager_rewind):
  * page after page, none, a few or all of the rows are used, the rest asked again;
@@ -2349,6 +2407,7 @@ main(void)
 		cmocka_unit_test(range_pager_row_count_can_change),
 		cmocka_unit_test(range_pager_prefetches),
 		cmocka_unit_test(range_pager_rewinds),
+		cmocka_unit_test(range_pager_asks_before_decoding),
 		cmocka_unit_test(a_bad_prefetch_read_before_a_disconnect_is_asked_again),
 		cmocka_unit_test(an_abandoned_prefetch_resets_the_connection),
 		cmocka_unit_test(token_strings_match_the_partitioners),

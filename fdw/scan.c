@@ -13,10 +13,10 @@
  * first_count), a range pager (KEY_RANGE, TOKEN_RANGE, ALL), pages of
  * get_indexed_slices (INDEX). In a batch or a range, each row's slice asks for
  * COLFAM_ROW_COLUMNS columns; a row that fills it goes on with a column pager from its
- * last name, and in a range the pages after it ask more columns and fewer rows
- * (widen_range_rows). From its second page on, a range pager prefetches: colfamd makes
- * the next page while this backend turns the last one into rows (so a range scan may
- * hold two pages). Nothing holds more than a page, except that the 'rows' mapping
+ * last name, and in a range the rest of that page and the pages after it are asked
+ * with more columns and fewer rows (widen_range_rows). From its second page on, a
+ * range pager prefetches: colfamd makes the next page while this backend decodes the
+ * last one and turns it into rows (so a range scan may hold two pages). Nothing holds more than a page, except that the 'rows' mapping
  * assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
@@ -676,13 +676,24 @@ fetch_key_batch(ColfamScanState *s)
 
 /*
  * Range scans over wide rows: a row that filled its slice of the range page goes on
- * with a column pager, one more round trip per row. Before the next range page, when
- * some row so far was at least as wide as the page's slice, the pages to come ask
- * columns enough for the widest row seen (at least twice as many as before) and fewer
- * rows, so that a page still holds at most fetch_size x COLFAM_ROW_COLUMNS columns.
- * Only pages not yet asked change: the rows already read keep the count they were
- * read with, which is what decides whether they continue.
+ * with a column pager, one more round trip per row. So once a row has filled it, the
+ * pages to come ask columns enough for the widest row seen (at least twice as many as
+ * before) and fewer rows, so that a page still holds at most fetch_size x
+ * COLFAM_ROW_COLUMNS columns; and the rest of the page in hand is dropped and asked
+ * again that way (next_items, cfc_range_pager_rewind), rather than costing a round
+ * trip a row. Only rows not yet read change: those read keep the count they were read
+ * with, which is what decides whether they continue.
  */
+static bool
+range_rows_too_narrow(const ColfamScanState *s)
+{
+	int64		budget = (int64) s->spec->fetch_size * COLFAM_ROW_COLUMNS;
+	int64		have = s->row_pred.slice_range.count;
+
+	return s->row_pred.has_slice_range && (int64) s->widest_row >= have &&
+		have < s->pred.slice_range.count && have < budget;
+}
+
 static void
 widen_range_rows(ColfamScanState *s)
 {
@@ -690,8 +701,7 @@ widen_range_rows(ColfamScanState *s)
 	int64		have = s->row_pred.slice_range.count;
 	int64		want;
 
-	if (!s->row_pred.has_slice_range || (int64) s->widest_row < have ||
-		have >= s->pred.slice_range.count || have >= budget)
+	if (!range_rows_too_narrow(s))
 		return;
 	want = Max(have * 2, (int64) s->widest_row + 1);
 	want = Min(want, Min(budget, (int64) s->pred.slice_range.count));
@@ -783,6 +793,18 @@ next_items(ColfamScanState *s)
 			s->key_i++;
 			s->first_page = true;
 			continue;
+		}
+
+		/*
+		 * A range page whose rows turn out wider than it asked (a row before this one
+		 * filled row_pred): the rest of the page is asked again with more columns a
+		 * row (widen_range_rows), not continued a row at a time.
+		 */
+		if (s->rpager != NULL && s->row_i > 0 && s->row_i < s->n_rows &&
+			range_rows_too_narrow(s))
+		{
+			check(s, cfc_range_pager_rewind(s->rpager, s->row_i), "scanning");
+			s->n_rows = s->row_i;
 		}
 
 		/* a batch, range or index scan: the next row of the page, or the next page */

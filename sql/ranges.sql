@@ -79,5 +79,35 @@ DELETE FROM rp_tagged
 WHERE key IN ('wide-1', 'wide-2', 'wide-3', 'wide-4', 'wide-5', 'wide-6', 'wide-7');
 SELECT count(*) FROM rp_tagged WHERE key LIKE 'wide-%';
 
-DROP TABLE l_tagged, l_bop, l_tokens, l_wide;
+-- ---- the same wide rows in a key range (ByteOrderedPartitioner): once a row fills
+-- the columns its page asked, the rest of the page is asked again with more columns
+-- a row; every column comes once, rows in key order, columns in name order ----
+INSERT INTO bop_tagged SELECT * FROM l_wide;
+CREATE TEMP TABLE s_wide AS
+SELECT row_number() OVER () AS ord, key, column_name, value,
+       split_part(value, '-', 3)::int AS i
+FROM bop_tagged WHERE key >= 'wide-' AND key < 'wide.';
+SELECT key, count(*), min(i), max(i) FROM s_wide GROUP BY key ORDER BY key;
+SELECT count(*) FROM (SELECT key, column_name, value FROM s_wide EXCEPT ALL
+                      SELECT * FROM l_wide) d;
+SELECT count(*) FROM (SELECT * FROM l_wide EXCEPT ALL
+                      SELECT key, column_name, value FROM s_wide) d;
+-- out of order: a key below the one before it, or in one row a column not after it
+SELECT count(*) AS out_of_order
+FROM (SELECT key, i, lag(key) OVER w AS pkey, lag(i) OVER w AS pi
+      FROM s_wide WINDOW w AS (ORDER BY ord)) d
+WHERE pkey > key OR (pkey = key AND pi >= i);
+-- under a LIMIT: the first columns in that order
+SELECT key, count(*), min(i), max(i)
+FROM (SELECT key, split_part(value, '-', 3)::int AS i FROM bop_tagged
+      WHERE key >= 'wide-' AND key < 'wide.' LIMIT 520) d
+GROUP BY key ORDER BY key;
+-- from the middle of a row's page on: wide-3 and after
+SELECT key, count(*), min(split_part(value, '-', 3)::int)
+FROM bop_tagged WHERE key > 'wide-2' AND key <= 'wide-5' GROUP BY key ORDER BY key;
+DELETE FROM bop_tagged
+WHERE key IN ('wide-1', 'wide-2', 'wide-3', 'wide-4', 'wide-5', 'wide-6', 'wide-7');
+SELECT count(*) FROM bop_tagged WHERE key LIKE 'wide-%';
+
+DROP TABLE l_tagged, l_bop, l_tokens, l_wide, s_wide;
 DROP EXTENSION colfam_fdw CASCADE;

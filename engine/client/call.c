@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/reply.h"
+
 /* The consistency level's name, for messages. */
 static const char *
 cl_name(int32_t cl)
@@ -201,6 +203,9 @@ cfc_decode_result(cfc_conn *c, cf_t_method m, int32_t seqid, cf_slice reply,
 
 	memset(res, 0, sizeof(*res));
 	lim.max_string = c->max_frame;
+	/* a scan's replies, in their canonical encoding: the hand-written reader */
+	if (cfc_read_reply_fast(reply, m, seqid, &lim, arena, res))
+		return NULL;
 	/* Garbage, a TApplicationException, a stray seqid: start afresh next time. */
 	if ((s = cf_t_read_reply(reply, m, seqid, &lim, arena, res)) != NULL)
 		return cfc_bad_reply(c, cf_t_method_name(m), s);

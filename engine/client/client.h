@@ -295,9 +295,18 @@ void		cfc_range_pager_set_page_size(cfc_range_pager *p, int32_t page_size);
  */
 void		cfc_range_pager_set_row_count(cfc_range_pager *p, int32_t count);
 /*
- * Prefetch (off by default): from the second page on, each page returned sends the
- * next page's request at once, and the next call reads its reply, so the server
- * makes a page while the caller works through the last one. Up to two pages are then
+ * The caller used only the first `used` rows of the page _next returned last (call it
+ * before the next _next): the rest are asked again, the next page starting after row
+ * used - 1 (before the page when used is 0), under the page size and row count set by
+ * then. E.g. a scan that finds its rows wider than it asked re-asks them with more
+ * columns each. Drops a prefetch. NO_MEMORY leaves the pager at its end.
+ */
+cf_status  *cfc_range_pager_rewind(cfc_range_pager *p, size_t used);
+/*
+ * Prefetch (off by default): from the second page on, each page sends the next page's
+ * request as soon as its own reply is in (its keys skimmed, before it is decoded), and
+ * the next call reads that reply, so the server makes a page while this client
+ * decodes the last one and the caller works through it. Up to two pages are then
  * in memory. Another call on the connection first reads the pending reply into the
  * pager; a new page size or row count drops it; any failure of a prefetch only means
  * that the page is asked again in the ordinary way (retries, failover, its errors).

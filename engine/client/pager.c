@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/reply.h"
 #include "util/hex.h"
 
 /* ---------------------------------------------------------------- copies */
@@ -379,15 +380,24 @@ struct cfc_range_pager
 	cf_buf		partitioner;	/* describe_partitioner's answer, once asked */
 	cf_buf		token;			/* the token text of last */
 
-	/* prefetch: the next page's request sent when a page is returned */
+	/* the page last returned, for cfc_range_pager_rewind */
+	const cf_t_key_slice *returned;
+	size_t		n_returned;
+	bool		prev_started;	/* pg.started and pg.last before that page */
+	cf_buf		prev_last;
+
+	/* prefetch: the next page's request sent when a page comes in */
 	bool		prefetch;		/* asked for (cfc_range_pager_set_prefetch) */
 	int			pages;			/* pages returned so far */
 	bool		inflight;		/* the next page's request is sent ... */
 	bool		settled;		/* ... and its reply read into ahead */
+	bool		early;			/* ... before the page it follows was decoded */
 	int32_t		ahead_seqid;
 	int64_t		ahead_want;		/* the count it asked */
 	cf_arena   *ahead;			/* the reply, once read */
 	cf_slice	ahead_reply;
+	progress	ahead_pg;		/* where the scan will be once the page it follows
+								 * is taken, as the skim of that page saw it */
 };
 
 cf_status *
@@ -435,6 +445,8 @@ cfc_range_pager_new(cfc_conn *c, const cf_t_column_parent *parent,
 	p->pg.remaining = range->count > 0 ? range->count : 0;
 	p->pg.done = p->pg.remaining == 0;
 	cf_buf_init(&p->pg.last, 0);
+	cf_buf_init(&p->prev_last, 0);
+	cf_buf_init(&p->ahead_pg.last, 0);
 	cf_buf_init(&p->partitioner, 0);
 	cf_buf_init(&p->token, 0);
 	if (k.oom)
@@ -446,9 +458,9 @@ cfc_range_pager_new(cfc_conn *c, const cf_t_column_parent *parent,
 	return NULL;
 }
 
-/* The token text of the last key, in p->token; asks the partitioner once. */
+/* The token text of pg's last key, in p->token; asks the partitioner once. */
 static cf_status *
-last_token(cfc_range_pager *p)
+last_token(cfc_range_pager *p, const progress *pg)
 {
 	cf_status  *s;
 
@@ -463,7 +475,7 @@ last_token(cfc_range_pager *p)
 			return s;
 	}
 	cf_buf_reset(&p->token);
-	return cfc_token_string(buf_slice(&p->partitioner), buf_slice(&p->pg.last), &p->token);
+	return cfc_token_string(buf_slice(&p->partitioner), buf_slice(&pg->last), &p->token);
 }
 
 static cf_slice
@@ -473,34 +485,34 @@ key_slice_key(const void *item)
 }
 
 /*
- * The KeyRange and count of the next page, from where the pager is. May ask the
- * partitioner (a call) and may find the range exhausted (p->pg.done).
+ * The KeyRange and count of the page after where pg says the scan is. May ask the
+ * partitioner (a call) and may find the range exhausted (pg->done).
  */
 static cf_status *
-next_request(cfc_range_pager *p, cf_t_key_range *range, int64_t *want)
+next_request(cfc_range_pager *p, progress *pg, cf_t_key_range *range, int64_t *want)
 {
 	int			extra = 0;
 	cf_status  *s;
 
 	*range = p->range;
-	if (p->pg.started && p->by_token)
+	if (pg->started && p->by_token)
 	{
-		if ((s = last_token(p)) != NULL)
+		if ((s = last_token(p, pg)) != NULL)
 			return s;
 		/* (end, end] would be the whole ring again: the range is exhausted. */
 		if (cf_slice_eq(buf_slice(&p->token), p->range.end_token))
 		{
-			p->pg.done = true;
+			pg->done = true;
 			return NULL;
 		}
 		range->start_token = buf_slice(&p->token);
 	}
-	else if (p->pg.started)
+	else if (pg->started)
 	{
-		range->start_key = buf_slice(&p->pg.last);
+		range->start_key = buf_slice(&pg->last);
 		extra = 1;
 	}
-	*want = page_want(&p->pg, p->page_size, extra);
+	*want = page_want(pg, p->page_size, extra);
 	range->count = (int32_t) *want;
 	return NULL;
 }
@@ -517,12 +529,13 @@ range_args(const cfc_range_pager *p, const cf_t_key_range *range, cf_t_args *arg
 }
 
 /*
- * Sends the next page's request without waiting for its reply, when the socket is
- * free: the server makes the next page while the caller works through this one. Any
- * failure only means no prefetch: the page is then asked in the ordinary way.
+ * Sends the request of the page after where pg says the scan is, without waiting for
+ * its reply, when the socket is free: the server makes that page while the caller
+ * works through this one. Any failure only means no prefetch: the page is then asked
+ * in the ordinary way.
  */
 static void
-send_prefetch(cfc_range_pager *p)
+send_prefetch(cfc_range_pager *p, progress *pg)
 {
 	cfc_conn   *c = p->c;
 	cf_t_key_range range;
@@ -534,8 +547,8 @@ send_prefetch(cfc_range_pager *p)
 
 	if (c->fd < 0 || c->in_call || c->prefetcher != NULL)
 		return;
-	s = next_request(p, &range, &want);
-	if (s == NULL && (p->pg.done || c->fd < 0 || c->prefetcher != NULL))
+	s = next_request(p, pg, &range, &want);
+	if (s == NULL && (pg->done || c->fd < 0 || c->prefetcher != NULL))
 		return;
 	if (s == NULL)
 	{
@@ -553,6 +566,7 @@ send_prefetch(cfc_range_pager *p)
 	}
 	p->inflight = true;
 	p->settled = false;
+	p->early = false;
 	p->ahead_seqid = seqid;
 	p->ahead_want = want;
 	c->prefetcher = p;
@@ -598,19 +612,71 @@ static void
 drop_prefetch(cfc_range_pager *p)
 {
 	cfc_range_pager_settle(p);
-	p->inflight = p->settled = false;
+	p->inflight = p->settled = p->early = false;
 	cf_arena_free(p->ahead);
 	p->ahead = NULL;
+}
+
+static cf_slice
+key_of(const void *item)
+{
+	return *(const cf_slice *) item;
+}
+
+/*
+ * The prefetched page's reply is in (p->page): sends the next page's request before
+ * the reply is decoded, so that the server makes it meanwhile. Where the scan will be
+ * after this page comes from a skim of the reply (its keys: take_page's arithmetic on
+ * a copy of the progress, in p->ahead_pg); cfc_range_pager_next checks it against the
+ * decoded page. A reply the skim does not understand sends nothing: the next page is
+ * then prefetched after the decode, as before.
+ */
+static void
+send_early_prefetch(cfc_range_pager *p, int32_t seqid, cf_slice reply, int64_t want)
+{
+	progress   *ap = &p->ahead_pg;
+	cf_slice   *keys;
+	size_t		n;
+	size_t		skip;
+	size_t		fresh;
+	cf_status  *s;
+
+	if (!cfc_skim_reply_keys(reply, CF_T_M_GET_RANGE_SLICES, seqid, p->page, &keys, &n))
+		return;
+	ap->started = p->pg.started;
+	ap->done = p->pg.done;
+	ap->remaining = p->pg.remaining;
+	set_buf(&ap->last, buf_slice(&p->pg.last));
+	if (!cf_buf_ok(&ap->last))
+		return;
+	s = take_page(ap, "get_range_slices", want, keys, n, sizeof(*keys), key_of, &skip,
+				  &fresh);
+	if (s != NULL)
+	{
+		cf_status_free(s);
+		return;
+	}
+	if (!p->by_token && p->range.end_key.len > 0 && fresh > 0 &&
+		cf_slice_eq(buf_slice(&ap->last), p->range.end_key))
+		ap->done = true;
+	if (ap->done)
+		return;
+	send_prefetch(p, ap);
+	if (p->inflight)
+		p->early = true;
 }
 
 /*
  * The prefetched page as the current one (p->page), its rows in *got, *n and the count
  * it asked in *want; false when there is none, or it failed (then it is asked again).
+ * The next page's request may be on its way already (send_early_prefetch).
  */
 static bool
 take_prefetch(cfc_range_pager *p, int64_t *want, cf_t_key_slice **got, size_t *n)
 {
 	cf_t_result res;
+	cf_slice	reply;
+	int32_t		seqid;
 	cf_status  *s;
 
 	cfc_range_pager_settle(p);
@@ -620,24 +686,36 @@ take_prefetch(cfc_range_pager *p, int64_t *want, cf_t_key_slice **got, size_t *n
 		return false;
 	}
 	p->inflight = p->settled = false;
-	s = cfc_decode_result(p->c, CF_T_M_GET_RANGE_SLICES, p->ahead_seqid, p->ahead_reply,
-						  p->ahead, &res);
-	if (s == NULL)
-		s = cfc_conn_exception_status(p->c, CF_T_M_GET_RANGE_SLICES,
-								 p->cl, &res);
-	if (s != NULL)
-	{
-		cf_status_free(s);
-		drop_prefetch(p);
-		return false;
-	}
 	cf_arena_free(p->page);
 	p->page = p->ahead;
 	p->ahead = NULL;
+	reply = p->ahead_reply;
+	seqid = p->ahead_seqid;
 	*want = p->ahead_want;
+	send_early_prefetch(p, seqid, reply, *want);
+	s = cfc_decode_result(p->c, CF_T_M_GET_RANGE_SLICES, seqid, reply, p->page, &res);
+	if (s == NULL)
+		s = cfc_conn_exception_status(p->c, CF_T_M_GET_RANGE_SLICES, p->cl, &res);
+	if (s != NULL)
+	{
+		cf_status_free(s);
+		drop_prefetch(p);		/* it followed a page that is asked again */
+		return false;
+	}
 	*got = res.key_slices;
 	*n = res.n_key_slices;
 	return true;
+}
+
+/* Did the early prefetch ask the page after the one just taken (p->pg)? */
+static bool
+early_prefetch_fits(const cfc_range_pager *p)
+{
+	const progress *a = &p->ahead_pg;
+
+	return a->started == p->pg.started && a->done == p->pg.done &&
+		a->remaining == p->pg.remaining &&
+		cf_slice_eq(buf_slice(&a->last), buf_slice(&p->pg.last));
 }
 
 cf_status *
@@ -653,13 +731,15 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 
 	*rows = NULL;
 	*n_out = 0;
+	p->returned = NULL;
+	p->n_returned = 0;
 	if ((s = new_page(&p->page)) != NULL)
 		return s;
 	if (p->pg.done)
 		return NULL;
 	if (!p->inflight || !take_prefetch(p, &want, &got, &n))
 	{
-		if ((s = next_request(p, &range, &want)) != NULL)
+		if ((s = next_request(p, &p->pg, &range, &want)) != NULL)
 			return s;
 		if (p->pg.done)
 			return NULL;
@@ -668,18 +748,49 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 		if (s != NULL)
 			return s;
 	}
-	if ((s = take_page(&p->pg, "get_range_slices", want, got, n, sizeof(*got),
-					   key_slice_key, &skip, &fresh)) != NULL)
+	p->prev_started = p->pg.started;
+	set_buf(&p->prev_last, buf_slice(&p->pg.last));
+	if (!cf_buf_ok(&p->prev_last))
+		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	else
+		s = take_page(&p->pg, "get_range_slices", want, got, n, sizeof(*got),
+					  key_slice_key, &skip, &fresh);
+	if (s != NULL)
+	{
+		drop_prefetch(p);		/* it followed this page */
 		return s;
+	}
 	/* A key range ends at its end key, which is inclusive: nothing can follow it. */
 	if (!p->by_token && p->range.end_key.len > 0 && fresh > 0 &&
 		cf_slice_eq(buf_slice(&p->pg.last), p->range.end_key))
 		p->pg.done = true;
-	*rows = got + skip;
-	*n_out = fresh;
+	*rows = p->returned = got + skip;
+	*n_out = p->n_returned = fresh;
+	if (p->early && !early_prefetch_fits(p))
+		drop_prefetch(p);		/* the skim misread the page: cannot happen */
 	/* from the second page on: a scan that came back for more likely goes on */
-	if (p->prefetch && ++p->pages >= 2 && !p->pg.done)
-		send_prefetch(p);
+	if (p->prefetch && ++p->pages >= 2 && !p->pg.done && !p->inflight)
+		send_prefetch(p, &p->pg);
+	return NULL;
+}
+
+cf_status *
+cfc_range_pager_rewind(cfc_range_pager *p, size_t used)
+{
+	if (used >= p->n_returned)
+		return NULL;
+	drop_prefetch(p);			/* it followed the whole page */
+	if (used == 0)
+		p->pg.started = p->prev_started;
+	set_buf(&p->pg.last, used == 0 ? buf_slice(&p->prev_last) : p->returned[used - 1].key);
+	if (!cf_buf_ok(&p->pg.last))
+	{
+		p->pg.done = true;		/* nowhere to go on from */
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	}
+	p->pg.remaining += (int64_t) (p->n_returned - used);
+	p->pg.done = false;
+	p->n_returned = used;
 	return NULL;
 }
 
@@ -718,6 +829,8 @@ cfc_range_pager_free(cfc_range_pager *p)
 	cf_arena_free(p->keep);
 	cf_arena_free(p->page);
 	cf_buf_free(&p->pg.last);
+	cf_buf_free(&p->prev_last);
+	cf_buf_free(&p->ahead_pg.last);
 	cf_buf_free(&p->partitioner);
 	cf_buf_free(&p->token);
 	free(p);

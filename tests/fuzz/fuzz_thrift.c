@@ -4,6 +4,10 @@
  * One input is read three ways, as the server and the client would meet it:
  *  1. cf_t_read_message_header, then the body as every method's arguments;
  *  2. the whole input as every method's reply (cf_t_read_reply);
+ *  3. for the replies a scan pages through, by client/reply.h's hand-written reader
+ *     and skim too: what they accept, cf_t_read_reply must decode to the same
+ *     result (and keys), and the re-encoding of what cf_t_read_reply decodes
+ *     (canonical) must be accepted by the hand-written reader alike;
  * and whatever decodes is re-encoded (cf_t_write_call / cf_t_write_reply), decoded
  * again and re-encoded again: the two encodings must be identical, so the encoder
  * and decoder agree on everything the decoder accepts. The only failure allowed on
@@ -16,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/reply.h"
 #include "thrift/cassandra.h"
 #include "util/arena.h"
 
@@ -96,6 +101,102 @@ check_reply(cf_t_method m, const cf_t_result *res, int32_t seqid, const cf_t_lim
 	cf_arena_free(a);
 }
 
+static bool
+same_slice(cf_slice a, cf_slice b)
+{
+	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
+}
+
+static bool
+same_column(const cf_t_column *a, const cf_t_column *b)
+{
+	return same_slice(a->name, b->name) && same_slice(a->value, b->value) &&
+		a->timestamp == b->timestamp && a->has_ttl == b->has_ttl && a->ttl == b->ttl;
+}
+
+static bool
+same_coscs(const cf_t_cosc *a, const cf_t_cosc *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		const cf_t_super_column *sa = &a[i].super_column,
+				   *sb = &b[i].super_column;
+
+		if (a[i].has_column != b[i].has_column ||
+			a[i].has_super_column != b[i].has_super_column ||
+			!same_column(&a[i].column, &b[i].column) || !same_slice(sa->name, sb->name) ||
+			sa->n_columns != sb->n_columns)
+			return false;
+		for (size_t j = 0; j < sa->n_columns; j++)
+			if (!same_column(&sa->columns[j], &sb->columns[j]))
+				return false;
+	}
+	return true;
+}
+
+/* The results of a scan method's reply (get_slice, or list<KeySlice>) are equal. */
+static bool
+same_scan_result(const cf_t_result *a, const cf_t_result *b)
+{
+	if (a->exception.kind != b->exception.kind || a->n_coscs != b->n_coscs ||
+		a->n_key_slices != b->n_key_slices || !same_coscs(a->coscs, b->coscs, a->n_coscs))
+		return false;
+	for (size_t i = 0; i < a->n_key_slices; i++)
+	{
+		const cf_t_key_slice *ka = &a->key_slices[i],
+				   *kb = &b->key_slices[i];
+
+		if (!same_slice(ka->key, kb->key) || ka->n_columns != kb->n_columns ||
+			!same_coscs(ka->columns, kb->columns, ka->n_columns))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The hand-written reader against the generic one on msg, for m (a scan method):
+ * what it accepts decodes alike; what the skim accepts and the generic reader decodes
+ * has the same keys. With canonical set (msg is an encoding of ours) it must accept
+ * whatever success the generic reader decodes.
+ */
+static void
+check_fast_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *lim,
+				 bool canonical)
+{
+	cf_arena   *a = cf_arena_new(0);
+	cf_t_result fast;
+	cf_t_result slow;
+	cf_slice   *keys;
+	size_t		n_keys;
+	bool		ok = cfc_read_reply_fast(msg, m, seqid, lim, a, &fast);
+	bool		skim = cfc_skim_reply_keys(msg, m, seqid, a, &keys, &n_keys);
+	cf_status  *s = cf_t_read_reply(msg, m, seqid, lim, a, &slow);
+
+	if (ok && s != NULL)
+		die("the hand-written reader accepts what the generic one refuses", m, s);
+	if (ok && !same_scan_result(&fast, &slow))
+		die("the hand-written reader decodes differently", m, NULL);
+	if (canonical && s == NULL && slow.exception.kind == CF_T_EXC_NONE && !ok)
+		die("the hand-written reader refuses a canonical reply", m, NULL);
+	if (skim && s == NULL && m != CF_T_M_GET_SLICE)
+	{
+		if (n_keys != slow.n_key_slices)
+			die("the skim counts other keys", m, NULL);
+		for (size_t i = 0; i < n_keys; i++)
+			if (!same_slice(keys[i], slow.key_slices[i].key))
+				die("the skim finds other keys", m, NULL);
+	}
+	cf_status_free(s);
+	cf_arena_free(a);
+}
+
+static bool
+is_scan_method(cf_t_method m)
+{
+	return m == CF_T_M_GET_SLICE || m == CF_T_M_GET_RANGE_SLICES ||
+		m == CF_T_M_GET_INDEXED_SLICES;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -129,6 +230,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		st = cf_t_read_reply(cf_slice_of(data, size), m, s == NULL ? h.seqid : 0, &lim, a, &res);
 		if (st == NULL)
 			check_reply(m, &res, h.seqid, &lim);
+		if (is_scan_method(m))
+		{
+			check_fast_reply(cf_slice_of(data, size), m, s == NULL ? h.seqid : 0, &lim,
+							 false);
+			if (st == NULL)
+			{
+				cf_buf		b = CF_BUF_INIT;
+
+				if (cf_t_write_reply(&b, m, h.seqid, &res) == NULL)
+					check_fast_reply(cf_slice_of(b.data, b.len), m, h.seqid, &lim, true);
+				cf_buf_free(&b);
+			}
+		}
 		cf_status_free(st);
 		cf_arena_free(a);
 	}

@@ -2109,6 +2109,141 @@ an_abandoned_prefetch_resets_the_connection(void **state)
 	fake_stop(f);
 }
 
+static atomic_bool swollen_sent;
+
+/*
+ * sim_handler, but the first page asked from key07 (the third, of pages of 4) has a
+ * first row of 200000 empty ColumnOrSuperColumns: a canonical reply, which the skim
+ * walks, but one over the decoder's memory budget, so it does not decode.
+ */
+static void
+swollen_handler(fake *f, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+				cf_t_result *res)
+{
+	size_t		n = 200000;
+
+	sim_handler(f, m, args, arena, res);
+	if (m != CF_T_M_GET_RANGE_SLICES || res->n_key_slices == 0 ||
+		!S_EQ(args->range.start_key, keys[7]) || atomic_exchange(&swollen_sent, true))
+		return;
+	res->key_slices[0].columns = cf_arena_alloc(arena, n * sizeof(cf_t_cosc));
+	memset(res->key_slices[0].columns, 0, n * sizeof(cf_t_cosc));
+	res->key_slices[0].n_columns = n;
+}
+
+/*
+ * A prefetching range pager asks the next page as soon as a page's reply is in, before
+ * decoding it: when the third page's reply turns out not to decode, the fourth page's
+ * request (from key11, the third page's last key) has reached the server already. The
+ * bad page is asked again (on a new connection) and nothing is lost or repeated.
+ */
+static void
+range_pager_asks_before_decoding(void **state)
+{
+	fake	   *f = fake_start(swollen_handler);
+	cfc_conn   *c = connect_fake(f);
+	cf_t_key_range range = {.count = INT32_MAX};
+	cf_t_key_range sim = {.count = INT32_MAX, .has_start_key = true, .has_end_key = true};
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	const char *order[3] = {keys[7], keys[11], keys[7]};
+	int			next = 0;
+	int			calls;
+	size_t		nw = sim_range(&sim, want);
+
+	(void) state;
+	atomic_store(&swollen_sent, false);
+	assert_int_equal(run_range_pager_with(c, f, &range, 4, true, NULL, NULL, seen, &calls),
+					 nw);
+	assert_memory_equal(seen, want, nw * sizeof(int));
+	assert_true(atomic_load(&swollen_sent));
+	for (int i = 0; i < atomic_load(&f->n_calls) && next < 3; i++)
+		if (f->methods[i] == CF_T_M_GET_RANGE_SLICES &&
+			S_EQ(f->args[i].range.start_key, order[next]))
+			next++;
+	assert_int_equal(next, 3);
+	assert_int_equal(atomic_load(&f->n_accepts), 2);
+	cfc_free(c);
+	fake_stop(f);
+}
+
+/*
+ * A range pager whose caller uses only part of some pages (cfc_range_pager_rewind):
+ * page after page, none, a few or all of the rows are used, the rest asked again;
+ * every row comes once, in order, with prefetch or not, whole ranges or counted ones,
+ * and with failing calls (every 3rd times out) under it.
+ */
+static void
+check_range_pager_rewinds(cfc_conn *c, cf_t_key_range range, bool prefetch)
+{
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cfc_range_pager *p;
+	int			want[KEYS_N];
+	int			seen[KEYS_N];
+	size_t		total = 0;
+	cf_t_key_range sim = range;
+	size_t		nw;
+
+	if (!sim.has_start_token)
+		sim.has_start_key = sim.has_end_key = true;
+	nw = sim_range(&sim, want);
+	expect_ok(cfc_range_pager_new(c, &parent, &pred, &range, 5, 0, &p));
+	cfc_range_pager_set_prefetch(p, prefetch);
+	for (int it = 0;; it++)
+	{
+		const cf_t_key_slice *rows;
+		size_t		n;
+		size_t		used;
+		cf_status  *s = cfc_range_pager_next(p, &rows, &n);
+
+		if (cf_status_code(s) == CF_ERR_TIMEOUT)
+		{
+			cf_status_free(s);
+			continue;
+		}
+		expect_ok(s);
+		if (n == 0)
+			break;
+		used = it % 3 == 0 ? 0 : (size_t) it % n + 1;
+		for (size_t i = 0; i < used; i++)
+		{
+			assert_true(total < KEYS_N);
+			seen[total++] = atoi((const char *) rows[i].key.p + 3);
+		}
+		expect_ok(cfc_range_pager_rewind(p, used));
+		if (it % 4 == 1)
+			cfc_range_pager_set_page_size(p, 3 + it % 5);
+	}
+	cfc_range_pager_free(p);
+	if (total != nw || memcmp(want, seen, nw * sizeof(int)) != 0)
+		fail_msg("rewinds, %s range, prefetch %d: %zu rows, %zu expected",
+				 range.has_start_token ? "token" : "key", (int) prefetch, total, nw);
+}
+
+static void
+range_pager_rewinds(void **state)
+{
+	const cf_t_key_range ranges[3] = {{.count = INT32_MAX},
+	{.count = INT32_MAX, .has_start_token = true, .has_end_token = true},
+	{.count = 23}};
+	fake	   *f = fake_start(sim_handler);
+	cfc_conn   *c = connect_fake(f);
+
+	(void) state;
+	for (int r = 0; r < 3; r++)
+	{
+		check_range_pager_rewinds(c, ranges[r], false);
+		check_range_pager_rewinds(c, ranges[r], true);
+	}
+	atomic_store(&fail_call, 3);
+	for (int r = 0; r < 3; r++)
+		check_range_pager_rewinds(c, ranges[r], true);
+	atomic_store(&fail_call, 0);
+	cfc_free(c);
+	fake_stop(f);
+}
+
 /* The text form of key i's token. */
 static cf_slice
 token_text(int i, cf_buf *b)
@@ -2271,6 +2406,8 @@ main(void)
 		cmocka_unit_test(range_pager_page_size_can_change),
 		cmocka_unit_test(range_pager_row_count_can_change),
 		cmocka_unit_test(range_pager_prefetches),
+		cmocka_unit_test(range_pager_rewinds),
+		cmocka_unit_test(range_pager_asks_before_decoding),
 		cmocka_unit_test(a_bad_prefetch_read_before_a_disconnect_is_asked_again),
 		cmocka_unit_test(an_abandoned_prefetch_resets_the_connection),
 		cmocka_unit_test(token_strings_match_the_partitioners),

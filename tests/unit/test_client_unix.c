@@ -146,6 +146,10 @@ libcolfam_over_the_socket(void **state)
 	assert_int_equal(lstat(sock, &st), 0);
 	assert_true(S_ISSOCK(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0700);
+	/* logged just after the listeners open, which may be after the TCP port answers */
+	for (int i = 0; i < 500 && !test_colfamd_log_contains(node, "listening for Thrift "
+														   "clients on the unix socket"); i++)
+		usleep(10 * 1000);
 	assert_true(test_colfamd_log_contains(node, "listening for Thrift clients on the unix "
 										  "socket"));
 

@@ -16,8 +16,10 @@
  * last name, and in a range the rest of that page and the pages after it are asked
  * with more columns and fewer rows (widen_range_rows). From its second page on, a
  * range pager prefetches: colfamd makes the next page while this backend decodes the
- * last one and turns it into rows (so a range scan may hold two pages). Nothing holds more than a page, except that the 'rows' mapping
- * assembles one Cassandra row (one SQL row) at a time.
+ * last one and turns it into rows (so a range scan may hold two pages). A
+ * parallel-aware scan of tokens opens a range pager for each chunk of the range it
+ * claims (parallel.c). Nothing holds more than a page, except that the 'rows'
+ * mapping assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
  * freed by a reset callback of the executor's memory context, so an ERROR (including

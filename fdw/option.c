@@ -15,7 +15,6 @@
 #include "colfam_table.h"
 
 #include <ctype.h>
-#include <sys/un.h>
 
 #include "access/reloptions.h"
 #include "catalog/pg_attribute.h"
@@ -26,6 +25,8 @@
 #include "commands/defrem.h"
 #include "lib/stringinfo.h"
 #include "utils/guc.h"
+
+#include "util/unixsock.h"
 
 PG_FUNCTION_INFO_V1(colfam_fdw_validator);
 
@@ -229,10 +230,10 @@ parse_host_entry(const char *s, int len)
 		return "is empty";
 	if (s[0] == '/')
 	{
-		/* libcolfam's rule: a unix socket's path, within sun_path */
-		if (len > (int) sizeof(((struct sockaddr_un *) 0)->sun_path) - 1)
+		/* libcolfam's rule (util/unixsock.h): a unix socket's path, within sun_path */
+		if (len > (int) CF_UNIX_PATH_MAX)
 			return psprintf("is a unix socket path of %d bytes; the system allows at most %d",
-							len, (int) sizeof(((struct sockaddr_un *) 0)->sun_path) - 1);
+							len, (int) CF_UNIX_PATH_MAX);
 		if (s[len - 1] == '/')
 			return "names a directory; name colfamd's socket file in it (its rpc_unix_socket)";
 		for (i = 0; i < len; i++)

@@ -816,17 +816,21 @@ add_param_path(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 }
 
 /*
- * Would colfam_get_plan scan tokens — the whole ring, or a token(key) range — rather
- * than keys, a key range or an index? Only such a scan can be cut into chunks.
+ * How colfam_get_plan reads the rows of a scan with these candidates: key = (or = ANY)
+ * first, then a key range, a token(key) range, an index, else the whole ring.
  */
-static bool
-scans_tokens(ColfamRelInfo *ri, List *cands)
+static ColfamScanKind
+rows_kind(List *cands)
 {
-	return ri->random_partitioner &&
-		find_cand(cands, COLFAM_ROLE_KEY, false, true, true) == NULL &&
-		find_cand(cands, COLFAM_ROLE_KEY, false, true, false) == NULL &&
-		find_cand(cands, COLFAM_ROLE_KEY, false, false, true) == NULL &&
-		find_cand(cands, COLFAM_ROLE_FIELD, false, true, true) == NULL;
+	if (find_cand(cands, COLFAM_ROLE_KEY, false, true, false) != NULL)
+		return COLFAM_SCAN_KEYS;
+	if (find_cand(cands, COLFAM_ROLE_KEY, false, false, true) != NULL)
+		return COLFAM_SCAN_KEY_RANGE;
+	if (find_cand(cands, COLFAM_ROLE_KEY, true, false, true) != NULL)
+		return COLFAM_SCAN_TOKEN_RANGE;
+	if (find_cand(cands, COLFAM_ROLE_FIELD, false, true, true) != NULL)
+		return COLFAM_SCAN_INDEX;
+	return COLFAM_SCAN_ALL;
 }
 
 /*
@@ -867,6 +871,7 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
 	ColfamRelInfo *ri = baserel->fdw_private;
 	List	   *cands = candidates(root, baserel, ri, baserel->baserestrictinfo);
+	ColfamScanKind kind = rows_kind(cands);
 	double		fetched = baserel->rows;
 	Cost		startup = COLFAM_ROUNDTRIP_COST + baserel->baserestrictcost.startup;
 	Cost		run;
@@ -875,7 +880,7 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	ListCell   *lc;
 
 	/* what colfamd returns is at least what survives the local filters */
-	if (!single_key(cands) && find_cand(cands, COLFAM_ROLE_KEY, false, true, false) == NULL)
+	if (kind != COLFAM_SCAN_KEYS)
 		fetched = Max(fetched, baserel->tuples * 0.1);
 	run = fetch_cost(ri, fetched) + baserel->baserestrictcost.per_tuple * fetched;
 
@@ -892,7 +897,9 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 										 startup + run, root->query_pathkeys, NULL, NULL,
 										 list_make1(makeBoolean(reversed))));
 
-	if (baserel->consider_parallel && scans_tokens(ri, cands))
+	/* only a scan of tokens, all the ring or a token(key) range, cuts into chunks */
+	if (baserel->consider_parallel && ri->random_partitioner &&
+		(kind == COLFAM_SCAN_ALL || kind == COLFAM_SCAN_TOKEN_RANGE))
 		add_partial_scan_path(root, baserel, ri, fetched, startup);
 
 	/* joins on the key: one lookup per outer row */
@@ -1051,10 +1058,12 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	spec->reversed = boolVal(linitial(best_path->fdw_private));
 
 	/* ---- which rows ---- */
-	if ((c = find_cand(cands, COLFAM_ROLE_KEY, false, true, true)) != NULL ||
-		(c = find_cand(cands, COLFAM_ROLE_KEY, false, true, false)) != NULL)
+	spec->kind = rows_kind(cands);
+	if (spec->kind == COLFAM_SCAN_KEYS)
 	{
-		spec->kind = COLFAM_SCAN_KEYS;
+		/* a single key rather than = ANY when there are both */
+		if ((c = find_cand(cands, COLFAM_ROLE_KEY, false, true, true)) == NULL)
+			c = find_cand(cands, COLFAM_ROLE_KEY, false, true, false);
 		push_value(spec, &exprs, c, COLFAM_V_KEY, NULL);
 		exact = lappend(exact, c->rinfo);
 		rows_text = c->is_array
@@ -1062,10 +1071,9 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 					   colfam_describe_value(root, c->value), spec->fetch_size)
 			: psprintf("key %s", colfam_describe_value(root, c->value));
 	}
-	else if (find_cand(cands, COLFAM_ROLE_KEY, false, false, true) != NULL)
+	else if (spec->kind == COLFAM_SCAN_KEY_RANGE)
 	{
 		first_bounds(cands, COLFAM_ROLE_KEY, false, &lo, &hi);
-		spec->kind = COLFAM_SCAN_KEY_RANGE;
 		if (lo)
 			push_value(spec, &exprs, lo, COLFAM_V_KEY_LO, NULL);
 		if (hi)
@@ -1074,13 +1082,12 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 							 lo ? colfam_describe_value(root, lo->value) : "the first",
 							 hi ? colfam_describe_value(root, hi->value) : "the last");
 	}
-	else if ((c = find_cand(cands, COLFAM_ROLE_KEY, true, false, true)) != NULL)
+	else if (spec->kind == COLFAM_SCAN_TOKEN_RANGE)
 	{
 		Cand	   *tlo,
 				   *thi;
 
 		first_bounds(cands, COLFAM_ROLE_KEY, true, &tlo, &thi);
-		spec->kind = COLFAM_SCAN_TOKEN_RANGE;
 		if (tlo)
 			push_value(spec, &exprs, tlo,
 					   tlo->strategy == BTGreaterStrategyNumber ? COLFAM_V_TOKEN_LO_EXCL
@@ -1092,12 +1099,11 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 							 tlo ? colfam_describe_value(root, tlo->value) : "the start",
 							 thi ? colfam_describe_value(root, thi->value) : "the end of the ring");
 	}
-	else if ((c = find_cand(cands, COLFAM_ROLE_FIELD, false, true, true)) != NULL)
+	else if (spec->kind == COLFAM_SCAN_INDEX)
 	{
 		StringInfoData buf;
 
 		initStringInfo(&buf);
-		spec->kind = COLFAM_SCAN_INDEX;
 		foreach(lc, cands)
 		{
 			c = lfirst(lc);
@@ -1111,10 +1117,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		/* the index is re-checked against each row by colfamd, but we filter too */
 	}
 	else
-	{
-		spec->kind = COLFAM_SCAN_ALL;
 		rows_text = "all keys";
-	}
 
 	/* ---- which columns ---- */
 	if (spec->super && (pinned = find_cand(cands, COLFAM_ROLE_SUPER, false, true, true)) != NULL)

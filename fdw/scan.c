@@ -16,8 +16,10 @@
  * last name, and in a range the rest of that page and the pages after it are asked
  * with more columns and fewer rows (widen_range_rows). From its second page on, a
  * range pager prefetches: colfamd makes the next page while this backend decodes the
- * last one and turns it into rows (so a range scan may hold two pages). Nothing holds more than a page, except that the 'rows' mapping
- * assembles one Cassandra row (one SQL row) at a time.
+ * last one and turns it into rows (so a range scan may hold two pages). A
+ * parallel-aware scan of tokens opens a range pager for each chunk of the range it
+ * claims (parallel.c). Nothing holds more than a page, except that the 'rows'
+ * mapping assembles one Cassandra row (one SQL row) at a time.
  *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
  * freed by a reset callback of the executor's memory context, so an ERROR (including
@@ -526,30 +528,29 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 		 * tokens run from 0 to 2^127, so "from the first token" is (2^127, ...]: the
 		 * range wraps past the largest token to the smallest, 0 included.
 		 */
-		s->range.has_start_token = true;
-		s->range.has_end_token = true;
-		if (tok_lo == NULL || numeric_sign_of(tok_lo) < 0)
-			tok_lo = RP_MAX_TOKEN;
+		if (tok_lo != NULL && numeric_sign_of(tok_lo) < 0)
+			tok_lo = NULL;		/* from the first token */
 		if (tok_hi != NULL && numeric_sign_of(tok_hi) < 0)
 			s->empty = true;
-		if (tok_hi == NULL || cmp_decimal(tok_hi, RP_MAX_TOKEN) >= 0)
-			tok_hi = RP_MAX_TOKEN;
-		s->par_lo = strcmp(tok_lo, RP_MAX_TOKEN) == 0 ? NULL : tok_lo;
-		s->par_hi = strcmp(tok_hi, RP_MAX_TOKEN) == 0 ? NULL : tok_hi;
-		if (strcmp(tok_lo, RP_MAX_TOKEN) != 0 &&
-			(cmp_decimal(tok_lo, RP_MAX_TOKEN) >= 0 || cmp_decimal(tok_hi, tok_lo) <= 0))
+		if (tok_hi != NULL && cmp_decimal(tok_hi, RP_MAX_TOKEN) >= 0)
+			tok_hi = NULL;		/* to the last token */
+		/* after the last token, or a range that ends where it starts or before */
+		if (tok_lo != NULL && (cmp_decimal(tok_lo, RP_MAX_TOKEN) >= 0 ||
+							   (tok_hi != NULL && cmp_decimal(tok_hi, tok_lo) <= 0)))
 			s->empty = true;
-		if (strcmp(tok_lo, RP_MAX_TOKEN) == 0 && strcmp(tok_hi, RP_MAX_TOKEN) == 0)
+		s->par_lo = tok_lo;
+		s->par_hi = tok_hi;
+		if (tok_lo == NULL && tok_hi == NULL)
 		{
 			/* the whole ring: as a key range, which needs no token arithmetic */
-			s->range.has_start_token = s->range.has_end_token = false;
 			s->range.has_start_key = s->range.has_end_key = true;
 			s->range.start_key = s->range.end_key = cf_slice_of("", 0);
 		}
 		else
 		{
-			s->range.start_token = cf_slice_str(tok_lo);
-			s->range.end_token = cf_slice_str(tok_hi);
+			s->range.has_start_token = s->range.has_end_token = true;
+			s->range.start_token = cf_slice_str(tok_lo != NULL ? tok_lo : RP_MAX_TOKEN);
+			s->range.end_token = cf_slice_str(tok_hi != NULL ? tok_hi : RP_MAX_TOKEN);
 		}
 	}
 	else if (spec->kind == COLFAM_SCAN_ALL)

@@ -75,6 +75,15 @@ SELECT (SELECT count(*) FROM par_tagged
 -- the largest token only (2^127 ends the ring)
 SELECT count(*) FROM par_tagged WHERE token(key) > 170141183460469231731687303715884105727;
 
+-- a Gather rescanned for each outer row: each rescan reads every chunk again
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT v.x, s.* FROM (SELECT count(*), count(DISTINCT key) FROM par_tagged) s
+RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
+SELECT v.x, s.* FROM (SELECT count(*), count(DISTINCT key) FROM par_tagged) s
+RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
+RESET enable_material;
+
 -- a Super CF, the 'rows' mapping, and a LIMIT over a parallel scan
 SELECT count(*), count(DISTINCT (key, super_column)) FROM par_comments;
 SELECT count(*), count(DISTINCT (key, super_column)) FROM l_comments;

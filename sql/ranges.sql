@@ -46,6 +46,11 @@ WHERE token(key) >= (SELECT min(t) FROM l_tokens) AND token(key) <= (SELECT max(
 ORDER BY key;
 SELECT count(DISTINCT key) FROM rp_tagged WHERE token(key) <= 0;
 SELECT count(DISTINCT key) FROM rp_tagged WHERE token(key) > 170141183460469231731687303715884105728;
+-- past the ring's last token (2^127) nothing is asked: no row comes back to be filtered
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT key FROM rp_tagged WHERE token(key) > 170141183460469231731687303715884105728;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT key FROM rp_tagged WHERE token(key) >= 170141183460469231731687303715884105729;
 
 -- ---- a wide row in a range scan: 100 columns a row a page, the rest by its pager ----
 INSERT INTO rp_tagged

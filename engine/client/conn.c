@@ -353,7 +353,6 @@ cfc_close_socket(cfc_conn *c)
 	c->fd = -1;
 	c->host = -1;
 	c->rpos = c->rlen = 0;
-	c->awaiting = false;
 }
 
 void
@@ -608,10 +607,6 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 {
 	int64_t		deadline = 0;	/* of the wait in progress, 0 when none */
 
-	/*
-	 * c->awaiting (a reply to a request just sent) needs nothing here: recv blocks,
-	 * so it never returns early with nothing, and no poll has to come first.
-	 */
 	for (;;)
 	{
 		size_t		have = c->rlen - c->rpos;

@@ -51,21 +51,22 @@ dup_str(const char *s, size_t n)
 	return d;
 }
 
-/* A host list entry that is a unix socket's path (n bytes from s, trimmed). */
+/*
+ * A host list entry that is a unix socket's path (n bytes from s, trimmed); one too
+ * long for sun_path is refused here, with cf_unix_sockaddr's message.
+ */
 static cf_status *
 parse_socket_path(const char *s, size_t n, cfc_host_addr *out)
 {
-	if (n > CF_UNIX_PATH_MAX)
-		return cf_status_make(CF_ERR_INVALID, "hosts: the unix socket path \"%.*s%s\" is %zu "
-							  "bytes long; the system allows at most %zu",
-							  (int) (n > 120 ? 120 : n), s, n > 120 ? "..." : "", n,
-							  (size_t) CF_UNIX_PATH_MAX);
+	struct sockaddr_un sa;
+	socklen_t	len;
+
 	out->unix_socket = true;
 	out->host = dup_str(s, n);
 	out->desc = dup_str(s, n);
 	if (out->host == NULL || out->desc == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-	return NULL;
+	return cf_status_wrap(cf_unix_sockaddr(out->host, &sa, &len), "hosts");
 }
 
 /*

@@ -362,6 +362,23 @@ cfc_disconnect(cfc_conn *c)
 	cfc_close_socket(c);
 }
 
+/* What a failed connect to a unix socket likely means, or NULL. */
+static const char *
+unix_connect_hint(int errnum)
+{
+	switch (errnum)
+	{
+		case ENOENT:
+			return "no socket there: is colfamd running with this rpc_unix_socket?";
+		case ECONNREFUSED:
+			return "nothing accepts on it: colfamd may have stopped";
+		case EAGAIN:
+			return "the server's queue of new connections is full";
+		default:
+			return NULL;
+	}
+}
+
 /* Connects to one address; returns the fd or -1 with *err set. */
 static int
 connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status **err)
@@ -381,27 +398,14 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 	}
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
 	{
-		/* a unix socket does not connect in the background: EAGAIN is a full backlog */
-		if (errno == EAGAIN && ai->ai_family == AF_UNIX)
+		/* a unix socket does not connect in the background: any failure is final */
+		if (ai->ai_family == AF_UNIX || (errno != EINPROGRESS && errno != EINTR))
 		{
-			*err = cf_status_make(CF_ERR_IO, "connecting to %s: the server's queue of new "
-								  "connections is full", desc);
-			close(fd);
-			return -1;
-		}
-		if (ai->ai_family == AF_UNIX && (errno == ENOENT || errno == ECONNREFUSED))
-		{
-			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s (%s)", desc,
-								  strerror(errno), errno == ENOENT ?
-								  "no socket there: is colfamd running with this "
-								  "rpc_unix_socket?" :
-								  "nothing accepts on it: colfamd may have stopped");
-			close(fd);
-			return -1;
-		}
-		if (errno != EINPROGRESS && errno != EINTR)
-		{
-			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s", desc, strerror(errno));
+			const char *hint = ai->ai_family == AF_UNIX ? unix_connect_hint(errno) : NULL;
+
+			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s%s%s%s", desc,
+								  strerror(errno), hint ? " (" : "", hint ? hint : "",
+								  hint ? ")" : "");
 			close(fd);
 			return -1;
 		}

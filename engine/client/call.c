@@ -155,11 +155,7 @@ cfc_exchange(cfc_conn *c, const char *name, cf_arena *arena, cf_slice *reply, bo
 
 	if (s != NULL)
 		return s;
-	/* the server cannot have answered yet: poll before the first recv */
-	c->awaiting = true;
-	s = cfc_recv_reply(c, name, arena, reply, lost);
-	c->awaiting = false;
-	return s;
+	return cfc_recv_reply(c, name, arena, reply, lost);
 }
 
 cf_status *

@@ -43,9 +43,6 @@ struct cfc_conn
 	int32_t		seqid;
 	bool		in_call;		/* set during a call (and a prefetch's send or read):
 								 * still set means it was abandoned */
-	bool		awaiting;		/* a request was just sent and its reply is read at
-								 * once: wait for it before the first recv, which
-								 * could only fail with EAGAIN */
 	struct cfc_range_pager *prefetcher; /* its next page's request is sent, the reply
 										 * unread: read first by any other call */
 
@@ -75,9 +72,7 @@ cf_status  *cfc_send_frame(cfc_conn *c, const char *what, bool *lost);
 
 /*
  * Receives one frame's payload into arena memory (*payload, *len). Errors as
- * cfc_send_frame; a length over max_frame or negative is CF_ERR_PROTOCOL. With
- * c->awaiting set (cfc_exchange), it polls before the first recv that finds the buffer
- * empty, and clears the flag.
+ * cfc_send_frame; a length over max_frame or negative is CF_ERR_PROTOCOL.
  */
 cf_status  *cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena,
 						   const uint8_t **payload, size_t *len, bool *lost);

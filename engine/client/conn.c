@@ -51,21 +51,22 @@ dup_str(const char *s, size_t n)
 	return d;
 }
 
-/* A host list entry that is a unix socket's path (n bytes from s, trimmed). */
+/*
+ * A host list entry that is a unix socket's path (n bytes from s, trimmed); one too
+ * long for sun_path is refused here, with cf_unix_sockaddr's message.
+ */
 static cf_status *
 parse_socket_path(const char *s, size_t n, cfc_host_addr *out)
 {
-	if (n > CF_UNIX_PATH_MAX)
-		return cf_status_make(CF_ERR_INVALID, "hosts: the unix socket path \"%.*s%s\" is %zu "
-							  "bytes long; the system allows at most %zu",
-							  (int) (n > 120 ? 120 : n), s, n > 120 ? "..." : "", n,
-							  (size_t) CF_UNIX_PATH_MAX);
+	struct sockaddr_un sa;
+	socklen_t	len;
+
 	out->unix_socket = true;
 	out->host = dup_str(s, n);
 	out->desc = dup_str(s, n);
 	if (out->host == NULL || out->desc == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-	return NULL;
+	return cf_status_wrap(cf_unix_sockaddr(out->host, &sa, &len), "hosts");
 }
 
 /*
@@ -353,13 +354,29 @@ cfc_close_socket(cfc_conn *c)
 	c->fd = -1;
 	c->host = -1;
 	c->rpos = c->rlen = 0;
-	c->awaiting = false;
 }
 
 void
 cfc_disconnect(cfc_conn *c)
 {
 	cfc_close_socket(c);
+}
+
+/* What a failed connect to a unix socket likely means, or NULL. */
+static const char *
+unix_connect_hint(int errnum)
+{
+	switch (errnum)
+	{
+		case ENOENT:
+			return "no socket there: is colfamd running with this rpc_unix_socket?";
+		case ECONNREFUSED:
+			return "nothing accepts on it: colfamd may have stopped";
+		case EAGAIN:
+			return "the server's queue of new connections is full";
+		default:
+			return NULL;
+	}
 }
 
 /* Connects to one address; returns the fd or -1 with *err set. */
@@ -381,27 +398,14 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 	}
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
 	{
-		/* a unix socket does not connect in the background: EAGAIN is a full backlog */
-		if (errno == EAGAIN && ai->ai_family == AF_UNIX)
+		/* a unix socket does not connect in the background: any failure is final */
+		if (ai->ai_family == AF_UNIX || (errno != EINPROGRESS && errno != EINTR))
 		{
-			*err = cf_status_make(CF_ERR_IO, "connecting to %s: the server's queue of new "
-								  "connections is full", desc);
-			close(fd);
-			return -1;
-		}
-		if (ai->ai_family == AF_UNIX && (errno == ENOENT || errno == ECONNREFUSED))
-		{
-			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s (%s)", desc,
-								  strerror(errno), errno == ENOENT ?
-								  "no socket there: is colfamd running with this "
-								  "rpc_unix_socket?" :
-								  "nothing accepts on it: colfamd may have stopped");
-			close(fd);
-			return -1;
-		}
-		if (errno != EINPROGRESS && errno != EINTR)
-		{
-			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s", desc, strerror(errno));
+			const char *hint = ai->ai_family == AF_UNIX ? unix_connect_hint(errno) : NULL;
+
+			*err = cf_status_make(CF_ERR_IO, "connecting to %s: %s%s%s%s", desc,
+								  strerror(errno), hint ? " (" : "", hint ? hint : "",
+								  hint ? ")" : "");
 			close(fd);
 			return -1;
 		}
@@ -608,10 +612,6 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 {
 	int64_t		deadline = 0;	/* of the wait in progress, 0 when none */
 
-	/*
-	 * c->awaiting (a reply to a request just sent) needs nothing here: recv blocks,
-	 * so it never returns early with nothing, and no poll has to come first.
-	 */
 	for (;;)
 	{
 		size_t		have = c->rlen - c->rpos;

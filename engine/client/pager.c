@@ -624,11 +624,30 @@ key_of(const void *item)
 }
 
 /*
+ * take_page on pg (the pager's progress, or the early prefetch's copy of it) for a
+ * get_range_slices page; a key range also ends at its end key, which is inclusive:
+ * nothing can follow it.
+ */
+static cf_status *
+take_range_page(const cfc_range_pager *p, progress *pg, int64_t want, const void *items,
+				size_t n, size_t size, cf_slice (*key) (const void *item), size_t *skip,
+				size_t *fresh)
+{
+	cf_status  *s = take_page(pg, "get_range_slices", want, items, n, size, key, skip,
+							  fresh);
+
+	if (s == NULL && !p->by_token && p->range.end_key.len > 0 && *fresh > 0 &&
+		cf_slice_eq(buf_slice(&pg->last), p->range.end_key))
+		pg->done = true;
+	return s;
+}
+
+/*
  * The prefetched page's reply is in (p->page): sends the next page's request before
  * the reply is decoded, so that the server makes it meanwhile. Where the scan will be
- * after this page comes from a skim of the reply (its keys: take_page's arithmetic on
- * a copy of the progress, in p->ahead_pg); cfc_range_pager_next checks it against the
- * decoded page. A reply the skim does not understand sends nothing: the next page is
+ * after this page comes from a skim of the reply (its keys: take_range_page's
+ * arithmetic on a copy of the progress, in p->ahead_pg); cfc_range_pager_next checks
+ * it against the decoded page. A reply the skim does not understand sends nothing: the next page is
  * then prefetched after the decode, as before.
  */
 static void
@@ -649,16 +668,12 @@ send_early_prefetch(cfc_range_pager *p, int32_t seqid, cf_slice reply, int64_t w
 	set_buf(&ap->last, buf_slice(&p->pg.last));
 	if (!cf_buf_ok(&ap->last))
 		return;
-	s = take_page(ap, "get_range_slices", want, keys, n, sizeof(*keys), key_of, &skip,
-				  &fresh);
+	s = take_range_page(p, ap, want, keys, n, sizeof(*keys), key_of, &skip, &fresh);
 	if (s != NULL)
 	{
 		cf_status_free(s);
 		return;
 	}
-	if (!p->by_token && p->range.end_key.len > 0 && fresh > 0 &&
-		cf_slice_eq(buf_slice(&ap->last), p->range.end_key))
-		ap->done = true;
 	if (ap->done)
 		return;
 	send_prefetch(p, ap);
@@ -685,7 +700,7 @@ take_prefetch(cfc_range_pager *p, int64_t *want, cf_t_key_slice **got, size_t *n
 		drop_prefetch(p);
 		return false;
 	}
-	p->inflight = p->settled = false;
+	p->inflight = p->settled = p->early = false;
 	cf_arena_free(p->page);
 	p->page = p->ahead;
 	p->ahead = NULL;
@@ -725,8 +740,8 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 	int64_t		want;
 	cf_t_key_slice *got = NULL;
 	size_t		n = 0;
-	size_t		skip;
-	size_t		fresh;
+	size_t		skip = 0;
+	size_t		fresh = 0;
 	cf_status  *s;
 
 	*rows = NULL;
@@ -753,17 +768,13 @@ cfc_range_pager_next(cfc_range_pager *p, const cf_t_key_slice **rows, size_t *n_
 	if (!cf_buf_ok(&p->prev_last))
 		s = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 	else
-		s = take_page(&p->pg, "get_range_slices", want, got, n, sizeof(*got),
-					  key_slice_key, &skip, &fresh);
+		s = take_range_page(p, &p->pg, want, got, n, sizeof(*got), key_slice_key, &skip,
+							&fresh);
 	if (s != NULL)
 	{
 		drop_prefetch(p);		/* it followed this page */
 		return s;
 	}
-	/* A key range ends at its end key, which is inclusive: nothing can follow it. */
-	if (!p->by_token && p->range.end_key.len > 0 && fresh > 0 &&
-		cf_slice_eq(buf_slice(&p->pg.last), p->range.end_key))
-		p->pg.done = true;
 	*rows = p->returned = got + skip;
 	*n_out = p->n_returned = fresh;
 	if (p->early && !early_prefetch_fits(p))

@@ -9,7 +9,7 @@
  * canonical encoding of these few structs is fixed, so a reader that expects it byte
  * by byte does a few compares and loads per column. Anything it does not expect sends
  * the reply to the generic reader, so the rare cases (exceptions, foreign encoders)
- * keep one implementation and one set of error messages; tests/fuzz/fuzz_reply.c
+ * keep one implementation and one set of error messages; tests/fuzz/fuzz_thrift.c
  * checks that both readers agree on whatever this one accepts.
  *
  * Caps, as cf_t_read_reply applies them: a string of more than max_string bytes, a

@@ -102,15 +102,9 @@ check_reply(cf_t_method m, const cf_t_result *res, int32_t seqid, const cf_t_lim
 }
 
 static bool
-same_slice(cf_slice a, cf_slice b)
-{
-	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
-}
-
-static bool
 same_column(const cf_t_column *a, const cf_t_column *b)
 {
-	return same_slice(a->name, b->name) && same_slice(a->value, b->value) &&
+	return cf_slice_eq(a->name, b->name) && cf_slice_eq(a->value, b->value) &&
 		a->timestamp == b->timestamp && a->has_ttl == b->has_ttl && a->ttl == b->ttl;
 }
 
@@ -124,7 +118,7 @@ same_coscs(const cf_t_cosc *a, const cf_t_cosc *b, size_t n)
 
 		if (a[i].has_column != b[i].has_column ||
 			a[i].has_super_column != b[i].has_super_column ||
-			!same_column(&a[i].column, &b[i].column) || !same_slice(sa->name, sb->name) ||
+			!same_column(&a[i].column, &b[i].column) || !cf_slice_eq(sa->name, sb->name) ||
 			sa->n_columns != sb->n_columns)
 			return false;
 		for (size_t j = 0; j < sa->n_columns; j++)
@@ -146,7 +140,7 @@ same_scan_result(const cf_t_result *a, const cf_t_result *b)
 		const cf_t_key_slice *ka = &a->key_slices[i],
 				   *kb = &b->key_slices[i];
 
-		if (!same_slice(ka->key, kb->key) || ka->n_columns != kb->n_columns ||
+		if (!cf_slice_eq(ka->key, kb->key) || ka->n_columns != kb->n_columns ||
 			!same_coscs(ka->columns, kb->columns, ka->n_columns))
 			return false;
 	}
@@ -183,7 +177,7 @@ check_fast_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *
 		if (n_keys != slow.n_key_slices)
 			die("the skim counts other keys", m, NULL);
 		for (size_t i = 0; i < n_keys; i++)
-			if (!same_slice(keys[i], slow.key_slices[i].key))
+			if (!cf_slice_eq(keys[i], slow.key_slices[i].key))
 				die("the skim finds other keys", m, NULL);
 	}
 	cf_status_free(s);

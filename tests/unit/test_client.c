@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1186,6 +1187,105 @@ the_cancel_callback_stops_a_wait(void **state)
 	/* Once the callback says go on, the connection works again. */
 	cfc_set_cancel(c, NULL, NULL);
 	expect_ok(cfc_describe_version(c, NULL, &str));
+	cfc_free(c);
+	fake_stop(f);
+}
+
+static atomic_int alarms;
+
+static void
+count_alarm(int sig)
+{
+	(void) sig;
+	atomic_fetch_add(&alarms, 1);
+}
+
+static bool
+cancel_after_20_alarms(void *arg)
+{
+	(void) arg;
+	return atomic_load(&alarms) >= 20;
+}
+
+/*
+ * Signals every 2 ms, with a handler installed SA_RESTART as PostgreSQL installs its
+ * own, keep breaking into the client's blocking recv (SO_RCVTIMEO: not restarted): a
+ * reply far larger than the socket buffers still arrives whole, in many pieces, and a
+ * wait for a silent server is no error but asks the cancel callback, which stops it.
+ * The fake server's thread has SIGALRM blocked: only the client is interrupted.
+ */
+static void
+signals_during_waits_are_harmless(void **state)
+{
+	sigset_t	alrm;
+	fake	   *f;
+	cfc_conn   *c;
+	cf_arena   *a = cf_arena_new(0);
+	struct sigaction sa = {0};
+	struct sigaction old;
+	struct itimerval every = {{0, 2000}, {0, 2000}};
+	struct itimerval off = {{0, 0}, {0, 0}};
+	size_t		big = 3 * 1024 * 1024;
+	uint8_t    *value = malloc(big);
+	const char *names[3] = {"a", "b", "c"};
+	step		st = {.kind = ACT_REPLY};
+	cf_t_cosc	coscs[3];
+	cf_t_cosc  *got;
+	size_t		n;
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cf_slice	str;
+
+	(void) state;
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	f = fake_start(canned_handler);		/* its thread inherits the blocked SIGALRM */
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	c = connect_fake(f);
+	assert_non_null(value);
+	for (size_t i = 0; i < big; i++)
+		value[i] = (uint8_t) (i * 7 + i / 251);
+	memset(coscs, 0, sizeof(coscs));
+	for (int i = 0; i < 3; i++)
+	{
+		coscs[i].has_column = true;
+		coscs[i].column = (cf_t_column) {S(names[i]), cf_slice_of(value, big), i, false, 0};
+	}
+	st.res.coscs = coscs;
+	st.res.n_coscs = 3;
+	sa.sa_handler = count_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	atomic_store(&alarms, 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &every, NULL), 0);
+
+	expect_ok(cfc_describe_version(c, a, &str));
+	fake_push(f, st);
+	expect_ok(cfc_get_slice(c, S("k"), &parent, &pred, 0, a, &got, &n));
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++)
+	{
+		assert_true(got[i].has_column);
+		assert_true(S_EQ(got[i].column.name, names[i]));
+		assert_int_equal(got[i].column.value.len, big);
+		assert_memory_equal(got[i].column.value.p, value, big);
+	}
+	assert_non_null(cfc_host(c));
+
+	cfc_set_cancel(c, cancel_after_20_alarms, NULL);
+	atomic_store(&alarms, 0);
+	fake_push(f, (step) {.kind = ACT_HANG});
+	expect_status(cfc_describe_version(c, a, &str), CF_ERR_CANCELLED, "cancelled");
+	assert_true(atomic_load(&alarms) >= 20);
+
+	assert_int_equal(setitimer(ITIMER_REAL, &off, NULL), 0);
+	assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+	cfc_set_cancel(c, NULL, NULL);
+	expect_ok(cfc_describe_version(c, a, &str));
+	free(value);
+	cf_arena_free(a);
 	cfc_free(c);
 	fake_stop(f);
 }
@@ -2397,6 +2497,7 @@ main(void)
 		cmocka_unit_test(mid_call_failure_retries_idempotent_calls_only),
 		cmocka_unit_test(resends_are_bounded_by_max_attempts),
 		cmocka_unit_test(the_cancel_callback_stops_a_wait),
+		cmocka_unit_test(signals_during_waits_are_harmless),
 		cmocka_unit_test(login_and_keyspace_on_every_connect),
 		cmocka_unit_test(an_abandoned_call_resets_the_connection),
 		cmocka_unit_test(column_pager_pages_a_wide_row),

@@ -389,7 +389,10 @@ connect_addr(cfc_conn *c, const struct addrinfo *ai, const char *desc, cf_status
 	int			soerr = 0;
 	int			flags;
 	socklen_t	len = sizeof(soerr);
-	struct timeval slice = {CFC_POLL_SLICE_MS / 1000, (CFC_POLL_SLICE_MS % 1000) * 1000};
+	/* a slice, or the whole io timeout when that is shorter, so a wait never overruns it */
+	int			slice_ms = c->io_timeout_ms < CFC_POLL_SLICE_MS ? c->io_timeout_ms
+		: CFC_POLL_SLICE_MS;
+	struct timeval slice = {slice_ms / 1000, (slice_ms % 1000) * 1000};
 
 	if (fd < 0)
 	{

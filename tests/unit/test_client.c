@@ -957,6 +957,15 @@ a_silent_server_times_out(void **state)
 	/* A socket timeout is not resent (the server may only be slow). */
 	assert_int_equal(atomic_load(&f->n_calls), 1);
 	expect_ok(cfc_describe_version(c, a, &str));
+	cfc_free(c);
+
+	/* a timeout shorter than a cancel slice (100 ms) is kept, not rounded up to it */
+	c = connect_to(hosts, 30);
+	fake_push(f, (step) {.kind = ACT_HANG});
+	t0 = test_clock_ms();
+	expect_status(cfc_describe_version(c, a, &str), CF_ERR_TIMEOUT, "30 ms");
+	took = test_clock_ms() - t0;
+	assert_true(took >= 25 && took < 100);
 
 	cf_arena_free(a);
 	cfc_free(c);

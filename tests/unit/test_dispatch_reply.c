@@ -346,6 +346,40 @@ overlong_length_fails(void **state)
 	cf_buf_free(&b);
 }
 
+/*
+ * The reply is sized once against the buffer's limit: a buffer of exactly the reply's
+ * length takes it, one byte less fails with the limit named (nothing half-written past
+ * the limit).
+ */
+static void
+reply_over_the_buffer_limit_fails(void **state)
+{
+	cf_read_column cols[] = {
+		{.name = S("a"),.value = S("1"),.timestamp = 1},
+		{.name = S("b"),.value = S("expiring"),.timestamp = 2,.ttl = 60},
+	};
+	cf_read_row row = {.key = S("k"),.slice = {.columns = cols,.n_columns = 2}};
+	cf_read_rows rows = {.rows = &row,.n_rows = 1};
+	cf_buf		b = CF_BUF_INIT;
+	size_t		len;
+
+	(void) state;
+	OK(cf_tr_write_reply(&b, CF_T_M_GET_RANGE_SLICES, 1, NULL, &rows));
+	len = b.len;
+	cf_buf_free(&b);
+
+	cf_buf_init(&b, len);
+	OK(cf_tr_write_reply(&b, CF_T_M_GET_RANGE_SLICES, 1, NULL, &rows));
+	assert_int_equal(b.len, len);
+	cf_buf_free(&b);
+
+	cf_buf_init(&b, len - 1);
+	FAILS(cf_tr_write_reply(&b, CF_T_M_GET_RANGE_SLICES, 1, NULL, &rows), CF_ERR_TOO_LARGE,
+		  "limit");
+	assert_true(b.len <= len - 1);
+	cf_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -353,6 +387,7 @@ main(void)
 		cmocka_unit_test(standard_replies),
 		cmocka_unit_test(super_replies),
 		cmocka_unit_test(overlong_length_fails),
+		cmocka_unit_test(reply_over_the_buffer_limit_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

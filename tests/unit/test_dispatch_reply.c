@@ -104,6 +104,15 @@ ref_coscs(cf_arena *arena, const cf_row_slice *rs, size_t *n_out)
 	return v;
 }
 
+/* A row's key and list<ColumnOrSuperColumn>: a multiget entry's or a KeySlice's. */
+static void
+ref_row(cf_arena *arena, const cf_read_row *row, cf_slice *key, cf_t_cosc **columns,
+		size_t *n_columns)
+{
+	*key = row->key;
+	*columns = ref_coscs(arena, &row->slice, n_columns);
+}
+
 static void
 ref_result(cf_arena *arena, cf_t_method m, const cf_row_slice *rs,
 		   const cf_read_rows *rows, cf_t_result *res)
@@ -120,24 +129,18 @@ ref_result(cf_arena *arena, cf_t_method m, const cf_row_slice *rs,
 			res->coscs = ref_coscs(arena, rs, &res->n_coscs);
 			break;
 		case CF_T_M_MULTIGET_SLICE:
-			n = res->n_key_coscs = rows->n_rows;
-			res->key_coscs = ref_alloc(arena, n, sizeof(*res->key_coscs));
-			for (size_t i = 0; i < n; i++)
-			{
-				res->key_coscs[i].key = rows->rows[i].key;
-				res->key_coscs[i].columns = ref_coscs(arena, &rows->rows[i].slice,
-													  &res->key_coscs[i].n_columns);
-			}
+			res->n_key_coscs = rows->n_rows;
+			res->key_coscs = ref_alloc(arena, rows->n_rows, sizeof(*res->key_coscs));
+			for (size_t i = 0; i < rows->n_rows; i++)
+				ref_row(arena, &rows->rows[i], &res->key_coscs[i].key,
+						&res->key_coscs[i].columns, &res->key_coscs[i].n_columns);
 			break;
 		default:
-			n = res->n_key_slices = rows->n_rows;
-			res->key_slices = ref_alloc(arena, n, sizeof(*res->key_slices));
-			for (size_t i = 0; i < n; i++)
-			{
-				res->key_slices[i].key = rows->rows[i].key;
-				res->key_slices[i].columns = ref_coscs(arena, &rows->rows[i].slice,
-													   &res->key_slices[i].n_columns);
-			}
+			res->n_key_slices = rows->n_rows;
+			res->key_slices = ref_alloc(arena, rows->n_rows, sizeof(*res->key_slices));
+			for (size_t i = 0; i < rows->n_rows; i++)
+				ref_row(arena, &rows->rows[i], &res->key_slices[i].key,
+						&res->key_slices[i].columns, &res->key_slices[i].n_columns);
 			break;
 	}
 }

@@ -25,7 +25,7 @@
 
 /* ---------------------------------------------------------------- sizing */
 
-/* Adds n to *size; false (out marked OVERLIMIT) if n cannot be a protocol length. */
+/* true if n can be a protocol length (i32); else false, out marked OVERLIMIT. */
 static bool
 fits_i32(cf_buf *out, size_t n)
 {
@@ -286,110 +286,4 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 							  cf_t_method_name(m));
 	}
 	return NULL;
-}
-
-/* ---------------------------------------------------------------- the reference */
-
-static void
-t_column(const cf_read_column *rc, cf_t_column *tc)
-{
-	tc->name = rc->name;
-	tc->value = rc->value;
-	tc->timestamp = rc->timestamp;
-	tc->has_ttl = rc->ttl > 0;
-	tc->ttl = rc->ttl;
-}
-
-static void *
-t_alloc(cf_arena *arena, size_t n, size_t size)
-{
-	if (n == 0 || n > SIZE_MAX / size)
-		return NULL;
-	return cf_arena_alloc(arena, n * size);
-}
-
-#define TR_NO_MEMORY() cf_status_make(CF_ERR_NO_MEMORY, "reply: out of memory")
-
-static cf_status *
-t_coscs(cf_arena *arena, const cf_row_slice *rs, cf_t_cosc **out, size_t *n_out)
-{
-	size_t		n = rs->is_super ? rs->n_supers : rs->n_columns;
-	cf_t_cosc  *v = t_alloc(arena, n, sizeof(*v));
-
-	*out = v;
-	*n_out = n;
-	if (n && v == NULL)
-		return TR_NO_MEMORY();
-	for (size_t i = 0; i < n; i++)
-	{
-		memset(&v[i], 0, sizeof(v[i]));
-		if (rs->is_super)
-		{
-			const cf_read_super *sup = &rs->supers[i];
-			cf_t_column *cols = t_alloc(arena, sup->n_columns, sizeof(*cols));
-
-			if (sup->n_columns && cols == NULL)
-				return TR_NO_MEMORY();
-			for (size_t j = 0; j < sup->n_columns; j++)
-				t_column(&sup->columns[j], &cols[j]);
-			v[i].has_super_column = true;
-			v[i].super_column.name = sup->name;
-			v[i].super_column.columns = cols;
-			v[i].super_column.n_columns = sup->n_columns;
-		}
-		else
-		{
-			v[i].has_column = true;
-			t_column(&rs->columns[i], &v[i].column);
-		}
-	}
-	return NULL;
-}
-
-cf_status *
-cf_tr_result(cf_arena *arena, cf_t_method m, const cf_row_slice *rs,
-			 const cf_read_rows *rows, cf_t_result *res)
-{
-	cf_status  *s = check_args(m, rs, rows);
-	size_t		n = rows ? rows->n_rows : 0;
-
-	memset(res, 0, sizeof(*res));
-	if (s)
-		return s;
-	switch (m)
-	{
-		case CF_T_M_GET:
-			{
-				cf_t_cosc  *v;
-				size_t		nv;
-
-				if ((s = t_coscs(arena, rs, &v, &nv)) == NULL)
-					res->cosc = v[0];
-				return s;
-			}
-		case CF_T_M_GET_SLICE:
-			return t_coscs(arena, rs, &res->coscs, &res->n_coscs);
-		case CF_T_M_MULTIGET_SLICE:
-			if (n && (res->key_coscs = t_alloc(arena, n, sizeof(*res->key_coscs))) == NULL)
-				return TR_NO_MEMORY();
-			res->n_key_coscs = n;
-			for (size_t i = 0; s == NULL && i < n; i++)
-			{
-				res->key_coscs[i].key = rows->rows[i].key;
-				s = t_coscs(arena, &rows->rows[i].slice, &res->key_coscs[i].columns,
-							&res->key_coscs[i].n_columns);
-			}
-			return s;
-		default:
-			if (n && (res->key_slices = t_alloc(arena, n, sizeof(*res->key_slices))) == NULL)
-				return TR_NO_MEMORY();
-			res->n_key_slices = n;
-			for (size_t i = 0; s == NULL && i < n; i++)
-			{
-				res->key_slices[i].key = rows->rows[i].key;
-				s = t_coscs(arena, &rows->rows[i].slice, &res->key_slices[i].columns,
-							&res->key_slices[i].n_columns);
-			}
-			return s;
-	}
 }

@@ -9,7 +9,7 @@
  * field. A range scan page is ~100k cells, and that path was a quarter of colfamd's
  * CPU in a scan. These encoders size the reply first, make room once, and store
  * straight into it. The bytes are those cf_t_write_reply writes for the same result
- * (cf_tr_result builds that result; tests/unit/test_dispatch_reply.c compares them).
+ * (tests/unit/test_dispatch_reply.c builds that result and compares them).
  *
  * Part of the server side (like dispatch.c, left out of libcolfam): it knows the db's
  * result types.
@@ -23,7 +23,6 @@
 
 #include "db/read.h"
 #include "thrift/cassandra.h"
-#include "util/arena.h"
 #include "util/buf.h"
 #include "util/status.h"
 
@@ -41,13 +40,5 @@
  */
 cf_status  *cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
 							  const cf_row_slice *rs, const cf_read_rows *rows);
-
-/*
- * The same answer as the cf_t_result cf_t_write_reply encodes (ColumnOrSuperColumn
- * structs from arena, pointing into the engine's result): the reference the direct
- * encoder is tested against. Errors: CF_ERR_NO_MEMORY, CF_ERR_INVALID as above.
- */
-cf_status  *cf_tr_result(cf_arena *arena, cf_t_method m, const cf_row_slice *rs,
-						 const cf_read_rows *rows, cf_t_result *res);
 
 #endif							/* CF_THRIFT_DISPATCH_REPLY_H */

@@ -1,8 +1,8 @@
 /* tests/unit/test_dispatch_reply.c — thrift/dispatch_reply: the read methods' replies
  * encoded straight from db/read results are byte for byte those of the generic codec
- * (cf_tr_result + cf_t_write_reply), over real reads of a memtable holding Standard and
- * Super rows with expiring, expired and deleted columns, forward and reversed ranges,
- * counts, names, empty and absent rows. */
+ * (cf_t_write_reply of a reference cf_t_result), over real reads of a memtable holding
+ * Standard and Super rows with expiring, expired and deleted columns, forward and
+ * reversed ranges, counts, names, empty and absent rows. */
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
 
@@ -46,6 +46,105 @@ cell(cf_memtable *mt, const char *key, const char *sc, const char *name,
 	OK(cf_memtable_apply(mt, token_of(S(key)), S(key), &u));
 }
 
+/* ---------------------------------------------------------------- the reference */
+
+/*
+ * The reference answer: the cf_t_result cf_t_write_reply encodes, its
+ * ColumnOrSuperColumn structs from arena pointing into the engine's result (as
+ * dispatch.c built it before the direct encoder).
+ */
+static void *
+ref_alloc(cf_arena *arena, size_t n, size_t size)
+{
+	void	   *p = cf_arena_alloc(arena, n * size);
+
+	assert_non_null(p);
+	memset(p, 0, n * size);
+	return p;
+}
+
+static void
+ref_column(const cf_read_column *rc, cf_t_column *tc)
+{
+	tc->name = rc->name;
+	tc->value = rc->value;
+	tc->timestamp = rc->timestamp;
+	tc->has_ttl = rc->ttl > 0;
+	tc->ttl = rc->ttl;
+}
+
+/* The list<ColumnOrSuperColumn> of rs; its length in *n_out. */
+static cf_t_cosc *
+ref_coscs(cf_arena *arena, const cf_row_slice *rs, size_t *n_out)
+{
+	size_t		n = rs->is_super ? rs->n_supers : rs->n_columns;
+	cf_t_cosc  *v = ref_alloc(arena, n, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+	{
+		if (rs->is_super)
+		{
+			const cf_read_super *sup = &rs->supers[i];
+			cf_t_column *cols = ref_alloc(arena, sup->n_columns, sizeof(*cols));
+
+			for (size_t j = 0; j < sup->n_columns; j++)
+				ref_column(&sup->columns[j], &cols[j]);
+			v[i].has_super_column = true;
+			v[i].super_column.name = sup->name;
+			v[i].super_column.columns = cols;
+			v[i].super_column.n_columns = sup->n_columns;
+		}
+		else
+		{
+			v[i].has_column = true;
+			ref_column(&rs->columns[i], &v[i].column);
+		}
+	}
+	*n_out = n;
+	return v;
+}
+
+/* A row's key and list<ColumnOrSuperColumn>: a multiget entry's or a KeySlice's. */
+static void
+ref_row(cf_arena *arena, const cf_read_row *row, cf_slice *key, cf_t_cosc **columns,
+		size_t *n_columns)
+{
+	*key = row->key;
+	*columns = ref_coscs(arena, &row->slice, n_columns);
+}
+
+static void
+ref_result(cf_arena *arena, cf_t_method m, const cf_row_slice *rs,
+		   const cf_read_rows *rows, cf_t_result *res)
+{
+	size_t		n;
+
+	memset(res, 0, sizeof(*res));
+	switch (m)
+	{
+		case CF_T_M_GET:
+			res->cosc = ref_coscs(arena, rs, &n)[0];
+			break;
+		case CF_T_M_GET_SLICE:
+			res->coscs = ref_coscs(arena, rs, &res->n_coscs);
+			break;
+		case CF_T_M_MULTIGET_SLICE:
+			res->n_key_coscs = rows->n_rows;
+			res->key_coscs = ref_alloc(arena, rows->n_rows, sizeof(*res->key_coscs));
+			for (size_t i = 0; i < rows->n_rows; i++)
+				ref_row(arena, &rows->rows[i], &res->key_coscs[i].key,
+						&res->key_coscs[i].columns, &res->key_coscs[i].n_columns);
+			break;
+		default:
+			res->n_key_slices = rows->n_rows;
+			res->key_slices = ref_alloc(arena, rows->n_rows, sizeof(*res->key_slices));
+			for (size_t i = 0; i < rows->n_rows; i++)
+				ref_row(arena, &rows->rows[i], &res->key_slices[i].key,
+						&res->key_slices[i].columns, &res->key_slices[i].n_columns);
+			break;
+	}
+}
+
 /*
  * Encodes the answer both ways and checks the bytes match; returns the reply's
  * length so a caller can tell an answer with columns from an empty one.
@@ -64,7 +163,7 @@ same_bytes(cf_t_method m, const cf_row_slice *rs, const cf_read_rows *rows)
 	cf_buf_put(&direct, "xy", 2);
 	cf_buf_put(&generic, "xy", 2);
 	OK(cf_tr_write_reply(&direct, m, 77, rs, rows));
-	OK(cf_tr_result(arena, m, rs, rows, &res));
+	ref_result(arena, m, rs, rows, &res);
 	OK(cf_t_write_reply(&generic, m, 77, &res));
 	assert_int_equal(direct.len, generic.len);
 	assert_memory_equal(direct.data, generic.data, direct.len);
@@ -250,6 +349,40 @@ overlong_length_fails(void **state)
 	cf_buf_free(&b);
 }
 
+/*
+ * The reply is sized once against the buffer's limit: a buffer of exactly the reply's
+ * length takes it, one byte less fails with the limit named (nothing half-written past
+ * the limit).
+ */
+static void
+reply_over_the_buffer_limit_fails(void **state)
+{
+	cf_read_column cols[] = {
+		{.name = S("a"),.value = S("1"),.timestamp = 1},
+		{.name = S("b"),.value = S("expiring"),.timestamp = 2,.ttl = 60},
+	};
+	cf_read_row row = {.key = S("k"),.slice = {.columns = cols,.n_columns = 2}};
+	cf_read_rows rows = {.rows = &row,.n_rows = 1};
+	cf_buf		b = CF_BUF_INIT;
+	size_t		len;
+
+	(void) state;
+	OK(cf_tr_write_reply(&b, CF_T_M_GET_RANGE_SLICES, 1, NULL, &rows));
+	len = b.len;
+	cf_buf_free(&b);
+
+	cf_buf_init(&b, len);
+	OK(cf_tr_write_reply(&b, CF_T_M_GET_RANGE_SLICES, 1, NULL, &rows));
+	assert_int_equal(b.len, len);
+	cf_buf_free(&b);
+
+	cf_buf_init(&b, len - 1);
+	FAILS(cf_tr_write_reply(&b, CF_T_M_GET_RANGE_SLICES, 1, NULL, &rows), CF_ERR_TOO_LARGE,
+		  "limit");
+	assert_true(b.len <= len - 1);
+	cf_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -257,6 +390,7 @@ main(void)
 		cmocka_unit_test(standard_replies),
 		cmocka_unit_test(super_replies),
 		cmocka_unit_test(overlong_length_fails),
+		cmocka_unit_test(reply_over_the_buffer_limit_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,7 @@ typedef struct fixture
 	cf_col_order order;
 	cf_memtable *mt[4];			/* mt[2], mt[3] are flushed into sst[0], sst[1] */
 	cf_sstable *sst[2];
+	cf_cache   *cache;			/* the sstables' block cache; NULL: none */
 	cf_memtable *live[2];
 	cf_table_set ts;
 	int			n_flush;
@@ -155,6 +156,7 @@ teardown(void **state)
 			cf_sstable_unref(f->sst[i]);
 	for (int i = 0; i < 4; i++)
 		cf_memtable_unref(f->mt[i]);
+	cf_cache_unref(f->cache);
 	test_tmpdir_free(f->dir);
 	free(f);
 	return 0;
@@ -229,7 +231,10 @@ kill_range(fixture *f, int i, const char *key, const char *sc, const char *start
 	apply(f->mt[i], S(key), NULL, cf_deletion_none(), &t);
 }
 
-/* Flushes mt[2] and mt[3] into sstables and builds the table set. */
+/*
+ * Flushes mt[2] and mt[3] into sstables (opened with f->cache) and builds the table
+ * set.
+ */
 static void
 seal(fixture *f, size_t block_size)
 {
@@ -243,7 +248,7 @@ seal(fixture *f, size_t block_size)
 		snprintf(name, sizeof(name), "t-%d.sst", f->n_flush++);
 		path = test_path(f->dir, name);
 		OK(cf_sstable_write_memtable(cf_env_posix(), path, f->mt[2 + i], &opt, NULL));
-		OK(cf_sstable_open(cf_env_posix(), path, &f->order, &f->sst[i]));
+		OK(cf_sstable_open_cached(cf_env_posix(), path, &f->order, f->cache, &f->sst[i]));
 	}
 	f->live[0] = f->mt[0];
 	f->live[1] = f->mt[1];
@@ -748,6 +753,45 @@ range_scans_and_cursor(void **state)
 	assert_int_equal(r->n_rows, 0);
 	assert_false(r->has_cursor);
 	cf_read_rows_free(r);
+}
+
+/*
+ * A range scan reads the sstables' blocks without adding them to the block cache (it
+ * would evict the point reads' blocks for ones read once), but uses those cached; a
+ * point read adds the blocks it reads.
+ */
+static void
+range_scans_do_not_fill_the_block_cache(void **state)
+{
+	fixture    *f = *state;
+	cf_predicate p = range("", "", false, 100);
+	cf_key_range kr = {.by_token = true, .start_token = NONE, .end_token = NONE, .count = 100};
+	cf_read_rows *r;
+	cf_cache_stats before,
+				after;
+
+	f->cache = cf_cache_new(1 << 20);
+	assert_non_null(f->cache);
+	range_fill(f);
+	cf_cache_get_stats(f->cache, &before);
+	OK(cf_read_range(&f->ts, &kr, NONE, &p, NOW, &r));
+	assert_int_equal(r->n_rows, 6);
+	cf_read_rows_free(r);
+	cf_cache_get_stats(f->cache, &after);
+	assert_true(after.misses > before.misses);	/* the scan did read sstable blocks */
+	assert_int_equal(after.inserts, before.inserts);
+	assert_int_equal(after.entries, before.entries);
+
+	assert_string_equal(q(f, "k6", "", p), "a=k6 b=k6");
+	cf_cache_get_stats(f->cache, &before);
+	assert_true(before.inserts > after.inserts);
+
+	OK(cf_read_range(&f->ts, &kr, NONE, &p, NOW, &r));
+	assert_int_equal(r->n_rows, 6);
+	cf_read_rows_free(r);
+	cf_cache_get_stats(f->cache, &after);
+	assert_true(after.hits > before.hits);
+	assert_int_equal(after.inserts, before.inserts);
 }
 
 /* ---------------------------------------------------------------- out of memory */
@@ -1557,6 +1601,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(super_slices_by_hand, setup_super, teardown),
 		cmocka_unit_test_setup_teardown(multiget_in_input_order, setup_std, teardown),
 		cmocka_unit_test_setup_teardown(range_scans_and_cursor, setup_std, teardown),
+		cmocka_unit_test_setup_teardown(range_scans_do_not_fill_the_block_cache, setup_std,
+										teardown),
 		cmocka_unit_test_setup_teardown(super_reads_out_of_memory, setup_super, teardown),
 		cmocka_unit_test(model_standard_and_super),
 		cmocka_unit_test_setup_teardown(wide_row_reversed_slice_reads_few_blocks, setup_std,

@@ -111,7 +111,7 @@ const cfg_key cfg_keys[] = {
 	{"thrift_framed_transport_size_in_mb", CFG_INT, OFF(thrift_framed_transport_size_in_mb),
 		"15", 1, 2047, NULL, NULL, false,
 		"(0, Cassandra's unframed TSocket, is not supported: colfamd serves TFramedTransport only)",
-	"largest frame accepted; a larger one closes the connection"},
+	"largest frame: a larger request closes the connection, a larger reply fails its call"},
 	INTK(thrift_max_message_length_in_mb, "16", 1, 2047, "largest Thrift message"),
 	INTK(shutdown_timeout_in_ms, "5000", 0, 3600000,
 		 "on SIGTERM, how long requests already received may take to finish"),

@@ -16,7 +16,7 @@
 #include "support/colfamd.h"
 #include "support/slices.h"
 
-#define HOST "127.0.0.22"
+#define HOST "127.0.0.23"
 #define KS "Lim"
 #define CF "Wide"
 

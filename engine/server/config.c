@@ -420,11 +420,15 @@ cfg_set_text(cf_config *cfg, const cfg_key *k, const char *value, const char *or
 				char	   *end;
 				long		v;
 
-				/* octal whatever the leading digit: "700" is chmod's 700, not 0x2bc */
+				/*
+				 * octal whatever the leading digit: "700" is chmod's 700, not 0x2bc; no
+				 * sign, even after spaces (strtol takes " -100" as a negative number)
+				 */
 				errno = 0;
 				v = strtol(value, &end, 8);
-				if (errno || end == value || *trim(end) != '\0' || value[0] == '-' ||
-					value[0] == '+' || v > k->max || (v & k->min) != k->min)
+				if (errno || end == value || *trim(end) != '\0' ||
+					!isdigit((unsigned char) value[strspn(value, " \t")]) ||
+					v > k->max || (v & k->min) != k->min)
 					return bad_value(k, value, origin);
 				*(int *) field = (int) v;
 				return NULL;

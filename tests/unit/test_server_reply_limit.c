@@ -25,8 +25,6 @@
 #define VALUE_LEN (64 * 1024)
 #define NROWS 3
 
-static test_colfamd *node;
-
 static void
 ok(cf_status *s, const char *what)
 {
@@ -60,29 +58,11 @@ first_columns(int32_t count)
 	.slice_range = {.start = S(""),.finish = S(""),.count = count}};
 }
 
-static int
-group_setup(void **state)
-{
-	static const char *const args[] = {"--thrift_framed_transport_size_in_mb", "1", NULL};
-
-	(void) state;
-	node = test_colfamd_start(HOST, args);
-	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void) state;
-	if (node)
-		test_colfamd_stop(node);
-	test_colfamd_free(node);
-	return 0;
-}
-
 static void
 oversized_replies_fail_the_call_not_the_connection(void **state)
 {
+	static const char *const args[] = {"--thrift_framed_transport_size_in_mb", "1", NULL};
+	test_colfamd *node = test_colfamd_start(HOST, args);
 	/* one attempt: a connection the server dropped would fail the call, not be hidden */
 	cfc_options o = {.hosts = test_colfamd_hosts(node),.io_timeout_ms = 60000,
 	.connect_timeout_ms = 10000,.max_attempts = 1};
@@ -145,6 +125,8 @@ oversized_replies_fail_the_call_not_the_connection(void **state)
 	cfc_free(c);
 	cf_arena_free(a);
 	free(value);
+	test_colfamd_stop(node);	/* and it exits cleanly */
+	test_colfamd_free(node);
 }
 
 int
@@ -154,5 +136,5 @@ main(void)
 		cmocka_unit_test(oversized_replies_fail_the_call_not_the_connection),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

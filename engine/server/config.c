@@ -111,7 +111,7 @@ const cfg_key cfg_keys[] = {
 	{"thrift_framed_transport_size_in_mb", CFG_INT, OFF(thrift_framed_transport_size_in_mb),
 		"15", 1, 2047, NULL, NULL, false,
 		"(0, Cassandra's unframed TSocket, is not supported: colfamd serves TFramedTransport only)",
-	"largest frame accepted; a larger one closes the connection"},
+	"largest frame: a larger request closes the connection, a larger reply fails its call"},
 	INTK(thrift_max_message_length_in_mb, "16", 1, 2047, "largest Thrift message"),
 	INTK(shutdown_timeout_in_ms, "5000", 0, 3600000,
 		 "on SIGTERM, how long requests already received may take to finish"),
@@ -420,11 +420,15 @@ cfg_set_text(cf_config *cfg, const cfg_key *k, const char *value, const char *or
 				char	   *end;
 				long		v;
 
-				/* octal whatever the leading digit: "700" is chmod's 700, not 0x2bc */
+				/*
+				 * octal whatever the leading digit: "700" is chmod's 700, not 0x2bc; no
+				 * sign, even after spaces (strtol takes " -100" as a negative number)
+				 */
 				errno = 0;
 				v = strtol(value, &end, 8);
-				if (errno || end == value || *trim(end) != '\0' || value[0] == '-' ||
-					value[0] == '+' || v > k->max || (v & k->min) != k->min)
+				if (errno || end == value || *trim(end) != '\0' ||
+					!isdigit((unsigned char) value[strspn(value, " \t")]) ||
+					v > k->max || (v & k->min) != k->min)
 					return bad_value(k, value, origin);
 				*(int *) field = (int) v;
 				return NULL;

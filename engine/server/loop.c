@@ -105,11 +105,13 @@ accept_out_of_fds(cf_server *srv, int listen_fd, int err)
 				"rpc_max_connections)" : "the system has no file descriptor left");
 }
 
-/* Accepts up to ACCEPT_BATCH connections on listen_fd (TCP or unix; where names it). */
+/* Accepts up to ACCEPT_BATCH connections on the unix listener or the TCP one. */
 static void
-accept_some(srv_loop *l, int listen_fd, const char *where)
+accept_some(srv_loop *l, bool on_unix)
 {
 	cf_server  *srv = l->srv;
+	int			listen_fd = on_unix ? srv->unix_fd : srv->listen_fd;
+	const char *where = on_unix ? srv->unix_path : srv->addrstr;
 
 	for (int i = 0; i < ACCEPT_BATCH; i++)
 	{
@@ -289,15 +291,10 @@ cf_srv_loop_main(void *arg)
 		{
 			int			kind = *(int *) ev[i].data.ptr;
 
-			if (kind == SRV_EV_LISTEN)
+			if (kind == SRV_EV_LISTEN || kind == SRV_EV_LISTEN_UNIX)
 			{
 				if (l->listening)
-					accept_some(l, srv->listen_fd, srv->addrstr);
-			}
-			else if (kind == SRV_EV_LISTEN_UNIX)
-			{
-				if (l->listening)
-					accept_some(l, srv->unix_fd, srv->unix_path);
+					accept_some(l, kind == SRV_EV_LISTEN_UNIX);
 			}
 			else if (kind == SRV_EV_WAKE)
 				take_mail(l);

@@ -1279,41 +1279,70 @@ dsp_user_error(cf_code code)
 	return dsp_exception_kind(CF_T_M_GET, code) != CF_T_EXC_NONE;
 }
 
-/* Writes the reply for a handler's outcome s (taken). */
+/*
+ * Drops what a failed encoding appended after mark, and the failure it left on the
+ * buffer (which was whole at mark: failed is its flag then), so that a smaller reply,
+ * an exception, can take its place.
+ */
+static void
+dsp_rewind(cf_buf *reply, size_t mark, uint8_t failed)
+{
+	reply->len = mark;
+	reply->failed = failed;
+}
+
+/*
+ * Writes the reply for a handler's outcome s (taken). A result larger than reply's
+ * limit (the server's frame limit) becomes the call's error, an InvalidRequest naming
+ * the sizes: the client learns why and the connection stays usable.
+ */
 static void
 dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply)
 {
 	size_t		mark = reply->len;
+	uint8_t		failed = reply->failed;
 	cf_status  *ws;
 
-	if (s)
+	if (s == NULL)
 	{
-		cf_code		code = cf_status_code(s);
-
-		c->res.exception.kind = dsp_exception_kind(c->m, code);
-		c->res.exception.why = dsp_str_slice(c, cf_status_msg(s));
-		if (!dsp_user_error(code))
-			cf_log_error("dispatch", "%s: %s failed: %s", c->sess->peer,
-						 cf_t_method_name(c->m), cf_status_msg(s));
+		if (c->reply_slice || c->reply_rows)
+			ws = cf_tr_write_reply(reply, c->m, seqid, c->reply_slice, c->reply_rows);
+		else
+			ws = cf_t_write_reply(reply, c->m, seqid, &c->res);
+		if (ws == NULL)
+			return;
+		dsp_rewind(reply, mark, failed);
+		if (cf_status_code(ws) != CF_ERR_TOO_LARGE)
+		{
+			cf_log_error("dispatch", "%s: encoding the reply of %s: %s", c->sess->peer,
+						 cf_t_method_name(c->m), cf_status_msg(ws));
+			cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR,
+									 cf_status_msg(ws));
+			cf_status_free(ws);
+			return;
+		}
+		s = cf_status_make(CF_ERR_TOO_LARGE, "the reply of %s does not fit in a frame: %s "
+						   "(colfamd's thrift_framed_transport_size_in_mb); ask for fewer "
+						   "rows or columns per call", cf_t_method_name(c->m),
+						   cf_status_msg(ws));
+		cf_status_free(ws);
+		cf_log_info("dispatch", "%s: %s", c->sess->peer, cf_status_msg(s));
 	}
-	if (s == NULL && (c->reply_slice || c->reply_rows))
-		ws = cf_tr_write_reply(reply, c->m, seqid, c->reply_slice, c->reply_rows);
-	else
-		ws = cf_t_write_reply(reply, c->m, seqid, &c->res);
-	if (ws)
+	c->res.exception.kind = dsp_exception_kind(c->m, cf_status_code(s));
+	c->res.exception.why = dsp_str_slice(c, cf_status_msg(s));
+	if (!dsp_user_error(cf_status_code(s)))
+		cf_log_error("dispatch", "%s: %s failed: %s", c->sess->peer,
+					 cf_t_method_name(c->m), cf_status_msg(s));
+	if ((ws = cf_t_write_reply(reply, c->m, seqid, &c->res)) != NULL)
 	{
 		/*
 		 * The method declares no exception for this error (describe_splits declares
 		 * none; a server fault fits none): a TApplicationException carries it.
 		 */
-		reply->len = mark;
-		cf_t_write_app_exception(reply, name, seqid,
-								 s && dsp_user_error(cf_status_code(s)) ?
+		dsp_rewind(reply, mark, failed);
+		cf_t_write_app_exception(reply, name, seqid, dsp_user_error(cf_status_code(s)) ?
 								 CF_T_APP_UNKNOWN : CF_T_APP_INTERNAL_ERROR,
-								 s ? cf_status_msg(s) : cf_status_msg(ws));
-		if (s == NULL)
-			cf_log_error("dispatch", "%s: encoding the reply of %s: %s", c->sess->peer,
-						 cf_t_method_name(c->m), cf_status_msg(ws));
+								 cf_status_msg(s));
 		cf_status_free(ws);
 	}
 	cf_status_free(s);
@@ -1417,6 +1446,7 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 	cf_ta_result res;
 	cf_status  *s;
 	size_t		mark = reply->len;
+	uint8_t		failed = reply->failed;
 
 	if (arena == NULL)
 	{
@@ -1452,7 +1482,7 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 
 		if (ws)
 		{
-			reply->len = mark;
+			dsp_rewind(reply, mark, failed);
 			cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR,
 									 cf_status_msg(ws));
 			cf_status_free(ws);

@@ -69,9 +69,11 @@ void		cf_dispatch_session_free(cf_dispatch_session *s);
 /*
  * Handles one whole message (a frame's payload) and appends the whole reply message
  * to reply (which may already hold bytes). Returns false when the connection must be
- * closed once the reply is sent. Never fails otherwise: every error becomes a reply.
- * If reply itself fails (cf_buf_ok false: out of memory or over its limit) the
- * caller must close the connection.
+ * closed once the reply is sent. Never fails otherwise: every error becomes a reply,
+ * and so does a result larger than reply's limit (the frame limit): InvalidRequest
+ * (a TApplicationException from describe_splits) naming its size and the limit. If
+ * reply itself fails (cf_buf_ok false: out of memory, or an exception still over its
+ * limit) the caller must close the connection.
  */
 bool		cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *s, cf_slice message,
 							   cf_buf *reply);

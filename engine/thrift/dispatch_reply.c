@@ -248,9 +248,15 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 	if (s)
 		return s;
 	cf_t_write_message_header(out, cf_slice_str(cf_t_method_name(m)), CF_T_REPLY, seqid);
-	if (!cf_buf_ok(out) || (size = result_size(out, m, rs, rows)) == 0 ||
-		(p = cf_tb_room(out, size)) == NULL)
+	if (!cf_buf_ok(out) || (size = result_size(out, m, rs, rows)) == 0)
 		return cf_buf_status(out);
+	if ((p = cf_tb_room(out, size)) == NULL)
+	{
+		if (out->failed == CF_BUF_OVERLIMIT)
+			return cf_status_make(CF_ERR_TOO_LARGE, "it would be %zu bytes, more than the "
+								  "limit of %zu", out->len - mark + size, out->limit);
+		return cf_buf_status(out);
+	}
 	switch (m)
 	{
 		case CF_T_M_GET:

@@ -34,9 +34,10 @@
  *  - CF_T_M_MULTIGET_SLICE: rows, as the map key → columns;
  *  - CF_T_M_GET_RANGE_SLICES, CF_T_M_GET_INDEXED_SLICES: rows, as KeySlices.
  * The argument the method does not use may be NULL. Errors: CF_ERR_INVALID for
- * another method or a get without exactly one result; the buffer's error
- * (cf_buf_status) when it fails (no memory, over its limit, a length over the
- * protocol's i32). On error out may hold a partial message: the caller truncates.
+ * another method or a get without exactly one result; CF_ERR_TOO_LARGE naming the
+ * message's size and out's limit when it would pass that limit; the buffer's error
+ * (cf_buf_status) when it fails otherwise (no memory, a length over the protocol's
+ * i32). On error out may hold a partial message and be failed: the caller truncates.
  */
 cf_status  *cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
 							  const cf_row_slice *rs, const cf_read_rows *rows);

@@ -8,7 +8,7 @@
 harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
-tap_plan 21
+tap_plan 22
 
 host=127.0.0.22
 dirs=(--data_file_directories "$H_TMP/d" --commitlog_directory "$H_TMP/c")
@@ -37,6 +37,9 @@ tap_ok $? "a mode that is not octal is refused"
 check --rpc_unix_socket_mode 0400
 [[ $rc == 2 && $out == *'with at least 0600 set'* ]]
 tap_ok $? "a mode that locks the owner out is refused"
+check --rpc_unix_socket_mode ' -100'
+[[ $rc == 2 && $out == *'invalid value " -100" for rpc_unix_socket_mode'* ]]
+tap_ok $? "a signed mode is refused, even after a space"
 printf 'rpc_unix_socket: %s\nrpc_unix_socket_mode: 0770\n' "$sock" >"$H_TMP/u.yaml"
 check -c "$H_TMP/u.yaml"
 [[ $rc == 0 && $out == *"rpc_unix_socket: \"$sock\""* && $out == *'rpc_unix_socket_mode: "0770"'* ]]

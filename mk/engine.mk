@@ -97,9 +97,10 @@ $(O)/tests/%: $(O)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(OPT) -o $@ $^ $(TEST_LIBS) $(ENGINE_LIBS) $(LINK_LIBS)
 
-# The end-to-end tests run the colfamd of the same build (../bin/colfamd next to them;
-# tests/unit/support/colfamd.h): `unit-tests` alone builds it too.
-$(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/test_e2e*.c)): | $(O)/bin/colfamd
+# The tests that start a colfamd (test_colfamd_start) run the one of the same build
+# (../bin/colfamd next to them; tests/unit/support/colfamd.h), so building one builds it.
+COLFAMD_TESTS := $(shell grep -l test_colfamd_start tests/unit/test_*.c)
+$(patsubst tests/unit/%.c,$(O)/tests/%,$(COLFAMD_TESTS)): | $(O)/bin/colfamd
 
 # Benchmarks compare against LevelDB (scripts/deps.sh bench), so they are a goal of
 # their own. Their objects get the engine's warnings; the more specific pattern wins

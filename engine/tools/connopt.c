@@ -33,6 +33,7 @@ cft_connopt_take(cft_connopt *o, int c, const char *arg, const char *cmd, FILE *
 				return -1;
 			}
 			o->port = (int) v;
+			o->port_given = true;
 			break;
 		case 'k':
 			o->keyspace = arg;
@@ -56,6 +57,12 @@ cft_connopt_check(const cft_connopt *o, const char *cmd, FILE *err)
 	if (o->password && !o->user)
 	{
 		fprintf(err, "colfam %s: -P needs -u USER\n", cmd);
+		return false;
+	}
+	if (o->port_given && o->host[0] == '/')
+	{
+		fprintf(err, "colfam %s: -p does not apply to the unix socket %s; drop -p, or give "
+				"-h a host name\n", cmd, o->host);
 		return false;
 	}
 	return true;

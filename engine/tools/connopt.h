@@ -26,6 +26,7 @@ typedef struct cft_connopt
 	const char *host;			/* [localhost]; "/path": a unix socket */
 	int			port;			/* [CFC_DEFAULT_PORT] */
 	bool		given;			/* any of -h, -p, -k, -u, -P was given */
+	bool		port_given;		/* -p was given */
 	const char *keyspace;		/* NULL: none */
 	const char *user;			/* NULL: no login */
 	const char *password;
@@ -50,7 +51,10 @@ void		cft_connopt_init(cft_connopt *o);
 int			cft_connopt_take(cft_connopt *o, int c, const char *arg, const char *cmd,
 							 FILE *err);
 
-/* After the options: false (the message on err) when -P came without -u. */
+/*
+ * After the options: false (the message on err) when -P came without -u, or -p with a
+ * unix socket's path for -h (a port means nothing there).
+ */
 bool		cft_connopt_check(const cft_connopt *o, const char *cmd, FILE *err);
 
 /*

@@ -80,6 +80,25 @@ password_needs_user(void **state)
 	assert_string_equal(err, "colfam cmd: -P needs -u USER\n");
 }
 
+static void
+port_needs_a_host_name(void **state)
+{
+	cft_connopt o;
+	char		err[256] = "";
+	FILE	   *f;
+
+	(void) state;
+	cft_connopt_init(&o);
+	assert_int_equal(take(&o, 'h', "/run/colfamd.sock", err, sizeof(err)), 1);
+	assert_true(cft_connopt_check(&o, "cmd", stderr));	/* the default port is no matter */
+	assert_int_equal(take(&o, 'p', "9160", err, sizeof(err)), 1);
+	f = fmemopen(err, sizeof(err), "w");
+	assert_false(cft_connopt_check(&o, "cmd", f));
+	fclose(f);
+	assert_string_equal(err, "colfam cmd: -p does not apply to the unix socket "
+						"/run/colfamd.sock; drop -p, or give -h a host name\n");
+}
+
 /* cft_connopt_connect fails with code and a message holding part; *out is NULL. */
 static void
 connect_fails(const cft_connopt *o, cf_code code, const char *part)
@@ -120,6 +139,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(options),
 		cmocka_unit_test(password_needs_user),
+		cmocka_unit_test(port_needs_a_host_name),
 		cmocka_unit_test(connect_errors),
 	};
 

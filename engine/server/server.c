@@ -542,9 +542,10 @@ cf_server_shutdown(cf_server *srv, int timeout_ms)
 			srv->h.drain(srv->h.ctx);
 		return NULL;
 	}
-	cf_log_info(SRV_LOG, "stopping: no new connections on %s; finishing the requests of "
-				"%" PRIu64 " open connections (up to %d ms)", srv->addrstr, open_conns,
-				timeout_ms);
+	cf_log_info(SRV_LOG, "stopping: no new connections on %s%s%s; finishing the requests "
+				"of %" PRIu64 " open connections (up to %d ms)", srv->addrstr,
+				srv->unix_path ? " or " : "", srv->unix_path ? srv->unix_path : "",
+				open_conns, timeout_ms);
 	set_state(srv, SRV_DRAINING);
 	if (wait_until(srv, &deadline, all_acked))
 	{

@@ -8,7 +8,7 @@
 harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
-tap_plan 22
+tap_plan 23
 
 host=127.0.0.22
 dirs=(--data_file_directories "$H_TMP/d" --commitlog_directory "$H_TMP/c")
@@ -116,3 +116,5 @@ rc=$?
 tap_ok $? "SIGTERM: exit 0 and the socket file is gone"
 grep -q "stopped" "$H_TMP/node1.log" && ! grep -q "cannot remove the unix socket" "$H_TMP/node1.log"
 tap_ok $? "no warning about the socket at shutdown"
+grep -q "stopping: no new connections on .* or $sock;" "$H_TMP/node1.log"
+tap_ok $? "the shutdown log names the socket beside the port"

@@ -493,7 +493,7 @@ integer_to_string(cf_slice v, cf_buf *out)
 	/* 8 n log10(2) < 2.41 n digits, plus one nine-digit chunk of slack. */
 	if (n > (SIZE_MAX - 16) / 3)
 	{
-		out->failed = CF_BUF_OVERLIMIT;
+		out->failed = CF_BUF_OVERRANGE;
 		return;
 	}
 	cap = 3 * n + 16;

@@ -25,14 +25,14 @@
 
 /* ---------------------------------------------------------------- sizing */
 
-/* true if n can be a protocol length (i32); else false, out marked OVERLIMIT. */
+/* true if n can be a protocol length (i32); else false, out marked OVERRANGE. */
 static bool
 fits_i32(cf_buf *out, size_t n)
 {
 	if (n <= INT32_MAX)
 		return true;
 	if (out->failed == 0)
-		out->failed = CF_BUF_OVERLIMIT;
+		out->failed = CF_BUF_OVERRANGE;
 	return false;
 }
 

@@ -348,7 +348,7 @@ write_count(cf_buf *b, size_t n)
 	if (n > INT32_MAX)
 	{
 		if (b->failed == 0)
-			b->failed = CF_BUF_OVERLIMIT;
+			b->failed = CF_BUF_OVERRANGE;
 		return;
 	}
 	cf_buf_put_u32(b, (uint32_t) n);

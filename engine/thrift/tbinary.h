@@ -16,7 +16,7 @@
  *
  * Writing appends to a cf_buf (big-endian, as util/buf.h writes). A string or
  * container too long for the protocol's i32 length marks the buffer failed
- * (CF_BUF_OVERLIMIT), so cf_buf_status() reports it.
+ * (CF_BUF_OVERRANGE), so cf_buf_status() reports it.
  *
  * Thread safety: none; a decoder belongs to one thread. No global state.
  */

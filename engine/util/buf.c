@@ -170,6 +170,9 @@ cf_buf_status(const cf_buf *b)
 		case CF_BUF_OVERLIMIT:
 			return cf_status_make(CF_ERR_TOO_LARGE,
 								  "buffer would exceed its limit of %zu bytes", b->limit);
+		case CF_BUF_OVERRANGE:
+			return cf_status_make(CF_ERR_TOO_LARGE,
+								  "a length or count is too large for its encoding");
 		default:
 			return cf_status_make(CF_ERR_NO_MEMORY,
 								  "out of memory growing a buffer past %zu bytes", b->cap);

@@ -34,11 +34,13 @@ typedef struct cf_buf
 	size_t		len;			/* bytes written */
 	size_t		cap;			/* bytes allocated */
 	size_t		limit;			/* most bytes it may hold; 0 = SIZE_MAX */
-	uint8_t		failed;			/* 0, or CF_BUF_NOMEM / CF_BUF_OVERLIMIT */
+	uint8_t		failed;			/* 0, or CF_BUF_NOMEM / OVERLIMIT / OVERRANGE */
 } cf_buf;
 
 #define CF_BUF_NOMEM 1
-#define CF_BUF_OVERLIMIT 2
+#define CF_BUF_OVERLIMIT 2		/* more bytes than limit */
+#define CF_BUF_OVERRANGE 3		/* a length or count its encoding cannot hold (an
+								 * i32 field): set by the encoders above this one */
 #define CF_BUF_INIT {NULL, 0, 0, 0, 0}
 
 /* Empty buffer that refuses to grow past limit bytes (0: no limit). */

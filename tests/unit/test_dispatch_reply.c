@@ -345,7 +345,8 @@ overlong_length_fails(void **state)
 	cf_buf		b = CF_BUF_INIT;
 
 	(void) state;
-	FAILS(cf_tr_write_reply(&b, CF_T_M_GET_SLICE, 1, &rs, NULL), CF_ERR_TOO_LARGE, "");
+	FAILS(cf_tr_write_reply(&b, CF_T_M_GET_SLICE, 1, &rs, NULL), CF_ERR_TOO_LARGE,
+		  "too large for its encoding");
 	cf_buf_free(&b);
 }
 

@@ -5,10 +5,10 @@
  * grant they need with authentication on; and `colfam status|info|ring|flush|compact|
  * cfstats` output against that node.
  */
+#include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
 
-#include <crypt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,9 +286,6 @@ static void
 admin_needs_modify_keyspaces(void **state)
 {
 	char	   *dir = test_tmpdir_new("admin-auth");
-	struct crypt_data cd;
-	char		pw[600];
-	FILE	   *fp;
 	cf_auth    *auth;
 	test_node  *n;
 	cfc_conn   *c;
@@ -297,16 +294,8 @@ admin_needs_modify_keyspaces(void **state)
 	size_t		n_st;
 
 	(void) state;
-	memset(&cd, 0, sizeof(cd));
-	snprintf(pw, sizeof(pw), "alice=%s\n", crypt_r("secret", "$6$saltsalt$", &cd));
-	snprintf(pw + strlen(pw), sizeof(pw) - strlen(pw), "carol=%s\n",
-			 crypt_r("pw2", "$6$other$", &cd));
-	fp = fopen(test_path(dir, "passwd"), "w");
-	fputs(pw, fp);
-	fclose(fp);
-	fp = fopen(test_path(dir, "access"), "w");
-	fputs("<modify-keyspaces>=alice\nK.<rw>=alice,carol\n", fp);
-	fclose(fp);
+	test_auth_files(dir, (const char *const[]) {"alice:secret", "carol:pw2", NULL},
+					"<modify-keyspaces>=alice\nK.<rw>=alice,carol\n");
 	check(cf_auth_open(test_path(dir, "passwd"), test_path(dir, "access"), &auth));
 	n = test_node_start(auth);
 

@@ -7,9 +7,9 @@
  * the limit named; and the server's own rules (server/server.h): a stale socket
  * replaced, a live one or a regular file refused, the mode applied, the file removed.
  */
+#include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,25 +90,17 @@ make_stale_socket(const char *path)
 static int
 start_node(void **state)
 {
-	char		passwd[512];
 	char		pwpath[256];
 	char		acpath[256];
-	struct crypt_data cd;
-	const char *h;
 
 	(void) state;
 	dir = test_tmpdir_new("cfunix");
 	assert_non_null(dir);
 	snprintf(sock, sizeof(sock), "%s", test_path(dir, "colfamd.sock"));
-	memset(&cd, 0, sizeof(cd));
-	h = crypt_r("wonderland", "$6$unixsalt$", &cd);
-	assert_true(h && h[0] == '$');
-	snprintf(passwd, sizeof(passwd), "alice=%s\n", h);
+	test_auth_files(dir, (const char *const[]) {"alice:wonderland", NULL},
+					"<modify-keyspaces>=alice\nU.<rw>=alice\n");
 	snprintf(pwpath, sizeof(pwpath), "%s", test_path(dir, "passwd"));
 	snprintf(acpath, sizeof(acpath), "%s", test_path(dir, "access"));
-	test_put(cf_env_posix(), pwpath, CF_OPEN_CREATE_NEW, passwd);
-	test_put(cf_env_posix(), acpath, CF_OPEN_CREATE_NEW,
-			 "<modify-keyspaces>=alice\nU.<rw>=alice\n");
 	{
 		const char *const args[] = {
 			"--authenticator", "org.apache.cassandra.auth.SimpleAuthenticator",

@@ -2,10 +2,10 @@
  * cf_dispatch_handle and decoded replies for every method of the 0.7 service, each
  * documented error, garbage and truncated messages, sessions and login, and the
  * seeds' Twitter and BloggyAppy examples end to end. */
+#include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
 
-#include <crypt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -910,31 +910,19 @@ static void
 login_and_grants(void **state)
 {
 	db_fixture *f = *state;
-	char		pw[512];
-	struct crypt_data cd;
 	cf_auth    *auth;
 	T		   *t;
 	cf_t_args	a = args();
 	cf_t_result r;
 	cf_t_string_pair cred[2];
-	FILE	   *fp;
 
 	/* the schema first, with authentication off */
 	t = t_open(f, NULL, 0);
 	add_twitter(t, 1);
 	t_close(t);
 
-	memset(&cd, 0, sizeof(cd));
-	/* crypt_r returns into cd: one hash at a time */
-	snprintf(pw, sizeof(pw), "alice=%s\n", crypt_r("secret", "$6$saltsalt$", &cd));
-	snprintf(pw + strlen(pw), sizeof(pw) - strlen(pw), "carol=%s\n",
-			 crypt_r("pw2", "$6$other$", &cd));
-	fp = fopen(test_path(f->dir, "passwd"), "w");
-	fputs(pw, fp);
-	fclose(fp);
-	fp = fopen(test_path(f->dir, "access"), "w");
-	fputs("<modify-keyspaces>=alice\nTwitter.<rw>=alice\nTwitter.<ro>=carol\n", fp);
-	fclose(fp);
+	test_auth_files(f->dir, (const char *const[]) {"alice:secret", "carol:pw2", NULL},
+					"<modify-keyspaces>=alice\nTwitter.<rw>=alice\nTwitter.<ro>=carol\n");
 	OK(cf_auth_open(test_path(f->dir, "passwd"), test_path(f->dir, "access"), &auth));
 	t = t_open(f, auth, 0);
 

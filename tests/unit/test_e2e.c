@@ -9,9 +9,9 @@
  * The tests share one colfamd (started by the group setup) and run in order: the
  * schema test creates the keyspace the later ones use.
  */
+#include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
 
-#include <crypt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1030,11 +1030,8 @@ static void
 authentication_and_access(void **state)
 {
 	char	   *dir = test_tmpdir_new("cf_e2e_auth");
-	char		passwd[1024];
 	char		pwpath[4096],
 				acpath[4096];
-	struct crypt_data cd;
-	const char *h;
 	test_colfamd *secure;
 	cfc_conn   *anon,
 			   *alice,
@@ -1046,17 +1043,10 @@ authentication_and_access(void **state)
 
 	(void) state;
 	assert_non_null(dir);
-	memset(&cd, 0, sizeof(cd));
-	h = crypt_r("wonderland", "$6$e2esalt$", &cd);
-	assert_true(h && h[0] == '$');
-	snprintf(passwd, sizeof(passwd), "alice=%s\n", h);
-	h = crypt_r("rosebud", "$6$othersalt$", &cd);
-	snprintf(passwd + strlen(passwd), sizeof(passwd) - strlen(passwd), "carol=%s\n", h);
+	test_auth_files(dir, (const char *const[]) {"alice:wonderland", "carol:rosebud", NULL},
+					"<modify-keyspaces>=alice\nSec.<rw>=alice\nSec.<ro>=carol\n");
 	snprintf(pwpath, sizeof(pwpath), "%s", test_path(dir, "passwd"));
 	snprintf(acpath, sizeof(acpath), "%s", test_path(dir, "access"));
-	test_put(cf_env_posix(), pwpath, CF_OPEN_CREATE_NEW, passwd);
-	test_put(cf_env_posix(), acpath, CF_OPEN_CREATE_NEW,
-			 "<modify-keyspaces>=alice\nSec.<rw>=alice\nSec.<ro>=carol\n");
 	{
 		const char *const args[] = {
 			"--authenticator", "org.apache.cassandra.auth.SimpleAuthenticator",

@@ -306,10 +306,8 @@ builder_column(builder *b, const cf_cell *c, bool in_super)
 	}
 	else
 	{
-		if (c->name.len)
-			memcpy(bytes, c->name.p, c->name.len);
-		if (c->value.len)
-			memcpy(bytes + c->name.len, c->value.p, c->value.len);
+		cf_copy_short(bytes, c->name.p, c->name.len);
+		cf_copy_short(bytes + c->name.len, c->value.p, c->value.len);
 		col->name = cf_slice_of(bytes, c->name.len);
 		col->value = cf_slice_of(bytes + c->name.len, c->value.len);
 	}

@@ -109,8 +109,7 @@ static inline uint8_t *
 put_binary(uint8_t *p, cf_slice s)
 {
 	p = put_i32(p, (int32_t) s.len);
-	if (s.len)
-		memcpy(p, s.p, s.len);
+	cf_copy_short(p, s.p, s.len);
 	return p + s.len;
 }
 

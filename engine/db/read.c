@@ -228,6 +228,8 @@ typedef struct builder
 	size_t		n_sups,
 				cap_sups;
 	cf_buf		sc;				/* name of the open super column */
+	size_t		cell_bytes;		/* top-level columns' name and value bytes */
+	size_t		n_ttl;			/* top-level columns with a TTL */
 	bool		nomem;
 } builder;
 
@@ -245,6 +247,7 @@ static void
 builder_reset(builder *b)
 {
 	b->count = b->n_cols = b->n_subs = b->n_sups = 0;
+	b->cell_bytes = b->n_ttl = 0;
 }
 
 static bool
@@ -306,15 +309,18 @@ builder_column(builder *b, const cf_cell *c, bool in_super)
 	}
 	else
 	{
-		if (c->name.len)
-			memcpy(bytes, c->name.p, c->name.len);
-		if (c->value.len)
-			memcpy(bytes + c->name.len, c->value.p, c->value.len);
+		cf_copy_short(bytes, c->name.p, c->name.len);
+		cf_copy_short(bytes + c->name.len, c->value.p, c->value.len);
 		col->name = cf_slice_of(bytes, c->name.len);
 		col->value = cf_slice_of(bytes + c->name.len, c->value.len);
 	}
 	col->timestamp = c->timestamp;
 	col->ttl = (c->flags & CF_CELL_EXPIRING) ? c->ttl : 0;
+	if (!in_super)
+	{
+		b->cell_bytes += col->name.len + col->value.len;
+		b->n_ttl += col->ttl > 0;
+	}
 }
 
 static void
@@ -392,6 +398,9 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 		return builder_status(b);
 	out->n_columns = b->n_cols;
 	out->n_supers = b->n_sups;
+	out->has_totals = !is_super;
+	out->cell_bytes = b->cell_bytes;
+	out->n_ttl = b->n_ttl;
 	return NULL;
 }
 

@@ -23,6 +23,7 @@ typedef struct mt_source
 	cf_slice	key;
 	bool		has_header;
 	cf_mt_iter	header;			/* positioned at the header when has_header */
+	cf_cell		cur;			/* the cell op's last answer */
 } mt_source;
 
 /* Is it on an entry of the row (token, key)? */
@@ -84,10 +85,13 @@ mt_prev(cf_cell_source *src)
 	return NULL;
 }
 
-static void
-mt_cell(const cf_cell_source *src, cf_cell *out)
+static const cf_cell *
+mt_cell(cf_cell_source *src)
 {
-	cf_mt_iter_cell(&((const mt_source *) src)->it, out);
+	mt_source  *s = (mt_source *) src;
+
+	cf_mt_iter_cell(&s->it, &s->cur);
+	return &s->cur;
 }
 
 static void
@@ -201,10 +205,10 @@ sst_valid(const cf_cell_source *src)
 	return cf_sstable_cells_valid(((const sst_source *) src)->cells);
 }
 
-static void
-sst_cell(const cf_cell_source *src, cf_cell *out)
+static const cf_cell *
+sst_cell(cf_cell_source *src)
 {
-	cf_sstable_cells_cell(((const sst_source *) src)->cells, out);
+	return cf_sstable_cells_current(((const sst_source *) src)->cells);
 }
 
 static void
@@ -288,7 +292,7 @@ struct cf_row_merge
 	cf_cell_source **src;		/* src and at_cur: after the struct */
 	bool	   *at_cur;			/* which sources sit at the current path */
 	bool		valid;
-	cf_cell		cur;			/* the winner at the current path */
+	const cf_cell *cur;			/* the winner at the current path: a source's cell */
 	cf_deletion del;			/* combined row deletion */
 	const cf_range_tomb **tombs;
 	size_t		n_tombs;
@@ -361,21 +365,36 @@ cf_row_merge_new(const cf_col_order *order, cf_cell_source **sources, size_t n,
 	return NULL;
 }
 
-/* Picks the next path among the sources and reconciles the versions there. */
+/*
+ * Picks the next path among the sources and reconciles the versions there; cur points
+ * at the winning source's cell (no copy: it stays until that source moves, and the
+ * merge moves it only in next or seek, which settle again). A merge of one source (a
+ * compacted table: the whole of a steady-state scan) takes that source's cell without
+ * the comparisons.
+ */
 static void
 settle(cf_row_merge *m)
 {
 	bool		have = false;
 
+	if (m->n == 1)
+	{
+		cf_cell_source *s = m->src[0];
+
+		m->valid = m->at_cur[0] = s->ops->valid(s);
+		if (m->valid)
+			m->cur = s->ops->cell(s);
+		return;
+	}
 	for (size_t i = 0; i < m->n; i++)
 	{
-		cf_cell		c;
+		const cf_cell *c;
 		int			cmp;
 
 		m->at_cur[i] = false;
 		if (!m->src[i]->ops->valid(m->src[i]))
 			continue;
-		m->src[i]->ops->cell(m->src[i], &c);
+		c = m->src[i]->ops->cell(m->src[i]);
 		if (!have)
 		{
 			m->cur = c;
@@ -383,7 +402,7 @@ settle(cf_row_merge *m)
 			have = true;
 			continue;
 		}
-		cmp = cf_cell_cmp(&m->order, &c, &m->cur);
+		cmp = cf_cell_cmp(&m->order, c, m->cur);
 		if (m->reversed)
 			cmp = -cmp;
 		if (cmp < 0)
@@ -397,7 +416,7 @@ settle(cf_row_merge *m)
 		else if (cmp == 0)
 		{
 			m->at_cur[i] = true;
-			if (cf_cell_reconcile(&c, &m->cur) > 0)
+			if (cf_cell_reconcile(c, m->cur) > 0)
 				m->cur = c;
 		}
 	}
@@ -452,13 +471,13 @@ cf_row_merge_valid(const cf_row_merge *m)
 const cf_cell *
 cf_row_merge_cell(const cf_row_merge *m)
 {
-	return &m->cur;
+	return m->cur;
 }
 
 bool
 cf_row_merge_shadowed(const cf_row_merge *m)
 {
-	const cf_cell *c = &m->cur;
+	const cf_cell *c = m->cur;
 
 	if (cf_deletion_shadows(m->del, c->timestamp))
 		return true;

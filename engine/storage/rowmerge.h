@@ -37,7 +37,8 @@ struct cf_cell_source_ops
 	cf_status  *(*next) (cf_cell_source *s);
 	cf_status  *(*prev) (cf_cell_source *s);
 	bool		(*valid) (const cf_cell_source *s);
-	void		(*cell) (const cf_cell_source *s, cf_cell *out);
+	/* REQUIRES valid. The current cell, as it stays until the source moves or is freed. */
+	const cf_cell *(*cell) (cf_cell_source *s);
 	/* The row's deletion and tombstones in this table; valid as long as the source. */
 	void		(*deletion) (const cf_cell_source *s, cf_deletion *del,
 							 const cf_range_tomb **tombs, size_t *n);

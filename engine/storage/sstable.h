@@ -259,4 +259,7 @@ bool		cf_sstable_cells_valid(const cf_sstable_cells *ci);
 /* REQUIRES valid. */
 void		cf_sstable_cells_cell(const cf_sstable_cells *ci, cf_cell *cell);
 
+/* REQUIRES valid. The current cell in place: it stays until ci moves or is freed. */
+const cf_cell *cf_sstable_cells_current(const cf_sstable_cells *ci);
+
 #endif							/* CF_STORAGE_SSTABLE_H */

@@ -2172,3 +2172,9 @@ cf_sstable_cells_cell(const cf_sstable_cells *ci, cf_cell *cell)
 {
 	*cell = ci->cur;
 }
+
+const cf_cell *
+cf_sstable_cells_current(const cf_sstable_cells *ci)
+{
+	return &ci->cur;
+}

@@ -4,7 +4,8 @@
  *
  * Two passes over the result: the first adds up the exact size of the message (and
  * refuses a length the protocol's i32 cannot carry), the second stores into room made
- * once, with no per-field bounds check or growth. The field order, optional fields
+ * once, with no per-field bounds check or growth. A Standard row that db/read.c built
+ * carries its columns' byte totals, and is sized from them without a walk. The field order, optional fields
  * and STOPs are those of the IDL tables in thrift/cassandra.c: Column {1: name,
  * 2: value, 3: timestamp, 4: ttl if > 0}, SuperColumn {1: name, 2: columns},
  * ColumnOrSuperColumn {1: column | 2: super_column}, KeySlice {1: key, 2: columns},
@@ -55,6 +56,14 @@ coscs_size(cf_buf *out, const cf_row_slice *rs)
 	{
 		if (!fits_i32(out, rs->n_columns))
 			return 0;
+		if (rs->has_totals && rs->cell_bytes <= INT32_MAX)
+		{
+			/* no name or value can be longer than all of them: each fits */
+			return size + rs->n_columns * (FIELD_HDR + FIELD_HDR + BINARY_HDR +
+										   FIELD_HDR + BINARY_HDR + FIELD_HDR + 8 +
+										   STOP + STOP) +
+				rs->cell_bytes + rs->n_ttl * (FIELD_HDR + 4);
+		}
 		for (size_t i = 0; i < rs->n_columns; i++)
 		{
 			const cf_read_column *c = &rs->columns[i];
@@ -109,8 +118,7 @@ static inline uint8_t *
 put_binary(uint8_t *p, cf_slice s)
 {
 	p = put_i32(p, (int32_t) s.len);
-	if (s.len)
-		memcpy(p, s.p, s.len);
+	cf_copy_short(p, s.p, s.len);
 	return p + s.len;
 }
 

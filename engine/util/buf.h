@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/slice.h"
 #include "util/status.h"
@@ -261,6 +262,51 @@ cf_store_be64(uint8_t *p, uint64_t v)
 {
 	cf_store_be32(p, (uint32_t) (v >> 32));
 	cf_store_be32(p + 4, (uint32_t) v);
+}
+
+/*
+ * memcpy for the short strings of cells (names and values of a few to some tens of
+ * bytes), copied by the hundred thousand per scan page: up to 64 bytes it is two
+ * overlapping fixed-size moves the compiler inlines, where libc's memcpy would be a
+ * call and a dispatch on the length per string. Longer copies go to memcpy.
+ * dst and src must not overlap; n may be 0 (src then need not be valid).
+ */
+static inline void
+cf_copy_short(uint8_t *dst, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+
+	if (n >= 16)
+	{
+		if (n > 64)
+			memcpy(dst, s, n);
+		else if (n > 32)
+		{
+			memcpy(dst, s, 32);
+			memcpy(dst + n - 32, s + n - 32, 32);
+		}
+		else
+		{
+			memcpy(dst, s, 16);
+			memcpy(dst + n - 16, s + n - 16, 16);
+		}
+	}
+	else if (n >= 8)
+	{
+		memcpy(dst, s, 8);
+		memcpy(dst + n - 8, s + n - 8, 8);
+	}
+	else if (n >= 4)
+	{
+		memcpy(dst, s, 4);
+		memcpy(dst + n - 4, s + n - 4, 4);
+	}
+	else if (n > 0)
+	{
+		dst[0] = s[0];
+		dst[n / 2] = s[n / 2];
+		dst[n - 1] = s[n - 1];
+	}
 }
 
 #endif							/* CF_UTIL_BUF_H */

@@ -258,6 +258,29 @@ copy_and_skip(void **state)
 	assert_false(cf_rd_ok(&r));
 }
 
+/* cf_copy_short copies exactly n bytes for every length class, and nothing around them. */
+static void
+copy_short_copies_exactly_n(void **state)
+{
+	uint8_t		src[160],
+				dst[160 + 32];
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t) (i * 7 + 1);
+	for (size_t n = 0; n <= 130; n++)
+		for (size_t off = 0; off < 3; off++)
+		{
+			memset(dst, 0xEE, sizeof(dst));
+			cf_copy_short(dst + 16, src + off, n);
+			assert_memory_equal(dst + 16, src + off, n);
+			for (size_t k = 0; k < 16; k++)
+				assert_int_equal(dst[k], 0xEE);
+			for (size_t k = 16 + n; k < sizeof(dst); k++)
+				assert_int_equal(dst[k], 0xEE);
+		}
+}
+
 int
 main(void)
 {
@@ -273,6 +296,7 @@ main(void)
 		cmocka_unit_test(malformed_varints_fail),
 		cmocka_unit_test(byte_strings_round_trip_and_respect_max),
 		cmocka_unit_test(copy_and_skip),
+		cmocka_unit_test(copy_short_copies_exactly_n),
 	};
 
 	return cmocka_run_group_tests_name("util/buf", tests, NULL, NULL);

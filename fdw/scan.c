@@ -52,6 +52,17 @@
 /* Columns asked per row in a range; a row with more goes on with a column pager. */
 #define COLFAM_ROW_COLUMNS 100
 
+/*
+ * Columns a range page holds at most, per row of fetch_size: a page of wide rows has
+ * fetch_size x COLFAM_PAGE_COLUMNS columns (20,000 at the default fetch_size, a reply of
+ * about 1.4 MB with 34-byte values), a page of narrow rows fetch_size rows. Bigger
+ * pages cost more than they save: a page's reply and its decoded rows are memory the
+ * backend touches afresh (a parallel worker is a new process, and glibc gives big
+ * freed blocks back to the system), and at 100 columns a row the page faults took a
+ * third of the backend's CPU in a full scan.
+ */
+#define COLFAM_PAGE_COLUMNS 20
+
 struct ColfamScanState
 {
 	ColfamScanSpec *spec;
@@ -101,6 +112,8 @@ struct ColfamScanState
 	int			range_rows;		/* rows a range page asks after the first */
 	size_t		row_width;		/* columns of cur_key's row so far (range scans) */
 	size_t		widest_row;		/* the widest range row so far */
+	int64		range_rows_read;	/* rows the range pages have brought so far ... */
+	int64		range_cols_read;	/* ... and their columns (not those of continuations) */
 
 	/* a parallel-aware scan (parallel.c): the token range, cut in shared chunks */
 	ColfamParallelScan *parallel;	/* NULL: not parallel, the whole range here */
@@ -679,16 +692,22 @@ fetch_key_batch(ColfamScanState *s)
  * Range scans over wide rows: a row that filled its slice of the range page goes on
  * with a column pager, one more round trip per row. So once a row has filled it, the
  * pages to come ask columns enough for the widest row seen (at least twice as many as
- * before) and fewer rows, so that a page still holds at most fetch_size x
- * COLFAM_ROW_COLUMNS columns; and the rest of the page in hand is dropped and asked
+ * before) and fewer rows, so that a page still holds at most the page budget
+ * (fetch_size x COLFAM_PAGE_COLUMNS columns); and the rest of the page in hand is dropped and asked
  * again that way (next_items, cfc_range_pager_rewind), rather than costing a round
  * trip a row. Only rows not yet read change: those read keep the count they were read
  * with, which is what decides whether they continue.
  */
+static int64
+page_budget(const ColfamScanState *s)
+{
+	return (int64) s->spec->fetch_size * COLFAM_PAGE_COLUMNS;
+}
+
 static bool
 range_rows_too_narrow(const ColfamScanState *s)
 {
-	int64		budget = (int64) s->spec->fetch_size * COLFAM_ROW_COLUMNS;
+	int64		budget = page_budget(s);
 	int64		have = s->row_pred.slice_range.count;
 
 	return s->row_pred.has_slice_range && (int64) s->widest_row >= have &&
@@ -698,7 +717,7 @@ range_rows_too_narrow(const ColfamScanState *s)
 static void
 widen_range_rows(ColfamScanState *s)
 {
-	int64		budget = (int64) s->spec->fetch_size * COLFAM_ROW_COLUMNS;
+	int64		budget = page_budget(s);
 	int64		have = s->row_pred.slice_range.count;
 	int64		want;
 
@@ -710,6 +729,49 @@ widen_range_rows(ColfamScanState *s)
 	s->range_rows = (int) Max(1, budget / want);
 	cfc_range_pager_set_row_count(s->rpager, (int32) want);
 	cfc_range_pager_set_page_size(s->rpager, s->range_rows);
+}
+
+/*
+ * Rows the first range page asks: first_count, but no more than fill the page budget
+ * if every row brings all the columns row_pred asks.
+ */
+static int
+first_range_rows(const ColfamScanState *s)
+{
+	int64		per_row = 1;
+
+	if (s->row_pred.has_slice_range)
+		per_row = Max(1, s->row_pred.slice_range.count);
+	else if (s->row_pred.has_column_names)
+		per_row = Max(1, (int64) s->row_pred.n_column_names);
+	return (int) Max(1, Min((int64) s->spec->first_count, page_budget(s) / per_row));
+}
+
+/*
+ * Rows the range pages to come ask: fetch_size, but no more than fill the page budget
+ * at the columns a row has brought on average so far, nor than would make a page of
+ * more than fetch_size x COLFAM_ROW_COLUMNS columns were every row to bring all that
+ * row_pred asks (what widen_range_rows allows).
+ */
+static void
+fit_range_rows(ColfamScanState *s)
+{
+	int64		avg;
+	int64		rows;
+
+	if (s->range_rows_read == 0)
+		return;
+	avg = Max(1, (s->range_cols_read + s->range_rows_read - 1) / s->range_rows_read);
+	rows = Min((int64) s->spec->fetch_size, page_budget(s) / avg);
+	if (s->row_pred.has_slice_range)
+		rows = Min(rows, (int64) s->spec->fetch_size * COLFAM_ROW_COLUMNS /
+				   Max(1, s->row_pred.slice_range.count));
+	rows = Max(1, rows);
+	if (rows != s->range_rows)
+	{
+		s->range_rows = (int) rows;
+		cfc_range_pager_set_page_size(s->rpager, s->range_rows);
+	}
 }
 
 /*
@@ -817,6 +879,8 @@ next_items(ColfamScanState *s)
 			s->new_row = true;
 			s->row_width = r->n_columns;
 			s->widest_row = Max(s->widest_row, s->row_width);
+			s->range_rows_read++;
+			s->range_cols_read += r->n_columns;
 			s->row_continues = s->row_pred.has_slice_range &&
 				s->row_pred.slice_range.count < s->pred.slice_range.count &&
 				r->n_columns == (size_t) s->row_pred.slice_range.count;
@@ -873,7 +937,7 @@ next_items(ColfamScanState *s)
 				return NI_END;
 			/* a later chunk goes on with the page sizes the scan widened to */
 			check(s, cfc_range_pager_new(s->conn, &s->parent, &s->row_pred, &s->range,
-										 s->chunks > 1 ? s->range_rows : s->spec->first_count,
+										 s->chunks > 1 ? s->range_rows : first_range_rows(s),
 										 s->cl, &s->rpager),
 				  "scanning");
 			cfc_range_pager_set_prefetch(s->rpager, true);
@@ -881,10 +945,14 @@ next_items(ColfamScanState *s)
 			{
 				s->range_rows = s->spec->fetch_size;
 				s->widest_row = 0;
+				s->range_rows_read = s->range_cols_read = 0;
 			}
 		}
 		else
+		{
 			widen_range_rows(s);
+			fit_range_rows(s);
+		}
 		{
 			const cf_t_key_slice *rows;
 

@@ -65,8 +65,12 @@ DELETE FROM rp_tagged WHERE key = 'wide';
 SELECT count(*) FROM rp_tagged WHERE key = 'wide';
 
 -- ---- wide rows of several widths: once a range row fills its 100 columns, the range
--- pages after it ask for more columns and fewer rows (at most fetch_size x 100 = 300
--- columns a page here); a row wider than that still goes on by its pager ----
+-- pages after it ask for more columns and fewer rows (at most fetch_size x 20 = 200
+-- columns a page at the tables' fetch_size of 10, so the first page asks 2 rows and
+-- the later ones 1 row of 200 columns); a row wider than that still goes on by its
+-- pager ----
+ALTER FOREIGN TABLE rp_tagged OPTIONS (ADD fetch_size '10');
+ALTER FOREIGN TABLE bop_tagged OPTIONS (ADD fetch_size '10');
 CREATE TEMP TABLE l_wide AS
 SELECT 'wide-' || w AS key,
        min_timeuuid('2011-01-01 00:00:00+00'::timestamptz + i * interval '1 second') AS column_name,
@@ -113,6 +117,8 @@ FROM bop_tagged WHERE key > 'wide-2' AND key <= 'wide-5' GROUP BY key ORDER BY k
 DELETE FROM bop_tagged
 WHERE key IN ('wide-1', 'wide-2', 'wide-3', 'wide-4', 'wide-5', 'wide-6', 'wide-7');
 SELECT count(*) FROM bop_tagged WHERE key LIKE 'wide-%';
+ALTER FOREIGN TABLE rp_tagged OPTIONS (DROP fetch_size);
+ALTER FOREIGN TABLE bop_tagged OPTIONS (DROP fetch_size);
 
 DROP TABLE l_tagged, l_bop, l_tokens, l_wide, s_wide;
 DROP EXTENSION colfam_fdw CASCADE;

@@ -187,6 +187,9 @@ typedef struct ColfamScanSpec
 	bool		fetch_all;		/* 'rows' mapping: every column (else fetch_names only) */
 	List	   *fetch_names;	/* 'rows' mapping, !fetch_all: String names to fetch;
 								 * NIL: none, the scan only needs to know a row exists */
+	bool		decode_all;		/* every attribute is made (else decode_atts only) */
+	List	   *decode_atts;	/* !decode_all: Integer attribute numbers the query
+								 * reads; the others stay NULL, never decoded */
 	char	   *consistency;
 	List	   *explain;		/* String lines for EXPLAIN */
 } ColfamScanSpec;
@@ -276,6 +279,7 @@ extern char *colfam_describe_value(PlannerInfo *root, Expr *e);
 extern bool colfam_is_join_plan(ForeignScan *plan);
 extern ColfamTable *colfam_rel_table(RelOptInfo *baserel, ColfamCfMeta **meta);
 extern char *colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs);
+extern void colfam_project_decode(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs);
 extern int	colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_size);
 
 /* in join.c: INNER joins whose inner side is looked up by key, in batches */

@@ -394,6 +394,7 @@ colfam_spec_new(const ColfamTable *t, bool super)
 	spec->fetch_size = t->fetch_size;
 	spec->first_count = t->fetch_size;
 	spec->fetch_all = true;		/* colfam_project_rows may narrow it */
+	spec->decode_all = true;	/* colfam_project_decode may narrow it */
 	return spec;
 }
 
@@ -404,8 +405,11 @@ colfam_spec_to_list(const ColfamScanSpec *spec)
 	List	   *values = NIL;
 	List	   *names = NIL;
 	List	   *explain = NIL;
+	List	   *decode = NIL;
 	ListCell   *lc;
 
+	foreach(lc, spec->decode_atts)
+		decode = lappend(decode, makeInteger(intVal(lfirst(lc))));
 	foreach(lc, spec->values)
 		values = lappend(values, value_to_list(lfirst(lc)));
 	foreach(lc, spec->fetch_names)
@@ -415,15 +419,16 @@ colfam_spec_to_list(const ColfamScanSpec *spec)
 	return list_make4(list_make4(makeString(pstrdup(spec->keyspace)),
 								 makeString(pstrdup(spec->column_family)),
 								 makeString(pstrdup(spec->consistency)),
-								 list_make5(makeBoolean(spec->rows_mapping),
-											makeBoolean(spec->super),
-											makeBoolean(spec->slice_supers),
-											makeBoolean(spec->reversed),
-											makeBoolean(spec->fetch_all))),
+								 lappend(list_make5(makeBoolean(spec->rows_mapping),
+													makeBoolean(spec->super),
+													makeBoolean(spec->slice_supers),
+													makeBoolean(spec->reversed),
+													makeBoolean(spec->fetch_all)),
+										 makeBoolean(spec->decode_all))),
 					  list_make3(makeInteger(spec->kind), makeInteger(spec->first_count),
 								 makeInteger(spec->fetch_size)),
 					  values,
-					  list_make2(names, explain));
+					  list_make3(names, explain, decode));
 }
 
 ColfamScanSpec *
@@ -444,6 +449,7 @@ colfam_spec_from_list(List *list)
 	spec->slice_supers = boolVal(lthird(flags));
 	spec->reversed = boolVal(lfourth(flags));
 	spec->fetch_all = boolVal(list_nth(flags, 4));
+	spec->decode_all = boolVal(list_nth(flags, 5));
 	spec->kind = (ColfamScanKind) intVal(linitial(ints));
 	spec->first_count = intVal(lsecond(ints));
 	spec->fetch_size = intVal(lthird(ints));
@@ -451,6 +457,7 @@ colfam_spec_from_list(List *list)
 		spec->values = lappend(spec->values, value_from_list(lfirst(lc)));
 	spec->fetch_names = linitial(tail);
 	spec->explain = lsecond(tail);
+	spec->decode_atts = lthird(tail);
 	return spec;
 }
 
@@ -953,6 +960,29 @@ colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs
 }
 
 /*
+ * Makes spec decode only the attributes among attrs (offset as for
+ * colfam_project_rows): the others are returned NULL, which nothing above the scan
+ * reads. Unchanged (every attribute decoded) when the query needs the whole row.
+ */
+void
+colfam_project_decode(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs)
+{
+	int			a = -1;
+
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		return;
+	spec->decode_all = false;
+	spec->decode_atts = NIL;
+	while ((a = bms_next_member(attrs, a)) >= 0)
+	{
+		AttrNumber	att = a + FirstLowInvalidHeapAttributeNumber;
+
+		if (att > 0 && att <= t->natts)
+			spec->decode_atts = lappend(spec->decode_atts, makeInteger(att));
+	}
+}
+
+/*
  * The first page's size (rows or columns) of a scan or pushed join of rel along path:
  * the LIMIT's, when the LIMIT bounds rel's output in path's order and is smaller than
  * fetch_size; else fetch_size.
@@ -1160,8 +1190,10 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		}
 	}
 
-	/* 'rows' mapping: fetch only the columns the query reads */
-	if (t->rows_mapping)
+	/*
+	 * Only the attributes the query reads (its target and the clauses Postgres
+	 * checks) are decoded; in the 'rows' mapping only their columns are fetched.
+	 */
 	{
 		Bitmapset  *attrs = NULL;
 		char	   *names_text;
@@ -1174,7 +1206,8 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			if (!list_member_ptr(exact, rinfo))
 				pull_varattnos((Node *) rinfo->clause, baserel->relid, &attrs);
 		}
-		if ((names_text = colfam_project_rows(spec, t, attrs)) != NULL)
+		colfam_project_decode(spec, t, attrs);
+		if (t->rows_mapping && (names_text = colfam_project_rows(spec, t, attrs)) != NULL)
 			slice_text = names_text;
 	}
 

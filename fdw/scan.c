@@ -67,6 +67,7 @@ struct ColfamScanState
 {
 	ColfamScanSpec *spec;
 	ColfamTable *table;
+	bool	   *need;			/* [att]: the query reads it (else it stays NULL) */
 	cfc_conn   *conn;
 	int			cl;
 	List	   *value_states;	/* ExprState per spec->values */
@@ -1043,6 +1044,13 @@ put(ColfamScanState *s, Datum *values, bool *nulls, AttrNumber att, Datum d)
 	}
 }
 
+/* Is att an attribute the query reads (InvalidAttrNumber: none)? */
+static inline bool
+wanted(const ColfamScanState *s, AttrNumber att)
+{
+	return att != InvalidAttrNumber && s->need[att];
+}
+
 /* 'columns' mapping: one SQL row for one column (of a super column when super != NULL). */
 static void
 column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super,
@@ -1050,16 +1058,17 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 {
 	ColfamTable *t = s->table;
 
-	if (t->key_att != InvalidAttrNumber)
+	if (wanted(s, t->key_att))
 		put(s, values, nulls, t->key_att, row_key_datum(s));
-	if (super != NULL && t->super_att != InvalidAttrNumber)
+	if (super != NULL && wanted(s, t->super_att))
 		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
-	put(s, values, nulls, t->name_att, decode(s, t->name_att, col->name));
-	if (t->value_att != InvalidAttrNumber)
+	if (wanted(s, t->name_att))
+		put(s, values, nulls, t->name_att, decode(s, t->name_att, col->name));
+	if (wanted(s, t->value_att))
 		put(s, values, nulls, t->value_att, decode(s, t->value_att, col->value));
-	if (t->writetime_att != InvalidAttrNumber)
+	if (wanted(s, t->writetime_att))
 		put(s, values, nulls, t->writetime_att, writetime_datum(s, col->timestamp));
-	if (t->ttl_att != InvalidAttrNumber && col->has_ttl)
+	if (wanted(s, t->ttl_att) && col->has_ttl)
 		put(s, values, nulls, t->ttl_att,
 			t->cols[t->ttl_att - 1].typid == INT8OID ? Int64GetDatum(col->ttl)
 			: Int32GetDatum(col->ttl));
@@ -1096,12 +1105,13 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 	ColfamTable *t = s->table;
 	StringInfoData extra;
 	bool		any_extra = false;
+	bool		want_extra = wanted(s, t->extra_att);
 
-	if (t->key_att != InvalidAttrNumber)
+	if (wanted(s, t->key_att))
 		put(s, values, nulls, t->key_att, row_key_datum(s));
-	if (super != NULL && t->super_att != InvalidAttrNumber)
+	if (super != NULL && wanted(s, t->super_att))
 		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
-	if (t->extra_att != InvalidAttrNumber)
+	if (want_extra)
 	{
 		initStringInfo(&extra);
 		appendStringInfoChar(&extra, '{');
@@ -1118,10 +1128,11 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 				memcmp(c->name, cols[i].name.p, cols[i].name.len) == 0)
 			{
 				named = true;
-				put(s, values, nulls, a + 1, decode(s, a + 1, cols[i].value));
+				if (s->need[a + 1])
+					put(s, values, nulls, a + 1, decode(s, a + 1, cols[i].value));
 			}
 		}
-		if (!named && t->extra_att != InvalidAttrNumber)
+		if (!named && want_extra)
 		{
 			if (any_extra)
 				appendStringInfoString(&extra, ", ");
@@ -1131,7 +1142,7 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 			any_extra = true;
 		}
 	}
-	if (t->extra_att != InvalidAttrNumber)
+	if (want_extra)
 	{
 		appendStringInfoChar(&extra, '}');
 		put(s, values, nulls, t->extra_att,
@@ -1283,6 +1294,16 @@ scan_state_new(ColfamScanSpec *spec, ColfamTable *table, MemoryContext cxt)
 
 	s->spec = spec;
 	s->table = table;
+	s->need = MemoryContextAllocZero(cxt, sizeof(bool) * (table->natts + 1));
+	if (spec->decode_all)
+		memset(s->need, true, sizeof(bool) * (table->natts + 1));
+	else
+	{
+		ListCell   *lc;
+
+		foreach(lc, spec->decode_atts)
+			s->need[intVal(lfirst(lc))] = true;
+	}
 	s->cl = table->read_cl;
 	s->batch_cxt = AllocSetContextCreate(cxt, "colfam_fdw row", ALLOCSET_DEFAULT_SIZES);
 	s->req_cxt = AllocSetContextCreate(cxt, "colfam_fdw request", ALLOCSET_SMALL_SIZES);

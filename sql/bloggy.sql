@@ -162,6 +162,15 @@ INSERT INTO tagged_posts VALUES (NULL, now_timeuuid(), 'x');
 CREATE FOREIGN TABLE authors_bad (key text, "numPosts" bigint) SERVER bloggy
   OPTIONS (column_family 'Authors', mapping 'rows');
 SELECT * FROM authors_bad WHERE key = 'Ian Eure';
+-- only what the query reads is decoded: the value of no row is a LongType, but a
+-- query that does not read it (nor filters on it in Postgres) never decodes it
+CREATE FOREIGN TABLE authors_cols_bad (key text, column_name text, value bigint)
+  SERVER bloggy OPTIONS (column_family 'Authors');
+SELECT column_name FROM authors_cols_bad WHERE key = 'Ian Eure' ORDER BY column_name;
+SELECT count(*) FROM authors_cols_bad;
+SELECT column_name FROM authors_cols_bad WHERE key = 'Ian Eure' AND value IS NOT NULL;
+SELECT value FROM authors_cols_bad WHERE key = 'Ian Eure' AND column_name = 'numPosts';
+SELECT a FROM authors_cols_bad a WHERE key = 'Ian Eure';
 CREATE FOREIGN TABLE nowhere (key text, column_name text, value text) SERVER bloggy
   OPTIONS (column_family 'NoSuchCF');
 SELECT * FROM nowhere;

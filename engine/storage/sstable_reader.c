@@ -1886,7 +1886,7 @@ step_block(cf_sstable_cells *ci, int dir, bool *ok)
 
 /* Records a move's outcome: an error invalidates the iterator; a valid one decodes its cell. */
 static cf_status *
-settle(cf_sstable_cells *ci, cf_status *s, bool valid)
+cells_settle(cf_sstable_cells *ci, cf_status *s, bool valid)
 {
 	ci->valid = s == NULL && valid;
 	if (ci->valid)
@@ -1942,7 +1942,7 @@ cf_sstable_cells_first(cf_sstable_cells *ci)
 	cf_status  *s = goto_block(ci, 0, 0);
 
 	ci->pos = ci->lo;
-	return settle(ci, s, s == NULL && ci->lo < ci->hi);
+	return cells_settle(ci, s, s == NULL && ci->lo < ci->hi);
 }
 
 cf_status *
@@ -1951,7 +1951,7 @@ cf_sstable_cells_last(cf_sstable_cells *ci)
 	cf_status  *s = goto_block(ci, n_top_blocks(ci) - 1, SIZE_MAX);
 
 	ci->pos = ci->hi - 1;
-	return settle(ci, s, s == NULL && ci->lo < ci->hi);
+	return cells_settle(ci, s, s == NULL && ci->lo < ci->hi);
 }
 
 /* The last entry of a wide row's top level whose first path is <= the target; SIZE_MAX if none. */
@@ -2066,7 +2066,7 @@ cf_sstable_cells_seek(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 				hi;
 
 	if (s)
-		return settle(ci, s, false);
+		return cells_settle(ci, s, false);
 	lo = ci->lo;
 	hi = ci->hi;
 	while (lo < hi)
@@ -2087,7 +2087,7 @@ cf_sstable_cells_seek(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 		lo = ci->lo;
 	}
 	ci->pos = lo;
-	return settle(ci, s, ok && ci->pos < ci->hi);
+	return cells_settle(ci, s, ok && ci->pos < ci->hi);
 }
 
 cf_status *
@@ -2102,7 +2102,7 @@ cf_sstable_cells_seek_le(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 				hi;
 
 	if (s || before)
-		return settle(ci, s, false);
+		return cells_settle(ci, s, false);
 	lo = ci->lo;
 	hi = ci->hi;
 	/* lo becomes the first cell > target */
@@ -2127,7 +2127,7 @@ cf_sstable_cells_seek_le(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 			ok = false;
 	}
 	ci->pos = lo - 1;
-	return settle(ci, s, ok && lo > ci->lo);
+	return cells_settle(ci, s, ok && lo > ci->lo);
 }
 
 cf_status *
@@ -2141,7 +2141,7 @@ cf_sstable_cells_next(cf_sstable_cells *ci)
 		s = step_block(ci, 1, &ok);
 		ci->pos = ci->lo;
 	}
-	return settle(ci, s, ok && ci->pos < ci->hi);
+	return cells_settle(ci, s, ok && ci->pos < ci->hi);
 }
 
 cf_status *
@@ -2158,7 +2158,7 @@ cf_sstable_cells_prev(cf_sstable_cells *ci)
 	if (ci->pos == ci->lo)
 		ok = false;
 	ci->pos--;
-	return settle(ci, s, ok);
+	return cells_settle(ci, s, ok);
 }
 
 bool

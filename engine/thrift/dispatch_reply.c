@@ -423,42 +423,38 @@ rw_row_begin(void *arg, cf_slice token, cf_slice key)
 	return NULL;
 }
 
+/* One result of the open row: column c, or super column sc when c is NULL. */
 static cf_status *
-rw_column(void *arg, const cf_read_column *c)
+rw_result(cf_tr_range_writer *w, const cf_read_column *c, const cf_read_super *sc)
 {
-	cf_tr_range_writer *w = arg;
+	size_t		size = c ? column_cosc_size(w->out, c) : super_cosc_size(w->out, sc);
 	cf_status  *s;
-	size_t		size;
 	uint8_t    *p;
 
+	if (size == 0)
+		return cf_buf_status(w->out);
 	if (!w->row_head && (s = rw_row_head(w)) != NULL)
 		return s;
-	if ((size = column_cosc_size(w->out, c)) == 0)
-		return cf_buf_status(w->out);
 	w->row_n++;
 	if ((p = rw_room(w, size)) == NULL)
 		return rw_status(w);
-	put_column_cosc(p, c);
+	if (c)
+		put_column_cosc(p, c);
+	else
+		put_super_cosc(p, sc);
 	return NULL;
+}
+
+static cf_status *
+rw_column(void *arg, const cf_read_column *c)
+{
+	return rw_result(arg, c, NULL);
 }
 
 static cf_status *
 rw_super(void *arg, const cf_read_super *sc)
 {
-	cf_tr_range_writer *w = arg;
-	cf_status  *s;
-	size_t		size;
-	uint8_t    *p;
-
-	if (!w->row_head && (s = rw_row_head(w)) != NULL)
-		return s;
-	if ((size = super_cosc_size(w->out, sc)) == 0)
-		return cf_buf_status(w->out);
-	w->row_n++;
-	if ((p = rw_room(w, size)) == NULL)
-		return rw_status(w);
-	put_super_cosc(p, sc);
-	return NULL;
+	return rw_result(arg, NULL, sc);
 }
 
 static cf_status *

@@ -230,7 +230,9 @@ typedef struct builder
 	cf_buf		sc;				/* name of the open super column */
 	size_t		cell_bytes;		/* top-level columns' name and value bytes */
 	size_t		n_ttl;			/* top-level columns with a TTL */
-	bool		nomem;
+	bool		nomem;			/* an allocation or the sink failed: stop */
+	const cf_read_sink *sink;	/* set: results go to it, not to arrays */
+	cf_status  *sink_st;		/* the sink's error, until builder_status */
 } builder;
 
 static void
@@ -279,7 +281,21 @@ arena_copy(builder *b, cf_slice s)
 	return cf_slice_of(p, s.len);
 }
 
-/* Adds a live cell as a column, to the row or to the open super column. */
+/* Records a sink callback's outcome st (taken): an error stops the builder. */
+static void
+builder_sink(builder *b, cf_status *st)
+{
+	if (st)
+	{
+		b->sink_st = st;
+		b->nomem = true;
+	}
+}
+
+/*
+ * Adds a live cell as a column, to the row or to the open super column. With a sink,
+ * a top-level column goes to it uncopied.
+ */
 static void
 builder_column(builder *b, const cf_cell *c, bool in_super)
 {
@@ -288,6 +304,15 @@ builder_column(builder *b, const cf_cell *c, bool in_super)
 
 	if (!in_super)
 		b->count++;
+	if (b->sink && !in_super)
+	{
+		cf_read_column sc = {.name = c->name,.value = c->value,.timestamp = c->timestamp,
+		.ttl = (c->flags & CF_CELL_EXPIRING) ? c->ttl : 0};
+
+		b->n_cols++;
+		builder_sink(b, b->sink->column(b->sink->arg, &sc));
+		return;
+	}
 	if (b->arena == NULL)
 	{
 		b->n_subs += in_super;
@@ -353,11 +378,6 @@ builder_end_super(builder *b, bool reversed)
 	b->count++;
 	if (b->arena == NULL)
 		return;
-	if (!grow((void **) &b->sups, &b->cap_sups, b->n_sups, sizeof(*s)))
-	{
-		b->nomem = true;
-		return;
-	}
 	if (reversed)
 		for (size_t i = 0, j = b->n_subs - 1; i < j; i++, j--)
 		{
@@ -366,6 +386,20 @@ builder_end_super(builder *b, bool reversed)
 			b->subs[i] = b->subs[j];
 			b->subs[j] = tmp;
 		}
+	if (b->sink)
+	{
+		cf_read_super ss = {.name = builder_super_name(b),.columns = b->subs,
+		.n_columns = b->n_subs};
+
+		b->n_sups++;
+		builder_sink(b, b->sink->super(b->sink->arg, &ss));
+		return;
+	}
+	if (!grow((void **) &b->sups, &b->cap_sups, b->n_sups, sizeof(*s)))
+	{
+		b->nomem = true;
+		return;
+	}
 	s = &b->sups[b->n_sups++];
 	s->name = arena_copy(b, builder_super_name(b));
 	s->n_columns = b->n_subs;
@@ -374,10 +408,20 @@ builder_end_super(builder *b, bool reversed)
 		b->nomem = true;
 }
 
-/* NO_MEMORY once an allocation of the builder has failed, else NULL. */
+/*
+ * The sink's error (handed over once), else NO_MEMORY once an allocation of the
+ * builder has failed, else NULL.
+ */
 static cf_status *
-builder_status(const builder *b)
+builder_status(builder *b)
 {
+	cf_status  *st = b->sink_st;
+
+	if (st)
+	{
+		b->sink_st = NULL;
+		return st;
+	}
 	return b->nomem ?
 		cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory building the result") : NULL;
 }
@@ -1325,54 +1369,74 @@ range_resume(const cf_key_range *kr, segment seg[2], size_t *n)
 		seg[0].start = after;
 }
 
-cf_status *
-cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_column,
-			  const cf_predicate *pred, int32_t now_sec, cf_read_rows **out)
+/*
+ * The scan of cf_read_range and cf_read_range_sink: rows into r (b->arena is r's), or
+ * with b->sink to the sink (b->arena a scratch arena for super columns, renewed per
+ * row). The caller frees b and sp.
+ */
+static cf_status *
+range_scan(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_column,
+		   const cf_predicate *pred, int32_t now_sec, spec *sp, builder *b,
+		   cf_read_rows *r)
 {
-	builder		b = {0};
-	spec		sp;
 	row_scan	scan = {0};
 	segment		seg[2];
 	size_t		n_seg = 0;
-	cf_read_rows *r = NULL;
+	size_t		n_rows = 0;
 	cf_read_row *rows = NULL;
 	size_t		cap = 0;
+	const cf_read_sink *sink = b->sink;
 	cf_status  *st;
 
-	*out = NULL;
-	memset(&sp, 0, sizeof(sp));
+	memset(sp, 0, sizeof(*sp));
 	if ((st = range_segments(kr, seg, &n_seg)) != NULL ||
-		(st = spec_init(&sp, &ts->order, super_column, pred)) != NULL)
-		goto done;
+		(st = spec_init(sp, &ts->order, super_column, pred)) != NULL)
+		return st;
 	if (kr->after)
 		range_resume(kr, seg, &n_seg);
-	if ((st = cf_read_rows_new(&r)) != NULL || (st = scan_init(&scan, ts)) != NULL)
+	if ((st = scan_init(&scan, ts)) != NULL)
 		goto done;
-	b.arena = r->arena;
-	for (size_t g = 0; g < n_seg && r->n_rows < (size_t) kr->count && st == NULL; g++)
+	if (sink && (st = sink->begin(sink->arg)) != NULL)
+		goto done;
+	for (size_t g = 0; g < n_seg && n_rows < (size_t) kr->count && st == NULL; g++)
 	{
 		st = scan_seek(&scan, &seg[g].start);
-		while (st == NULL && scan.valid && r->n_rows < (size_t) kr->count &&
+		while (st == NULL && scan.valid && n_rows < (size_t) kr->count &&
 			   within_end(&seg[g].end, scan.token, scan.key))
 		{
 			cf_row_merge *m;
 			bool		live = true;
 
-			builder_reset(&b);
-			if ((st = build_merge(ts, scan.token, scan.key, sp.reversed, &scan,
+			builder_reset(b);
+			if (sink && sp->lv == LEVEL_SUPERS)
+			{
+				cf_arena_free(b->arena);
+				if ((b->arena = mem_arena_new()) == NULL)
+				{
+					st = cf_status_make(CF_ERR_NO_MEMORY, "read: out of memory");
+					break;
+				}
+			}
+			if (sink && (st = sink->row_begin(sink->arg, scan.token, scan.key)) != NULL)
+				break;
+			if ((st = build_merge(ts, scan.token, scan.key, sp->reversed, &scan,
 								  &m)) != NULL)
 				break;
-			st = slice_row(&sp, m, now_sec, &b);
-			if (st == NULL && b.n_cols + b.n_sups == 0)
+			st = slice_row(sp, m, now_sec, b);
+			if (st == NULL && b->n_cols + b->n_sups == 0)
 				st = row_has_live(m, now_sec, &live);
 			cf_row_merge_free(m);
-			if (st == NULL && live)
-				st = rows_add(r, &rows, &cap, &b, sp.lv == LEVEL_SUPERS, scan.token, scan.key);
+			if (st == NULL && sink)
+				st = sink->row_end(sink->arg, live);
+			else if (st == NULL && live)
+				st = rows_add(r, &rows, &cap, b, sp->lv == LEVEL_SUPERS, scan.token,
+							  scan.key);
+			n_rows += live;
 			if (st == NULL)
 				st = scan_next(&scan);
 		}
 	}
-	if (st == NULL)
+	if (st == NULL && r)
 	{
 		r->has_cursor = r->n_rows > 0;
 		st = rows_finish(r, rows);
@@ -1382,5 +1446,39 @@ done:
 	free(rows);
 	if (scan.ts)
 		scan_free(&scan);
+	return st;
+}
+
+cf_status *
+cf_read_range(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_column,
+			  const cf_predicate *pred, int32_t now_sec, cf_read_rows **out)
+{
+	builder		b = {0};
+	spec		sp;
+	cf_read_rows *r = NULL;
+	cf_status  *st;
+
+	*out = NULL;
+	memset(&sp, 0, sizeof(sp));
+	if ((st = cf_read_rows_new(&r)) == NULL)
+	{
+		b.arena = r->arena;
+		st = range_scan(ts, kr, super_column, pred, now_sec, &sp, &b, r);
+	}
 	return rows_done(&b, &sp, r, st, out);
+}
+
+cf_status *
+cf_read_range_sink(const cf_table_set *ts, const cf_key_range *kr, cf_slice super_column,
+				   const cf_predicate *pred, int32_t now_sec, const cf_read_sink *sink)
+{
+	builder		b = {.sink = sink};
+	spec		sp;
+	cf_status  *st;
+
+	st = range_scan(ts, kr, super_column, pred, now_sec, &sp, &b, NULL);
+	cf_arena_free(b.arena);
+	builder_free(&b);
+	spec_free(&sp);
+	return st;
 }

@@ -248,6 +248,35 @@ cf_status  *cf_read_range(const cf_table_set *ts, const cf_key_range *range,
 						  cf_slice super_column, const cf_predicate *pred,
 						  int32_t now_sec, cf_read_rows **out);
 
+/*
+ * A range scan's answer streamed to a consumer instead of built as a cf_read_rows:
+ * cf_read_range_sink calls, in order, begin (once per attempt: whatever the sink
+ * received before is void), and per row in range order row_begin, its results
+ * (column for a Standard CF or a super column's sub-columns, super for whole super
+ * columns; each valid only during the call, so a consumer that keeps them copies),
+ * and row_end. keep is false for a range ghost (no result was passed for it), which
+ * is not part of the answer. A callback's error stops the scan and is returned.
+ * Columns and super columns arrive in the order cf_read_range would list them.
+ */
+typedef struct cf_read_sink
+{
+	void	   *arg;
+	cf_status  *(*begin) (void *arg);
+	cf_status  *(*row_begin) (void *arg, cf_slice token, cf_slice key);
+	cf_status  *(*column) (void *arg, const cf_read_column *c);
+	cf_status  *(*super) (void *arg, const cf_read_super *s);
+	cf_status  *(*row_end) (void *arg, bool keep);
+} cf_read_sink;
+
+/*
+ * get_range_slices into sink: the rows and results of cf_read_range for the same
+ * arguments, without copying a Standard row's cells (a super column's sub-columns are
+ * still gathered per super column, to be put in sub-comparator order).
+ */
+cf_status  *cf_read_range_sink(const cf_table_set *ts, const cf_key_range *range,
+							   cf_slice super_column, const cf_predicate *pred,
+							   int32_t now_sec, const cf_read_sink *sink);
+
 /* ---- testing ---- */
 
 /*

@@ -615,6 +615,7 @@ typedef struct svc_range
 	const cf_key_range *range;
 	cf_slice	sc;
 	const cf_predicate *pred;
+	const cf_read_sink *sink;	/* set: the rows go to it, not to rows */
 	cf_read_rows *rows;
 } svc_range;
 
@@ -625,6 +626,8 @@ svc_range_fn(cf_service *svc, const cf_cf_def *def, const cf_table_set *ts, void
 
 	(void) svc;
 	(void) def;
+	if (a->sink)
+		return cf_read_range_sink(ts, a->range, a->sc, a->pred, svc_now_sec(), a->sink);
 	cf_read_rows_free(a->rows);
 	a->rows = NULL;
 	return cf_read_range(ts, a->range, a->sc, a->pred, svc_now_sec(), &a->rows);
@@ -636,18 +639,17 @@ svc_parse_token(cf_service *svc, cf_slice text, const char *what, cf_buf *out)
 	return cf_status_wrap(cf_token_from_string(svc->partitioner, text, out), "%s", what);
 }
 
-cf_status *
-cf_service_range_slices(cf_service *svc, const char *keyspace, const char *cf,
-						const cf_service_range *range, cf_slice super_column,
-						const cf_predicate *pred, int cl, cf_read_rows **out)
+/* get_range_slices into a->rows, or a->sink if set (a->range is set here). */
+static cf_status *
+svc_range_slices(cf_service *svc, const char *keyspace, const char *cf,
+				 const cf_service_range *range, int cl, svc_range *a)
 {
 	cf_buf		start = CF_BUF_INIT;
 	cf_buf		end = CF_BUF_INIT;
 	cf_key_range kr = {.by_token = range->by_token,.count = range->count};
-	svc_range	a = {.range = &kr,.sc = super_column,.pred = pred};
 	cf_status  *s = NULL;
 
-	*out = NULL;
+	a->range = &kr;
 	if (range->count <= 0)
 		return cf_status_make(CF_ERR_INVALID, "maxRows must be positive");
 	if (range->by_token)
@@ -683,12 +685,33 @@ cf_service_range_slices(cf_service *svc, const char *keyspace, const char *cf,
 	{
 		kr.start_token = cf_slice_of(start.data, start.len);
 		kr.end_token = cf_slice_of(end.data, end.len);
-		s = svc_read(svc, keyspace, cf, kr.end_token, cl, svc_range_fn, &a);
+		s = svc_read(svc, keyspace, cf, kr.end_token, cl, svc_range_fn, a);
 	}
-	*out = svc_rows_or_free(s, a.rows);
 	cf_buf_free(&start);
 	cf_buf_free(&end);
 	return s;
+}
+
+cf_status *
+cf_service_range_slices(cf_service *svc, const char *keyspace, const char *cf,
+						const cf_service_range *range, cf_slice super_column,
+						const cf_predicate *pred, int cl, cf_read_rows **out)
+{
+	svc_range	a = {.sc = super_column,.pred = pred};
+	cf_status  *s = svc_range_slices(svc, keyspace, cf, range, cl, &a);
+
+	*out = svc_rows_or_free(s, a.rows);
+	return s;
+}
+
+cf_status *
+cf_service_range_slices_sink(cf_service *svc, const char *keyspace, const char *cf,
+							 const cf_service_range *range, cf_slice super_column,
+							 const cf_predicate *pred, int cl, const cf_read_sink *sink)
+{
+	svc_range	a = {.sc = super_column,.pred = pred,.sink = sink};
+
+	return svc_range_slices(svc, keyspace, cf, range, cl, &a);
 }
 
 /* ---------------------------------------------------------------- indexed reads */

@@ -136,6 +136,15 @@ cf_status  *cf_service_range_slices(cf_service *svc, const char *keyspace,
 									int cl, cf_read_rows **out);
 
 /*
+ * The same read with its rows streamed to sink (db/read.h cf_read_range_sink), which
+ * may be called for more than one attempt (each starts with its begin).
+ */
+cf_status  *cf_service_range_slices_sink(cf_service *svc, const char *keyspace,
+										 const char *cf, const cf_service_range *range,
+										 cf_slice super_column, const cf_predicate *pred,
+										 int cl, const cf_read_sink *sink);
+
+/*
  * get_indexed_slices (db/index.h's clause): rows (in index order, from start_key)
  * matching every expression, each with its slice under pred. As 0.7: a Standard CF,
  * and at least one EQ expression on a column declared with a KEYS index

@@ -150,6 +150,8 @@ typedef struct cblk
 	const uint8_t *keys;
 	uint64_t   *pfx;			/* key index: n entries; else none */
 	size_t		pfx_skip;
+	size_t		cap;			/* bytes of its allocation */
+	bool		recycle;		/* kept as its thread's spare when released */
 	/* then pfx, ix, rows, top_first, tops, keys and data, in the same allocation */
 } cblk;
 
@@ -691,6 +693,7 @@ typedef struct load_scratch
 	uint32_t   *top_first;
 	size_t		tf_cap;
 	size_t		klen;			/* a column-index block's cblk.klen */
+	cblk	   *spare;			/* a released uncached block's memory, for the next */
 } load_scratch;
 
 static pthread_key_t scratch_key;
@@ -708,6 +711,7 @@ scratch_destroy(void *p)
 	free(sc->rows);
 	free(sc->tops);
 	free(sc->top_first);
+	free(sc->spare);
 	free(sc);
 }
 
@@ -735,10 +739,25 @@ thread_scratch(void)
 	return sc;
 }
 
+/*
+ * A block's deleter. A block that was not cached (a scan's: see load_block) becomes
+ * the releasing thread's spare, so a scan reuses one allocation block after block
+ * instead of a malloc and a free each.
+ */
 static void
 blk_free(void *p)
 {
-	free(p);
+	cblk	   *b = p;
+	load_scratch *sc;
+
+	if (b->recycle && (sc = thread_scratch()) != NULL &&
+		(sc->spare == NULL || sc->spare->cap < b->cap))
+	{
+		free(sc->spare);
+		sc->spare = b;
+		return;
+	}
+	free(b);
 }
 
 /* Appends v to the u32 array *arr of *n elements (capacity *cap); false on no memory. */
@@ -1053,18 +1072,24 @@ index_prefixes(cblk *b, size_t n)
 		b->pfx[i] = token_pfx(pfx_token(b, i), b->pfx_skip);
 }
 
+/* Largest block allocation kept as a thread's spare (most blocks are a few KiB). */
+#define SPARE_MAX ((size_t) 256 << 10)
+
 /*
  * Reads, checks, decodes and indexes the block at h as a block of kind into a new
- * cblk: one allocation holding the header, the index and the decoded bytes.
+ * cblk: one allocation holding the header, the index and the decoded bytes. uncached:
+ * the block will not enter the cache (a scan's); it reuses the thread's spare
+ * allocation if that is big enough, and is recycled as the spare when released.
  */
 static cf_status *
-load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
+load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool uncached, cblk **out)
 {
 	load_scratch *sc = thread_scratch();
 	cblk	   *b;
 	uint8_t    *p;
 	size_t		n_first,
-				n_pfx;
+				n_pfx,
+				need;
 	cf_status  *s;
 
 	*out = NULL;
@@ -1085,11 +1110,21 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, cblk **out)
 	n_pfx = kind == BLK_KEY_INDEX ? sc->n : 0;
 	if (kind != BLK_COL_INDEX)
 		sc->klen = 0;
-	b = malloc(sizeof(cblk) + n_pfx * sizeof(uint64_t) + sc->n * sizeof(blk_at) +
-			   (sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->n * sc->klen +
-			   sc->raw.len);
-	if (b == NULL)
-		return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
+	need = sizeof(cblk) + n_pfx * sizeof(uint64_t) + sc->n * sizeof(blk_at) +
+		(sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->n * sc->klen +
+		sc->raw.len;
+	if (uncached && sc->spare && sc->spare->cap >= need)
+	{
+		b = sc->spare;
+		sc->spare = NULL;
+	}
+	else
+	{
+		if ((b = malloc(need)) == NULL)
+			return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
+		b->cap = need;
+	}
+	b->recycle = uncached && b->cap <= SPARE_MAX;
 	b->kind = kind;
 	b->size = h.size;
 	b->n = (uint32_t) sc->n;
@@ -1160,7 +1195,7 @@ get_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool fill, cf_cache_h
 		ch = cf_cache_lookup(t->cache, t->cache_id, h.offset);
 	if (ch == NULL)
 	{
-		if ((s = load_block(t, h, kind, &nb)) != NULL)
+		if ((s = load_block(t, h, kind, !(t->cache && fill), &nb)) != NULL)
 			return s;
 		ch = t->cache && fill ? cf_cache_insert(t->cache, t->cache_id, h.offset, nb, blk_charge(nb), blk_free) :
 			cf_cache_detached(nb, blk_free);
@@ -1886,7 +1921,7 @@ step_block(cf_sstable_cells *ci, int dir, bool *ok)
 
 /* Records a move's outcome: an error invalidates the iterator; a valid one decodes its cell. */
 static cf_status *
-settle(cf_sstable_cells *ci, cf_status *s, bool valid)
+cells_settle(cf_sstable_cells *ci, cf_status *s, bool valid)
 {
 	ci->valid = s == NULL && valid;
 	if (ci->valid)
@@ -1942,7 +1977,7 @@ cf_sstable_cells_first(cf_sstable_cells *ci)
 	cf_status  *s = goto_block(ci, 0, 0);
 
 	ci->pos = ci->lo;
-	return settle(ci, s, s == NULL && ci->lo < ci->hi);
+	return cells_settle(ci, s, s == NULL && ci->lo < ci->hi);
 }
 
 cf_status *
@@ -1951,7 +1986,7 @@ cf_sstable_cells_last(cf_sstable_cells *ci)
 	cf_status  *s = goto_block(ci, n_top_blocks(ci) - 1, SIZE_MAX);
 
 	ci->pos = ci->hi - 1;
-	return settle(ci, s, s == NULL && ci->lo < ci->hi);
+	return cells_settle(ci, s, s == NULL && ci->lo < ci->hi);
 }
 
 /* The last entry of a wide row's top level whose first path is <= the target; SIZE_MAX if none. */
@@ -2066,7 +2101,7 @@ cf_sstable_cells_seek(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 				hi;
 
 	if (s)
-		return settle(ci, s, false);
+		return cells_settle(ci, s, false);
 	lo = ci->lo;
 	hi = ci->hi;
 	while (lo < hi)
@@ -2087,7 +2122,7 @@ cf_sstable_cells_seek(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 		lo = ci->lo;
 	}
 	ci->pos = lo;
-	return settle(ci, s, ok && ci->pos < ci->hi);
+	return cells_settle(ci, s, ok && ci->pos < ci->hi);
 }
 
 cf_status *
@@ -2102,7 +2137,7 @@ cf_sstable_cells_seek_le(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 				hi;
 
 	if (s || before)
-		return settle(ci, s, false);
+		return cells_settle(ci, s, false);
 	lo = ci->lo;
 	hi = ci->hi;
 	/* lo becomes the first cell > target */
@@ -2127,7 +2162,7 @@ cf_sstable_cells_seek_le(cf_sstable_cells *ci, cf_slice sc, cf_slice name)
 			ok = false;
 	}
 	ci->pos = lo - 1;
-	return settle(ci, s, ok && lo > ci->lo);
+	return cells_settle(ci, s, ok && lo > ci->lo);
 }
 
 cf_status *
@@ -2141,7 +2176,7 @@ cf_sstable_cells_next(cf_sstable_cells *ci)
 		s = step_block(ci, 1, &ok);
 		ci->pos = ci->lo;
 	}
-	return settle(ci, s, ok && ci->pos < ci->hi);
+	return cells_settle(ci, s, ok && ci->pos < ci->hi);
 }
 
 cf_status *
@@ -2158,7 +2193,7 @@ cf_sstable_cells_prev(cf_sstable_cells *ci)
 	if (ci->pos == ci->lo)
 		ok = false;
 	ci->pos--;
-	return settle(ci, s, ok);
+	return cells_settle(ci, s, ok);
 }
 
 bool

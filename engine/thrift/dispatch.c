@@ -54,6 +54,11 @@ typedef struct dsp_call
 	/* a read's answer, encoded by thrift/dispatch_reply.h rather than from res */
 	const cf_row_slice *reply_slice;
 	const cf_read_rows *reply_rows;
+	/* the reply's buffer and seqid, for a handler that streams its reply */
+	cf_buf	   *reply;
+	int32_t		seqid;
+	bool		streamed;		/* the handler wrote the reply (or failed to: ws) */
+	cf_status  *stream_ws;		/* its encoding error; reply is back as it was */
 	cf_service_token_range *ring;
 	size_t		n_ring;
 	char	  **strings;
@@ -427,6 +432,47 @@ dsp_multiget(dsp_call *c, bool counts)
 	return NULL;
 }
 
+/*
+ * get_range_slices' reply encoded as the scan merges its rows (dispatch_reply.h's
+ * range writer), straight into c->reply: no per-cell copy into a result first. An
+ * error of the read is returned (the reply buffer back as it was, for dsp_reply's
+ * exception); an error of the encoding (the frame limit, memory) is left in
+ * c->stream_ws for dsp_reply, which words it as for the other read methods.
+ */
+static cf_status *
+dsp_stream_range(dsp_call *c, const char *cf, const cf_service_range *r, cf_slice sc,
+				 const cf_predicate *pred)
+{
+	cf_tr_range_writer w;
+	cf_read_sink sink;
+	size_t		mark = c->reply->len;
+	uint8_t		failed = c->reply->failed;
+	cf_status  *s = cf_tr_range_writer_init(&w, c->reply, c->m, c->seqid, &sink);
+
+	if (s == NULL)
+		s = cf_service_range_slices_sink(c->d->svc, c->sess->keyspace, cf, r, sc, pred,
+										 c->args.consistency_level, &sink);
+	if (s == NULL)
+	{
+		c->streamed = true;
+		c->stream_ws = cf_tr_range_writer_finish(&w);
+	}
+	else if (cf_status_code(s) == CF_ERR_TOO_LARGE ||
+			 (!cf_buf_ok(c->reply) && c->reply->failed != CF_BUF_OVERLIMIT))
+	{
+		/* the sink's failure (an overlong length, no memory): the encoding's */
+		c->streamed = true;
+		c->stream_ws = s;
+		s = NULL;
+	}
+	if (s != NULL || c->stream_ws != NULL)
+	{
+		c->reply->len = mark;
+		c->reply->failed = failed;
+	}
+	return s;
+}
+
 static cf_status *
 dsp_get_range_slices(dsp_call *c)
 {
@@ -452,11 +498,7 @@ dsp_get_range_slices(dsp_call *c)
 	r.end_key = kr->end_key;
 	r.start_token = kr->start_token;
 	r.end_token = kr->end_token;
-	s = cf_service_range_slices(c->d->svc, c->sess->keyspace, cf, &r, sc, &pred,
-								c->args.consistency_level, &c->rows);
-	if (s == NULL)
-		c->reply_rows = c->rows;
-	return s;
+	return dsp_stream_range(c, cf, &r, sc, &pred);
 }
 
 static cf_status *
@@ -1305,7 +1347,12 @@ dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply
 
 	if (s == NULL)
 	{
-		if (c->reply_slice || c->reply_rows)
+		if (c->streamed)
+		{
+			ws = c->stream_ws;
+			c->stream_ws = NULL;
+		}
+		else if (c->reply_slice || c->reply_rows)
 			ws = cf_tr_write_reply(reply, c->m, seqid, c->reply_slice, c->reply_rows);
 		else
 			ws = cf_t_write_reply(reply, c->m, seqid, &c->res);
@@ -1556,7 +1603,11 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 		keep = false;
 	}
 	else
+	{
+		c.reply = reply;
+		c.seqid = h.seqid;
 		dsp_reply(&c, h.name, h.seqid, dsp_run(&c), reply);
+	}
 
 	cf_read_result_free(c.read);
 	cf_read_rows_free(c.rows);

@@ -46,6 +46,36 @@ column_size(const cf_read_column *c)
 		(c->ttl > 0 ? FIELD_HDR + 4 : 0) + STOP;
 }
 
+/* The size of a ColumnOrSuperColumn holding column c; 0 (out failed) if too long. */
+static size_t
+column_cosc_size(cf_buf *out, const cf_read_column *c)
+{
+	if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
+		return 0;
+	return FIELD_HDR + column_size(c) + STOP;
+}
+
+/* The size of a ColumnOrSuperColumn holding super column s; 0 (out failed) if too long. */
+static size_t
+super_cosc_size(cf_buf *out, const cf_read_super *s)
+{
+	size_t		size;
+
+	if (!fits_i32(out, s->name.len) || !fits_i32(out, s->n_columns))
+		return 0;
+	size = FIELD_HDR + FIELD_HDR + BINARY_HDR + s->name.len + FIELD_HDR + LIST_HDR +
+		STOP + STOP;
+	for (size_t j = 0; j < s->n_columns; j++)
+	{
+		const cf_read_column *c = &s->columns[j];
+
+		if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
+			return 0;
+		size += column_size(c);
+	}
+	return size;
+}
+
 /* The size of list<ColumnOrSuperColumn> for rs; 0 (out failed) on an overlong length. */
 static size_t
 coscs_size(cf_buf *out, const cf_row_slice *rs)
@@ -66,11 +96,11 @@ coscs_size(cf_buf *out, const cf_row_slice *rs)
 		}
 		for (size_t i = 0; i < rs->n_columns; i++)
 		{
-			const cf_read_column *c = &rs->columns[i];
+			size_t		part = column_cosc_size(out, &rs->columns[i]);
 
-			if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
+			if (part == 0)
 				return 0;
-			size += FIELD_HDR + column_size(c) + STOP;
+			size += part;
 		}
 		return size;
 	}
@@ -78,20 +108,11 @@ coscs_size(cf_buf *out, const cf_row_slice *rs)
 		return 0;
 	for (size_t i = 0; i < rs->n_supers; i++)
 	{
-		const cf_read_super *s = &rs->supers[i];
+		size_t		part = super_cosc_size(out, &rs->supers[i]);
 
-		if (!fits_i32(out, s->name.len) || !fits_i32(out, s->n_columns))
+		if (part == 0)
 			return 0;
-		size += FIELD_HDR + FIELD_HDR + BINARY_HDR + s->name.len + FIELD_HDR + LIST_HDR +
-			STOP + STOP;
-		for (size_t j = 0; j < s->n_columns; j++)
-		{
-			const cf_read_column *c = &s->columns[j];
-
-			if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
-				return 0;
-			size += column_size(c);
-		}
+		size += part;
 	}
 	return size;
 }
@@ -144,25 +165,35 @@ put_column(uint8_t *p, const cf_read_column *c)
 	return p;
 }
 
+/* A ColumnOrSuperColumn struct holding column c. */
+static inline uint8_t *
+put_column_cosc(uint8_t *p, const cf_read_column *c)
+{
+	p = put_column(put_field(p, CF_TB_STRUCT, 1), c);
+	*p++ = CF_TB_STOP;
+	return p;
+}
+
+/* A ColumnOrSuperColumn struct holding super column s. */
+static uint8_t *
+put_super_cosc(uint8_t *p, const cf_read_super *s)
+{
+	p = put_field(p, CF_TB_STRUCT, 2);
+	p = put_binary(put_field(p, CF_TB_STRING, 1), s->name);
+	p = put_list(put_field(p, CF_TB_LIST, 2), CF_TB_STRUCT, s->n_columns);
+	for (size_t j = 0; j < s->n_columns; j++)
+		p = put_column(p, &s->columns[j]);
+	*p++ = CF_TB_STOP;
+	*p++ = CF_TB_STOP;
+	return p;
+}
+
 /* One ColumnOrSuperColumn struct: element i of rs. */
 static uint8_t *
 put_cosc(uint8_t *p, const cf_row_slice *rs, size_t i)
 {
-	if (!rs->is_super)
-		p = put_column(put_field(p, CF_TB_STRUCT, 1), &rs->columns[i]);
-	else
-	{
-		const cf_read_super *s = &rs->supers[i];
-
-		p = put_field(p, CF_TB_STRUCT, 2);
-		p = put_binary(put_field(p, CF_TB_STRING, 1), s->name);
-		p = put_list(put_field(p, CF_TB_LIST, 2), CF_TB_STRUCT, s->n_columns);
-		for (size_t j = 0; j < s->n_columns; j++)
-			p = put_column(p, &s->columns[j]);
-		*p++ = CF_TB_STOP;
-	}
-	*p++ = CF_TB_STOP;
-	return p;
+	return rs->is_super ? put_super_cosc(p, &rs->supers[i]) :
+		put_column_cosc(p, &rs->columns[i]);
 }
 
 /* list<ColumnOrSuperColumn> of rs. */
@@ -204,6 +235,14 @@ check_args(cf_t_method m, const cf_row_slice *rs, const cf_read_rows *rows)
 								  cf_t_method_name(m) ? cf_t_method_name(m) : "(unknown)");
 	}
 	return cf_status_make(CF_ERR_INVALID, "%s: no result to encode", cf_t_method_name(m));
+}
+
+/* CF_ERR_TOO_LARGE: the message from mark would be size bytes, more than out's limit. */
+static cf_status *
+too_large(const cf_buf *out, size_t size)
+{
+	return cf_status_make(CF_ERR_TOO_LARGE, "it would be %zu bytes, more than the "
+						  "limit of %zu", size, out->limit);
 }
 
 /* The size of the result struct's success field and STOP; 0 (out failed) if too long. */
@@ -261,8 +300,7 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 	if ((p = cf_tb_room(out, size)) == NULL)
 	{
 		if (out->failed == CF_BUF_OVERLIMIT)
-			return cf_status_make(CF_ERR_TOO_LARGE, "it would be %zu bytes, more than the "
-								  "limit of %zu", out->len - mark + size, out->limit);
+			return too_large(out, out->len - mark + size);
 		return cf_buf_status(out);
 	}
 	switch (m)
@@ -300,4 +338,187 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 							  cf_t_method_name(m));
 	}
 	return NULL;
+}
+
+/* ---------------------------------------------------------------- streamed range replies */
+
+/*
+ * n bytes of w's message: room in the buffer, or NULL once the message is past the
+ * limit (from then on only counted, in w->over) or the buffer failed otherwise.
+ */
+static uint8_t *
+rw_room(cf_tr_range_writer *w, size_t n)
+{
+	uint8_t    *p;
+
+	if (w->over)
+	{
+		w->over += n;
+		return NULL;
+	}
+	p = cf_tb_room(w->out, n);
+	if (p == NULL && w->out->failed == CF_BUF_OVERLIMIT)
+		w->over = n;
+	return p;
+}
+
+/* NULL while the message is written or only counted past the limit; else the failure. */
+static cf_status *
+rw_status(const cf_tr_range_writer *w)
+{
+	return w->over ? NULL : cf_buf_status(w->out);
+}
+
+/* Writes the open row's KeySlice up to its list's count, if not written yet. */
+static cf_status *
+rw_row_head(cf_tr_range_writer *w)
+{
+	uint8_t    *p;
+
+	if (w->row_head)
+		return NULL;
+	if (!fits_i32(w->out, w->key.len))
+		return cf_buf_status(w->out);
+	w->row_head = true;
+	w->row_n = 0;
+	p = rw_room(w, FIELD_HDR + BINARY_HDR + w->key.len + FIELD_HDR + LIST_HDR);
+	if (p == NULL)
+		return rw_status(w);
+	p = put_field(put_binary(put_field(p, CF_TB_STRING, 1), w->key), CF_TB_LIST, 2);
+	w->row_off = (size_t) (p - w->out->data);
+	put_list(p, CF_TB_STRUCT, 0);
+	return NULL;
+}
+
+static cf_status *
+rw_begin(void *arg)
+{
+	cf_tr_range_writer *w = arg;
+	uint8_t    *p;
+
+	w->out->len = w->mark;
+	w->out->failed = 0;
+	w->over = 0;
+	w->n_rows = 0;
+	cf_t_write_message_header(w->out, cf_slice_str(cf_t_method_name(w->m)), CF_T_REPLY,
+							  w->seqid);
+	if (!cf_buf_ok(w->out))
+		return cf_buf_status(w->out);
+	if ((p = rw_room(w, FIELD_HDR + LIST_HDR)) == NULL)
+		return rw_status(w);
+	p = put_field(p, CF_TB_LIST, 0);
+	w->list_off = (size_t) (p - w->out->data);
+	put_list(p, CF_TB_STRUCT, 0);
+	return NULL;
+}
+
+static cf_status *
+rw_row_begin(void *arg, cf_slice token, cf_slice key)
+{
+	cf_tr_range_writer *w = arg;
+
+	(void) token;
+	w->key = key;
+	w->row_head = false;
+	return NULL;
+}
+
+/* One result of the open row: column c, or super column sc when c is NULL. */
+static cf_status *
+rw_result(cf_tr_range_writer *w, const cf_read_column *c, const cf_read_super *sc)
+{
+	size_t		size = c ? column_cosc_size(w->out, c) : super_cosc_size(w->out, sc);
+	cf_status  *s;
+	uint8_t    *p;
+
+	if (size == 0)
+		return cf_buf_status(w->out);
+	if (!w->row_head && (s = rw_row_head(w)) != NULL)
+		return s;
+	w->row_n++;
+	if ((p = rw_room(w, size)) == NULL)
+		return rw_status(w);
+	if (c)
+		put_column_cosc(p, c);
+	else
+		put_super_cosc(p, sc);
+	return NULL;
+}
+
+static cf_status *
+rw_column(void *arg, const cf_read_column *c)
+{
+	return rw_result(arg, c, NULL);
+}
+
+static cf_status *
+rw_super(void *arg, const cf_read_super *sc)
+{
+	return rw_result(arg, NULL, sc);
+}
+
+static cf_status *
+rw_row_end(void *arg, bool keep)
+{
+	cf_tr_range_writer *w = arg;
+	cf_status  *s;
+	uint8_t    *p;
+
+	if (!keep)
+	{
+		if (w->row_head)
+			return cf_status_make(CF_ERR_INTERNAL, "%s: a dropped row had results",
+								  cf_t_method_name(w->m));
+		return NULL;
+	}
+	if ((s = rw_row_head(w)) != NULL)
+		return s;
+	if (!fits_i32(w->out, w->row_n) || !fits_i32(w->out, w->n_rows + 1))
+		return cf_buf_status(w->out);
+	w->n_rows++;
+	if (!w->over)
+		cf_store_be32(w->out->data + w->row_off + 1, (uint32_t) w->row_n);
+	if ((p = rw_room(w, STOP)) == NULL)
+		return rw_status(w);
+	*p = CF_TB_STOP;
+	return NULL;
+}
+
+cf_status *
+cf_tr_range_writer_init(cf_tr_range_writer *w, cf_buf *out, cf_t_method m, int32_t seqid,
+						cf_read_sink *sink)
+{
+	if (m != CF_T_M_GET_RANGE_SLICES && m != CF_T_M_GET_INDEXED_SLICES)
+		return cf_status_make(CF_ERR_INVALID, "%s's reply is not a list of KeySlices",
+							  cf_t_method_name(m) ? cf_t_method_name(m) : "(unknown)");
+	if (!cf_buf_ok(out))
+		return cf_buf_status(out);
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->m = m;
+	w->seqid = seqid;
+	w->mark = out->len;
+	*sink = (cf_read_sink) {
+		.arg = w,.begin = rw_begin,.row_begin = rw_row_begin,.column = rw_column,
+		.super = rw_super,.row_end = rw_row_end
+	};
+	return NULL;
+}
+
+cf_status *
+cf_tr_range_writer_finish(cf_tr_range_writer *w)
+{
+	uint8_t    *p;
+
+	if (!w->over && !cf_buf_ok(w->out))
+		return cf_buf_status(w->out);
+	if ((p = rw_room(w, STOP)) != NULL)
+	{
+		*p = CF_TB_STOP;
+		cf_store_be32(w->out->data + w->list_off + 1, (uint32_t) w->n_rows);
+		return NULL;
+	}
+	if (w->over)
+		return too_large(w->out, w->out->len - w->mark + w->over);
+	return cf_buf_status(w->out);
 }

@@ -42,4 +42,39 @@
 cf_status  *cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
 							  const cf_row_slice *rs, const cf_read_rows *rows);
 
+/*
+ * A get_range_slices (or get_indexed_slices) reply streamed from a range scan: the
+ * sink that cf_tr_range_writer_init sets up, given to db/read.h cf_read_range_sink
+ * (directly or through the service), appends the message to out as the rows arrive,
+ * each cell stored once, straight from the merge; the list counts are patched in as
+ * they become known. Past out's limit it only counts the bytes, so that the error
+ * names the whole size. The bytes equal cf_tr_write_reply's for the rows
+ * cf_read_range returns for the same scan.
+ *
+ * Usage: init; the scan (which calls begin first: the message restarts at out's
+ * length at init, so a retried scan starts over); then finish, which completes the
+ * message. Errors as cf_tr_write_reply's (the scan returns the sink's; finish
+ * returns CF_ERR_TOO_LARGE naming the size and the limit); on any error the caller
+ * truncates out to its length at init. init: CF_ERR_INVALID for a method whose reply
+ * is not KeySlices. The fields are private.
+ */
+typedef struct cf_tr_range_writer
+{
+	cf_buf	   *out;
+	cf_t_method m;
+	int32_t		seqid;
+	size_t		mark;			/* out's length at init: the message starts there */
+	size_t		over;			/* bytes past the limit, counted, not written */
+	size_t		list_off;		/* the KeySlice list's header */
+	size_t		n_rows;
+	cf_slice	key;			/* the open row's key */
+	bool		row_head;		/* its KeySlice is started */
+	size_t		row_off;		/* its list's header */
+	size_t		row_n;			/* its results so far */
+} cf_tr_range_writer;
+
+cf_status  *cf_tr_range_writer_init(cf_tr_range_writer *w, cf_buf *out, cf_t_method m,
+									int32_t seqid, cf_read_sink *sink);
+cf_status  *cf_tr_range_writer_finish(cf_tr_range_writer *w);
+
 #endif							/* CF_THRIFT_DISPATCH_REPLY_H */

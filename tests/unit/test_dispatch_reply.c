@@ -2,10 +2,13 @@
  * encoded straight from db/read results are byte for byte those of the generic codec
  * (cf_t_write_reply of a reference cf_t_result), over real reads of a memtable holding
  * Standard and Super rows with expiring, expired and deleted columns, forward and
- * reversed ranges, counts, names, empty and absent rows. */
+ * reversed ranges, counts, names, empty and absent rows; and the range replies streamed
+ * from the scan (cf_tr_range_writer over cf_read_range_sink) byte for byte those of
+ * cf_tr_write_reply over cf_read_range's rows, also under a buffer limit. */
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,20 +212,84 @@ check_slice(const cf_table_set *ts, const char *key, const char *sc, cf_predicat
 	return n;
 }
 
-/* get_range_slices (and get_indexed_slices) over all rows; the number of rows. */
+/*
+ * The range reply streamed from the scan kr into a buffer holding "xy" and limited to
+ * limit bytes (0: none): the scan's and the writer's outcome, the first error; the
+ * buffer in *out (its "xy" dropped on success).
+ */
+static cf_status *
+streamed(const cf_table_set *ts, const cf_key_range *kr, const char *sc, cf_predicate p,
+		 cf_t_method m, size_t limit, cf_buf *out)
+{
+	cf_tr_range_writer w;
+	cf_read_sink sink;
+	cf_status  *s;
+
+	cf_buf_init(out, limit);
+	cf_buf_put(out, "xy", 2);
+	OK(cf_tr_range_writer_init(&w, out, m, 77, &sink));
+	s = cf_read_range_sink(ts, kr, S(sc), &p, NOW, &sink);
+	/* a second attempt (a retried replica) starts the message over */
+	if (s == NULL)
+		s = cf_read_range_sink(ts, kr, S(sc), &p, NOW, &sink);
+	if (s == NULL)
+		s = cf_tr_range_writer_finish(&w);
+	return s;
+}
+
+/*
+ * get_range_slices (and get_indexed_slices) of kr: the streamed reply equals the
+ * direct and the generic encodings of cf_read_range's rows, and under a limit one
+ * byte short it fails naming the reply's size. The number of rows.
+ */
+static size_t
+check_range_kr(const cf_table_set *ts, const cf_key_range *kr, const char *sc,
+			   cf_predicate p)
+{
+	static const cf_t_method ms[] = {CF_T_M_GET_RANGE_SLICES, CF_T_M_GET_INDEXED_SLICES};
+	cf_read_rows *rows;
+	size_t		n;
+
+	OK(cf_read_range(ts, kr, S(sc), &p, NOW, &rows));
+	for (size_t i = 0; i < 2; i++)
+	{
+		cf_buf		direct = CF_BUF_INIT,
+					st;
+		size_t		len;
+		char		msg[80];
+
+		same_bytes(ms[i], NULL, rows);
+		cf_buf_put(&direct, "xy", 2);
+		OK(cf_tr_write_reply(&direct, ms[i], 77, NULL, rows));
+		OK(streamed(ts, kr, sc, p, ms[i], 0, &st));
+		assert_int_equal(st.len, direct.len);
+		assert_memory_equal(st.data, direct.data, st.len);
+		len = st.len;
+		cf_buf_free(&st);
+
+		/* exactly the size fits; a byte less fails with the whole size named */
+		OK(streamed(ts, kr, sc, p, ms[i], len, &st));
+		assert_int_equal(st.len, len);
+		cf_buf_free(&st);
+		snprintf(msg, sizeof(msg), "it would be %zu bytes, more than the limit of %zu",
+				 len - 2, len - 1);
+		FAILS(streamed(ts, kr, sc, p, ms[i], len - 1, &st), CF_ERR_TOO_LARGE, msg);
+		assert_true(st.len <= len - 1);
+		cf_buf_free(&st);
+		cf_buf_free(&direct);
+	}
+	n = rows->n_rows;
+	cf_read_rows_free(rows);
+	return n;
+}
+
+/* check_range_kr over all rows, at most count of them. */
 static size_t
 check_range(const cf_table_set *ts, const char *sc, cf_predicate p, int32_t count)
 {
 	cf_key_range kr = {.by_token = false,.count = count};
-	cf_read_rows *rows;
-	size_t		n;
 
-	OK(cf_read_range(ts, &kr, S(sc), &p, NOW, &rows));
-	same_bytes(CF_T_M_GET_RANGE_SLICES, NULL, rows);
-	same_bytes(CF_T_M_GET_INDEXED_SLICES, NULL, rows);
-	n = rows->n_rows;
-	cf_read_rows_free(rows);
-	return n;
+	return check_range_kr(ts, &kr, sc, p);
 }
 
 /* multiget_slice of keys; the number of rows. */
@@ -282,6 +349,21 @@ standard_replies(void **state)
 	assert_int_equal(check_range(&ts, "", by_range("", "", false, 100), 1), 1);
 	/* live rows whose slices are empty */
 	assert_int_equal(check_range(&ts, "", by_range("zz", "", false, 100), 100), 2);
+	assert_int_equal(check_range(&ts, "", names, 100), 2);
+	assert_int_equal(check_range(&ts, "", by_range("", "", true, 100), 0), 0);
+	{
+		/* a key range ending inclusive at b; after a; by tokens (a, b] */
+		cf_read_cursor after = {.token = token_of(S("a")),.key = S("a")};
+		cf_key_range kr = {.start_token = token_of(S("a")),.start_key = S("a"),
+			.end_token = token_of(S("b")),.end_key = S("b"),.count = 100};
+
+		assert_int_equal(check_range_kr(&ts, &kr, "", by_range("", "", false, 100)), 2);
+		kr.after = &after;
+		assert_int_equal(check_range_kr(&ts, &kr, "", by_range("", "", false, 100)), 1);
+		kr = (cf_key_range) {.by_token = true,.start_token = token_of(S("a")),
+		.end_token = token_of(S("b")),.count = 100};
+		assert_int_equal(check_range_kr(&ts, &kr, "", by_range("", "", true, 100)), 1);
+	}
 
 	assert_int_equal(check_multi(&ts, keys, 5, "", by_range("", "", false, 100)), 4);
 	assert_int_equal(check_multi(&ts, keys, 5, "", names), 4);
@@ -336,6 +418,10 @@ super_replies(void **state)
 
 	assert_int_equal(check_range(&ts, "", by_range("", "", false, 100), 100), 2);
 	assert_int_equal(check_range(&ts, "s1", by_range("", "", true, 100), 100), 2);
+	assert_int_equal(check_range(&ts, "", by_range("", "", true, 1), 100), 2);
+	assert_int_equal(check_range(&ts, "", by_range("s2", "", false, 100), 1), 1);
+	assert_int_equal(check_range(&ts, "", names, 100), 2);
+	assert_int_equal(check_range(&ts, "s2", by_range("", "", false, 100), 100), 2);
 	assert_int_equal(check_multi(&ts, keys, 3, "", by_range("", "", true, 100)), 3);
 
 	/* get of a whole super column, and of one sub-column */

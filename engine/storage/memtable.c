@@ -56,9 +56,12 @@ typedef struct mt_meta
 typedef struct mt_entry
 {
 	const mt_row *row;
-	uint64_t	tok_pfx;		/* the row's token's first 8 bytes (tok_prefix) */
 	void	   *current;		/* mt_version (cell) or mt_meta (header); atomic */
-	const uint8_t *names;		/* sc, then name */
+	union
+	{
+		const uint8_t *p;		/* sc, then name, in the arena */
+		uint8_t		inl[8];		/* ... or here, when they fit (names_inline) */
+	}			names;
 	uint16_t	sc_len;
 	uint16_t	name_len;
 	int8_t		bound;			/* search targets only: row -1 before, +1 after */
@@ -69,7 +72,8 @@ typedef struct mt_entry
 struct cf_memtable
 {
 	cf_col_order order;
-	cf_arena   *arena;
+	cf_arena   *arena;			/* rows, entries, names, versions, deletion info */
+	cf_arena   *index;			/* the skiplist and its nodes only */
 	cf_skiplist *list;
 	pthread_mutex_t write_lock;
 	uint64_t	ops;			/* atomic */
@@ -89,25 +93,60 @@ row_key(const mt_row *r)
 	return cf_slice_of(r->bytes + r->token_len, r->key_len);
 }
 
+/*
+ * Whether n bytes of names live inside the entry: a short name (most are) then costs
+ * no allocation of its own, nor the padding before the next 16-aligned one.
+ */
+static inline bool
+names_inline(size_t n)
+{
+	return n <= sizeof(((mt_entry *) NULL)->names.inl);
+}
+
+static inline const uint8_t *
+entry_names(const mt_entry *e)
+{
+	return names_inline((size_t) e->sc_len + e->name_len) ? e->names.inl : e->names.p;
+}
+
+/*
+ * Sets e's names to sc then name: copied into the entry when they fit, else to buf
+ * (room for both), which e then points to. REQUIRES: buf != NULL unless they fit.
+ */
+static void
+entry_set_names(mt_entry *e, cf_slice sc, cf_slice name, uint8_t *buf)
+{
+	uint8_t    *dst = names_inline(sc.len + name.len) ? e->names.inl : buf;
+
+	if (sc.len)
+		memcpy(dst, sc.p, sc.len);
+	if (name.len)
+		memcpy(dst + sc.len, name.p, name.len);
+	if (dst == buf)
+		e->names.p = buf;
+	e->sc_len = (uint16_t) sc.len;
+	e->name_len = (uint16_t) name.len;
+}
+
 static inline cf_slice
 entry_sc(const mt_entry *e)
 {
-	return cf_slice_of(e->names, e->sc_len);
+	return cf_slice_of(entry_names(e), e->sc_len);
 }
 
 static inline cf_slice
 entry_name(const mt_entry *e)
 {
-	return cf_slice_of(e->names + e->sc_len, e->name_len);
+	return cf_slice_of(entry_names(e) + e->sc_len, e->name_len);
 }
 
 /*
  * A token's first 8 bytes, big-endian, zero-padded: entries of different rows whose
  * prefixes differ compare by them alone, as their tokens' bytes would (a difference
  * within the first 8 bytes decides memcmp order, and a shorter token that is a prefix
- * of the other pads with zeros, so it never compares greater). Most compares of a
- * skiplist search are between rows, and this spares them a load of the row and its
- * bytes, usually a cache miss each.
+ * of the other pads with zeros, so it never compares greater). The skiplist keeps it
+ * in every node (entry_prefix): most compares of a search are between rows, and this
+ * spares them a load of the entry, its row and its bytes, usually a cache miss each.
  */
 static inline uint64_t
 tok_prefix(cf_slice t)
@@ -127,8 +166,6 @@ entry_cmp(void *ctx, const void *va, const void *vb)
 	const mt_entry *b = vb;
 	int			c;
 
-	if (a->row != b->row && a->tok_pfx != b->tok_pfx)
-		return a->tok_pfx < b->tok_pfx ? -1 : 1;
 	if (a->row != b->row)
 	{
 		c = cf_slice_cmp(row_token(a->row), row_token(b->row));
@@ -152,6 +189,17 @@ entry_cmp(void *ctx, const void *va, const void *vb)
 	return cf_type_compare(o->super ? o->subcmp : o->cmp, entry_name(a), entry_name(b));
 }
 
+/*
+ * The skiplist's prefix of an entry: its row's token prefix, which entry_cmp's first
+ * test orders by (entries of one row share it), so it never contradicts entry_cmp.
+ */
+static uint64_t
+entry_prefix(void *ctx, const void *ve)
+{
+	(void) ctx;
+	return tok_prefix(row_token(((const mt_entry *) ve)->row));
+}
+
 cf_memtable *
 cf_memtable_new(const cf_col_order *order)
 {
@@ -161,11 +209,13 @@ cf_memtable_new(const cf_col_order *order)
 		return NULL;
 	mt->order = *order;
 	mt->arena = cf_arena_new(0);
-	if (mt->arena)
-		mt->list = cf_skiplist_new(mt->arena, entry_cmp, &mt->order);
+	mt->index = cf_arena_new(0);
+	if (mt->arena && mt->index)
+		mt->list = cf_skiplist_new_prefixed(mt->index, entry_cmp, entry_prefix, &mt->order);
 	if (mt->list == NULL)
 	{
 		cf_arena_free(mt->arena);
+		cf_arena_free(mt->index);
 		free(mt);
 		return NULL;
 	}
@@ -187,6 +237,7 @@ cf_memtable_unref(cf_memtable *mt)
 	{
 		pthread_mutex_destroy(&mt->write_lock);
 		cf_arena_free(mt->arena);
+		cf_arena_free(mt->index);
 		free(mt);
 	}
 }
@@ -194,7 +245,7 @@ cf_memtable_unref(cf_memtable *mt)
 size_t
 cf_memtable_memory(const cf_memtable *mt)
 {
-	return cf_arena_memory_usage(mt->arena);
+	return cf_arena_memory_usage(mt->arena) + cf_arena_memory_usage(mt->index);
 }
 
 uint64_t
@@ -243,7 +294,6 @@ find_or_add_row(cf_memtable *mt, cf_slice token, cf_slice key, bool *is_new,
 	probe_row.token_len = (uint16_t) token.len;
 	probe_row.key_len = (uint16_t) key.len;
 	probe.row = &probe_row;
-	probe.tok_pfx = tok_prefix(token);
 	probe.bound = -1;
 
 	/* the hint: where the row's entries are, or go; its cells are inserted from there */
@@ -274,19 +324,14 @@ static mt_entry *
 new_entry(cf_memtable *mt, const mt_row *row, cf_slice sc, cf_slice name, bool header)
 {
 	mt_entry   *e = cf_arena_alloc(mt->arena, sizeof(*e));
-	uint8_t    *names = cf_arena_alloc(mt->arena, sc.len + name.len);
+	uint8_t    *names = NULL;
 
-	if (e == NULL || names == NULL)
+	if (e == NULL || (!names_inline(sc.len + name.len) &&
+					  (names = cf_arena_alloc(mt->arena, sc.len + name.len)) == NULL))
 		return NULL;
-	if (sc.len)
-		memcpy(names, sc.p, sc.len);
-	if (name.len)
-		memcpy(names + sc.len, name.p, name.len);
 	/* every field, so none is left as whatever the arena block held */
-	*e = (mt_entry) {
-		.row = row,.tok_pfx = tok_prefix(row_token(row)),.names = names,.sc_len = (uint16_t) sc.len,
-		.name_len = (uint16_t) name.len,.header = header,
-	};
+	*e = (mt_entry) {.row = row,.header = header};
+	entry_set_names(e, sc, name, names);
 	return e;
 }
 
@@ -347,7 +392,7 @@ make_entry(void *arg)
 static cf_status *
 apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c, const cf_skiplist_hint *hint)
 {
-	mt_entry	probe = {.row = row, .tok_pfx = tok_prefix(row_token(row)), .names = NULL};
+	mt_entry	probe = {.row = row};
 	uint8_t		stack[1024];
 	uint8_t    *tmp = stack;
 	new_cell	arg = {mt, row, c};
@@ -357,13 +402,7 @@ apply_cell(cf_memtable *mt, const mt_row *row, const cf_cell *c, const cf_skipli
 
 	if (c->sc.len + c->name.len > sizeof(stack) && !(tmp = malloc(c->sc.len + c->name.len)))
 		return cf_status_make(CF_ERR_NO_MEMORY, "memtable: out of memory");
-	if (c->sc.len)
-		memcpy(tmp, c->sc.p, c->sc.len);
-	if (c->name.len)
-		memcpy(tmp + c->sc.len, c->name.p, c->name.len);
-	probe.names = tmp;
-	probe.sc_len = (uint16_t) c->sc.len;
-	probe.name_len = (uint16_t) c->name.len;
+	entry_set_names(&probe, c->sc, c->name, tmp);
 	e = (mt_entry *) cf_skiplist_find_or_insert_hint(mt->list, hint, &probe, make_entry, &arg,
 													  &inserted);
 	if (tmp != stack)
@@ -407,7 +446,7 @@ arena_slice(cf_arena *a, cf_slice in, cf_slice *out)
 static cf_status *
 apply_deletion(cf_memtable *mt, const mt_row *row, const cf_cf_update *u)
 {
-	mt_entry	probe = {.row = row, .tok_pfx = tok_prefix(row_token(row)), .header = 1};
+	mt_entry	probe = {.row = row, .header = 1};
 	mt_entry   *e = (mt_entry *) cf_skiplist_find(mt->list, &probe);
 	const mt_meta *old = e ? __atomic_load_n(&e->current, __ATOMIC_ACQUIRE) : NULL;
 	mt_meta    *m = cf_arena_alloc(mt->arena, sizeof(*m));
@@ -549,6 +588,7 @@ probe_init(probe *p, cf_slice token, cf_slice key, int8_t bound, cf_slice sc, cf
 	size_t		n = token.len + key.len + sc.len + name.len;
 	uint8_t    *b = p->buf;
 
+	/* p->entry points into p (its names may be inline): p must not move once set */
 	p->heap = NULL;
 	if (n > sizeof(p->buf) && (b = p->heap = malloc(n)) == NULL)
 		return false;
@@ -556,16 +596,12 @@ probe_init(probe *p, cf_slice token, cf_slice key, int8_t bound, cf_slice sc, cf
 		memcpy(b, token.p, token.len);
 	if (key.len)
 		memcpy(b + token.len, key.p, key.len);
-	if (sc.len)
-		memcpy(b + token.len + key.len, sc.p, sc.len);
-	if (name.len)
-		memcpy(b + token.len + key.len + sc.len, name.p, name.len);
 	p->row = (mt_row) {b, (uint16_t) token.len, (uint16_t) key.len};
 	p->entry = (mt_entry) {
-		.row = &p->row,.tok_pfx = tok_prefix(token),.names = b + token.len + key.len,
-		.sc_len = (uint16_t) sc.len,.name_len = (uint16_t) name.len,.bound = bound,
+		.row = &p->row,.bound = bound,
 		.header = (bound == 0 && sc.len == 0 && name.len == 0),
 	};
+	entry_set_names(&p->entry, sc, name, b + token.len + key.len);
 	if (le && bound == 0 && name.len == 0)
 	{
 		/* an empty finish is open: the end of super column sc, or of the row */

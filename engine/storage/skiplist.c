@@ -2,8 +2,8 @@
  * storage/skiplist.c — one writer, lock-free readers: LevelDB's skiplist in C11
  * atomics (see skiplist.h).
  *
- * A node is its key pointer followed by height next pointers, allocated in one piece
- * from the arena; the head is a node of SL_MAX_HEIGHT levels with no key. Heights are
+ * A node is its key's prefix (see cf_skiplist_prefix) and key pointer followed by
+ * height next pointers, allocated in one piece from the arena; the head is a node of SL_MAX_HEIGHT levels with no key. Heights are
  * drawn with probability 1/SL_BRANCHING of each extra level from a xorshift64* state
  * that only the writer touches.
  *
@@ -24,6 +24,7 @@
 
 struct cf_skiplist_node
 {
+	uint64_t	pfx;			/* prefix(key); immutable once published */
 	const void *key;
 	cf_skiplist_node *next[];	/* height entries; accessed atomically */
 };
@@ -32,6 +33,7 @@ struct cf_skiplist
 {
 	cf_arena   *arena;
 	cf_skiplist_cmp cmp;
+	cf_skiplist_prefix prefix;	/* NULL: every prefix is 0 */
 	void	   *ctx;
 	cf_skiplist_node *head;
 	int			max_height;		/* atomic: highest level in use, >= 1 */
@@ -64,6 +66,25 @@ sl_max_height(const cf_skiplist *list)
 	return __atomic_load_n(&list->max_height, __ATOMIC_RELAXED);
 }
 
+static inline uint64_t
+sl_prefix(const cf_skiplist *list, const void *key)
+{
+	return list->prefix ? list->prefix(list->ctx, key) : 0;
+}
+
+/*
+ * <0, 0, >0 as node's key sorts before, equal to, after key, whose prefix is kp: the
+ * prefixes decide when they differ, without a load of the node's key or a call of cmp.
+ */
+static inline int
+sl_cmp_node(const cf_skiplist *list, const cf_skiplist_node *node, const void *key,
+			uint64_t kp)
+{
+	if (node->pfx != kp)
+		return node->pfx < kp ? -1 : 1;
+	return list->cmp(list->ctx, node->key, key);
+}
+
 /* A node of height levels holding key, its next pointers NULL; NULL on no memory. */
 static cf_skiplist_node *
 sl_new_node(cf_skiplist *list, const void *key, int height)
@@ -75,6 +96,7 @@ sl_new_node(cf_skiplist *list, const void *key, int height)
 	if (x == NULL)
 		return NULL;
 	x->key = key;
+	x->pfx = key ? sl_prefix(list, key) : 0;
 	for (int i = 0; i < height; i++)
 		__atomic_store_n(&x->next[i], NULL, __ATOMIC_RELAXED);
 	return x;
@@ -111,6 +133,7 @@ sl_find_ge(const cf_skiplist *list, const void *key, cf_skiplist_node **prev)
 {
 	cf_skiplist_node *x = list->head;
 	int			level = sl_max_height(list) - 1;
+	uint64_t	kp = sl_prefix(list, key);
 
 	for (;;)
 	{
@@ -122,7 +145,7 @@ sl_find_ge(const cf_skiplist *list, const void *key, cf_skiplist_node **prev)
 		 */
 		if (level > 0)
 			__builtin_prefetch(sl_next(x, level - 1));
-		if (next != NULL && list->cmp(list->ctx, next->key, key) < 0)
+		if (next != NULL && sl_cmp_node(list, next, key, kp) < 0)
 			x = next;
 		else
 		{
@@ -150,12 +173,13 @@ sl_find_ge_from(const cf_skiplist *list, const void *key, cf_skiplist_node *cons
 	int			level = sl_max_height(list) - 1;
 	cf_skiplist_node *x = hint[level];
 	bool		moved = false;
+	uint64_t	kp = sl_prefix(list, key);
 
 	for (;;)
 	{
 		cf_skiplist_node *next = sl_next(x, level);
 
-		if (next != NULL && list->cmp(list->ctx, next->key, key) < 0)
+		if (next != NULL && sl_cmp_node(list, next, key, kp) < 0)
 		{
 			x = next;
 			moved = true;
@@ -181,6 +205,7 @@ sl_find_before(const cf_skiplist *list, const void *key, bool inclusive)
 {
 	const cf_skiplist_node *x = list->head;
 	int			level = sl_max_height(list) - 1;
+	uint64_t	kp = sl_prefix(list, key);
 
 	for (;;)
 	{
@@ -188,7 +213,7 @@ sl_find_before(const cf_skiplist *list, const void *key, bool inclusive)
 		int			c;
 
 		if (next != NULL &&
-			((c = list->cmp(list->ctx, next->key, key)) < 0 || (inclusive && c == 0)))
+			((c = sl_cmp_node(list, next, key, kp)) < 0 || (inclusive && c == 0)))
 			x = next;
 		else if (level == 0)
 			return x;
@@ -220,12 +245,20 @@ sl_find_last(const cf_skiplist *list)
 cf_skiplist *
 cf_skiplist_new(cf_arena *arena, cf_skiplist_cmp cmp, void *ctx)
 {
+	return cf_skiplist_new_prefixed(arena, cmp, NULL, ctx);
+}
+
+cf_skiplist *
+cf_skiplist_new_prefixed(cf_arena *arena, cf_skiplist_cmp cmp, cf_skiplist_prefix prefix,
+						 void *ctx)
+{
 	cf_skiplist *list = cf_arena_alloc(arena, sizeof(cf_skiplist));
 
 	if (list == NULL)
 		return NULL;
 	list->arena = arena;
 	list->cmp = cmp;
+	list->prefix = prefix;
 	list->ctx = ctx;
 	list->max_height = 1;
 	list->count = 0;
@@ -307,7 +340,7 @@ sl_found_or_made(cf_skiplist *list, cf_skiplist_node *x, cf_skiplist_node **prev
 	cf_skiplist_node *node;
 
 	*inserted = false;
-	if (x != NULL && list->cmp(list->ctx, x->key, key) == 0)
+	if (x != NULL && sl_cmp_node(list, x, key, sl_prefix(list, key)) == 0)
 		return x->key;
 	/*
 	 * The node first, then the key: when make allocates the key from the list's arena,
@@ -319,6 +352,7 @@ sl_found_or_made(cf_skiplist *list, cf_skiplist_node *x, cf_skiplist_node **prev
 		return NULL;
 	assert(list->cmp(list->ctx, made, key) == 0);
 	node->key = made;
+	node->pfx = sl_prefix(list, made);
 	sl_link_node(list, prev, node, height);
 	*inserted = true;
 	return made;
@@ -361,7 +395,7 @@ cf_skiplist_find(const cf_skiplist *list, const void *key)
 {
 	const cf_skiplist_node *x = sl_find_ge(list, key, NULL);
 
-	if (x != NULL && list->cmp(list->ctx, x->key, key) == 0)
+	if (x != NULL && sl_cmp_node(list, x, key, sl_prefix(list, key)) == 0)
 		return x->key;
 	return NULL;
 }

@@ -20,6 +20,7 @@
 #define CF_STORAGE_SKIPLIST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "util/arena.h"
 
@@ -31,6 +32,18 @@ typedef struct cf_skiplist_node cf_skiplist_node;
 
 /* A new empty list whose nodes come from arena. NULL on no memory. */
 cf_skiplist *cf_skiplist_new(cf_arena *arena, cf_skiplist_cmp cmp, void *ctx);
+
+/*
+ * A key's 64-bit prefix: a coarser order than cmp, kept in the key's node so that most
+ * steps of a search decide without calling cmp or loading the key. REQUIRES for all
+ * keys a, b: prefix(a) < prefix(b) implies cmp(a, b) < 0 (so keys that cmp calls equal
+ * have equal prefixes); keys with equal prefixes are ordered by cmp alone.
+ */
+typedef uint64_t (*cf_skiplist_prefix) (void *ctx, const void *key);
+
+/* cf_skiplist_new with a prefix function (NULL: every prefix is 0, cmp decides). */
+cf_skiplist *cf_skiplist_new_prefixed(cf_arena *arena, cf_skiplist_cmp cmp,
+									  cf_skiplist_prefix prefix, void *ctx);
 
 /*
  * Inserts key. REQUIRES: no equal key is in the list; external write synchronisation.

@@ -1,6 +1,7 @@
 /*
  * tests/unit/test_skiplist.c — storage/skiplist: order, iteration both ways, seeks,
- * find, a compare with a context, and one writer racing two lock-free readers.
+ * find, a compare with a context, a prefix that spares compares, and one writer racing
+ * two lock-free readers.
  *
  * Keys are uint64 values copied into the arena; the model is a sorted array. Keys are
  * even so that key ± 1 is always a probe between (or beyond) stored keys.
@@ -689,6 +690,105 @@ one_writer_two_readers(void **state)
 	cf_arena_free(r.arena);
 }
 
+/* A key's high 32 bits: a coarser ascending order than cmp_u64's. */
+static uint64_t
+prefix_hi32(void *ctx, const void *key)
+{
+	(void) ctx;
+	return *(const uint64_t *) key >> 32;
+}
+
+/*
+ * A prefixed list is ordered as the plain one, in every operation, with keys whose
+ * prefixes collide often (256 values for 5,000 keys), so both the prefix and cmp
+ * decide; and the prefix spares compares: a search calls cmp only among keys of the
+ * probe's prefix.
+ */
+static void
+prefix_orders_as_compare(void **state)
+{
+	fixture    *f = *state;
+	order		plain_o = {1, 0};
+	cf_arena   *plain_arena = cf_arena_new(0);
+	cf_skiplist *plain = plain_arena ? cf_skiplist_new(plain_arena, cmp_u64, &plain_o) : NULL;
+	cf_skiplist *list = cf_skiplist_new_prefixed(f->arena, cmp_u64, prefix_hi32, &f->o);
+	cf_skiplist_iter it,
+				pit;
+	uint64_t	seed = 7;
+	enum { N = 5000 };
+
+	assert_non_null(plain);
+	assert_non_null(list);
+	f->keys = malloc(N * sizeof(uint64_t));
+	assert_non_null(f->keys);
+	for (size_t i = 0; i < N; i++)
+	{
+		/* 256 prefixes (0x100 .. 0x1ff), about 20 keys each; an even low half */
+		uint64_t	k = ((0x100 + (next_rand(&seed) & 255)) << 32) | (random_key(&seed) & 0xFFFFFFFEu);
+		uint64_t   *stored;
+		maker		m = {f->arena, k, 0, false};
+		bool		inserted;
+
+		if (cf_skiplist_find(plain, &k) != NULL)
+		{
+			/* present: the prefixed list finds it too, and builds nothing */
+			assert_non_null(cf_skiplist_find_or_insert(list, &k, make_key, &m, &inserted));
+			assert_false(inserted);
+			continue;
+		}
+		assert_null(cf_skiplist_find(list, &k));
+		assert_non_null(cf_skiplist_find_or_insert(list, &k, make_key, &m, &inserted));
+		assert_true(inserted);
+		stored = cf_arena_dup(plain_arena, &k, sizeof(k));
+		assert_non_null(stored);
+		assert_true(cf_skiplist_insert(plain, stored));
+		f->keys[f->n++] = k;
+	}
+	qsort(f->keys, f->n, sizeof(uint64_t), qsort_u64);
+	assert_scan_is(list, f->keys, f->n, false);
+
+	/* seeks and steps agree with the plain list, at keys, between them and beyond */
+	cf_skiplist_iter_init(&it, list);
+	cf_skiplist_iter_init(&pit, plain);
+	for (size_t i = 0; i < f->n; i += 7)
+	{
+		uint64_t	probes[] = {f->keys[i] - 1, f->keys[i], f->keys[i] + 1,
+		(f->keys[i] >> 32) << 32, ((f->keys[i] >> 32) << 32) | 0xFFFFFFFFu};
+
+		for (size_t j = 0; j < sizeof(probes) / sizeof(probes[0]); j++)
+		{
+			cf_skiplist_iter_seek(&it, &probes[j]);
+			cf_skiplist_iter_seek(&pit, &probes[j]);
+			assert_int_equal(cf_skiplist_iter_valid(&it), cf_skiplist_iter_valid(&pit));
+			if (cf_skiplist_iter_valid(&it))
+				assert_true(key_of(&it) == key_of(&pit));
+			cf_skiplist_iter_seek_le(&it, &probes[j]);
+			cf_skiplist_iter_seek_le(&pit, &probes[j]);
+			assert_int_equal(cf_skiplist_iter_valid(&it), cf_skiplist_iter_valid(&pit));
+			if (!cf_skiplist_iter_valid(&it))
+				continue;
+			assert_true(key_of(&it) == key_of(&pit));
+			cf_skiplist_iter_prev(&it);
+			cf_skiplist_iter_prev(&pit);
+			assert_int_equal(cf_skiplist_iter_valid(&it), cf_skiplist_iter_valid(&pit));
+			if (cf_skiplist_iter_valid(&it))
+				assert_true(key_of(&it) == key_of(&pit));
+		}
+	}
+
+	/* cmp is called only between keys of one prefix: far fewer calls than plain */
+	f->o.compares = plain_o.compares = 0;
+	for (size_t i = 0; i < f->n; i++)
+	{
+		assert_non_null(cf_skiplist_find(list, &f->keys[i]));
+		assert_non_null(cf_skiplist_find(plain, &f->keys[i]));
+	}
+	print_message("finds: %lu compares with the prefix, %lu without\n", f->o.compares,
+				  plain_o.compares);
+	assert_true(f->o.compares * 2 < plain_o.compares);
+	cf_arena_free(plain_arena);
+}
+
 int
 main(void)
 {
@@ -703,6 +803,7 @@ main(void)
 										teardown),
 		cmocka_unit_test_setup_teardown(searches_are_logarithmic, setup_ascending,
 										teardown),
+		cmocka_unit_test_setup_teardown(prefix_orders_as_compare, setup_ascending, teardown),
 		cmocka_unit_test(one_writer_two_readers),
 	};
 

@@ -228,8 +228,6 @@ typedef struct builder
 	size_t		n_sups,
 				cap_sups;
 	cf_buf		sc;				/* name of the open super column */
-	size_t		cell_bytes;		/* top-level columns' name and value bytes */
-	size_t		n_ttl;			/* top-level columns with a TTL */
 	bool		nomem;			/* an allocation or the sink failed: stop */
 	const cf_read_sink *sink;	/* set: results go to it, not to arrays */
 	cf_status  *sink_st;		/* the sink's error, until builder_status */
@@ -249,7 +247,6 @@ static void
 builder_reset(builder *b)
 {
 	b->count = b->n_cols = b->n_subs = b->n_sups = 0;
-	b->cell_bytes = b->n_ttl = 0;
 }
 
 static bool
@@ -341,11 +338,6 @@ builder_column(builder *b, const cf_cell *c, bool in_super)
 	}
 	col->timestamp = c->timestamp;
 	col->ttl = (c->flags & CF_CELL_EXPIRING) ? c->ttl : 0;
-	if (!in_super)
-	{
-		b->cell_bytes += col->name.len + col->value.len;
-		b->n_ttl += col->ttl > 0;
-	}
 }
 
 static void
@@ -442,9 +434,6 @@ builder_finish(builder *b, bool is_super, cf_row_slice *out)
 		return builder_status(b);
 	out->n_columns = b->n_cols;
 	out->n_supers = b->n_sups;
-	out->has_totals = !is_super;
-	out->cell_bytes = b->cell_bytes;
-	out->n_ttl = b->n_ttl;
 	return NULL;
 }
 

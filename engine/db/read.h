@@ -123,15 +123,6 @@ typedef struct cf_row_slice
 	size_t		n_columns;
 	cf_read_super *supers;
 	size_t		n_supers;
-
-	/*
-	 * Set by this module on the Standard rows it builds: the columns' name and value
-	 * bytes in all and how many of them carry a TTL, so an encoder can size the row
-	 * without a walk over its columns. false (a slice built elsewhere): walk it.
-	 */
-	bool		has_totals;
-	size_t		cell_bytes;
-	size_t		n_ttl;
 } cf_row_slice;
 
 typedef struct cf_read_result

@@ -4,8 +4,7 @@
  *
  * Two passes over the result: the first adds up the exact size of the message (and
  * refuses a length the protocol's i32 cannot carry), the second stores into room made
- * once, with no per-field bounds check or growth. A Standard row that db/read.c built
- * carries its columns' byte totals, and is sized from them without a walk. The field order, optional fields
+ * once, with no per-field bounds check or growth. The field order, optional fields
  * and STOPs are those of the IDL tables in thrift/cassandra.c: Column {1: name,
  * 2: value, 3: timestamp, 4: ttl if > 0}, SuperColumn {1: name, 2: columns},
  * ColumnOrSuperColumn {1: column | 2: super_column}, KeySlice {1: key, 2: columns},
@@ -46,13 +45,22 @@ column_size(const cf_read_column *c)
 		(c->ttl > 0 ? FIELD_HDR + 4 : 0) + STOP;
 }
 
+/* column_size of c; 0 (out failed) when its name or value is too long. */
+static size_t
+column_size_checked(cf_buf *out, const cf_read_column *c)
+{
+	if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
+		return 0;
+	return column_size(c);
+}
+
 /* The size of a ColumnOrSuperColumn holding column c; 0 (out failed) if too long. */
 static size_t
 column_cosc_size(cf_buf *out, const cf_read_column *c)
 {
-	if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
-		return 0;
-	return FIELD_HDR + column_size(c) + STOP;
+	size_t		size = column_size_checked(out, c);
+
+	return size ? FIELD_HDR + size + STOP : 0;
 }
 
 /* The size of a ColumnOrSuperColumn holding super column s; 0 (out failed) if too long. */
@@ -67,11 +75,11 @@ super_cosc_size(cf_buf *out, const cf_read_super *s)
 		STOP + STOP;
 	for (size_t j = 0; j < s->n_columns; j++)
 	{
-		const cf_read_column *c = &s->columns[j];
+		size_t		part = column_size_checked(out, &s->columns[j]);
 
-		if (!fits_i32(out, c->name.len) || !fits_i32(out, c->value.len))
+		if (part == 0)
 			return 0;
-		size += column_size(c);
+		size += part;
 	}
 	return size;
 }
@@ -86,14 +94,6 @@ coscs_size(cf_buf *out, const cf_row_slice *rs)
 	{
 		if (!fits_i32(out, rs->n_columns))
 			return 0;
-		if (rs->has_totals && rs->cell_bytes <= INT32_MAX)
-		{
-			/* no name or value can be longer than all of them: each fits */
-			return size + rs->n_columns * (FIELD_HDR + FIELD_HDR + BINARY_HDR +
-										   FIELD_HDR + BINARY_HDR + FIELD_HDR + 8 +
-										   STOP + STOP) +
-				rs->cell_bytes + rs->n_ttl * (FIELD_HDR + 4);
-		}
 		for (size_t i = 0; i < rs->n_columns; i++)
 		{
 			size_t		part = column_cosc_size(out, &rs->columns[i]);

@@ -50,21 +50,6 @@ fmt_slice(char *out, size_t cap, size_t *n, const cf_row_slice *sl, bool verbose
 {
 	char		tmp[64];
 
-	if (sl->has_totals)
-	{
-		/* read.c's totals are those of the columns it hands out */
-		size_t		bytes = 0,
-					n_ttl = 0;
-
-		assert_false(sl->is_super);
-		for (size_t k = 0; k < sl->n_columns; k++)
-		{
-			bytes += sl->columns[k].name.len + sl->columns[k].value.len;
-			n_ttl += sl->columns[k].ttl > 0;
-		}
-		assert_int_equal(sl->cell_bytes, bytes);
-		assert_int_equal(sl->n_ttl, n_ttl);
-	}
 	for (size_t i = 0; i < (sl->is_super ? sl->n_supers : 1); i++)
 	{
 		const cf_read_column *cols = sl->is_super ? sl->supers[i].columns : sl->columns;

@@ -177,7 +177,9 @@ typedef struct ColfamScanSpec
 	 * Page sizes. A slice of one row (KEYS) asks first_count columns first, then
 	 * fetch_size at a time after the last name returned. A range or index scan asks
 	 * first_count rows first, then fetch_size rows after the last key; each row's
-	 * slice asks fetch_size columns and a row with more continues with get_slice.
+	 * slice asks at most 100 columns (scan.c's COLFAM_ROW_COLUMNS) and a row with more
+	 * continues with get_slice. A range scan's pages also keep to about fetch_size x
+	 * 20 columns (COLFAM_PAGE_COLUMNS): fewer rows a page once its rows are wide.
 	 * first_count is a LIMIT's size when the LIMIT bounds this scan's output in this
 	 * order; the scan goes on fetching when Postgres wants more rows (local filters,
 	 * joins that drop rows), so a LIMIT never ends it early.

@@ -694,9 +694,9 @@ fetch_key_batch(ColfamScanState *s)
  * with a column pager, one more round trip per row. So once a row has filled it, the
  * pages to come ask columns enough for the widest row seen (at least twice as many as
  * before) and fewer rows, so that a page still holds at most the page budget
- * (fetch_size x COLFAM_PAGE_COLUMNS columns); and the rest of the page in hand is dropped and asked
- * again that way (next_items, cfc_range_pager_rewind), rather than costing a round
- * trip a row. Only rows not yet read change: those read keep the count they were read
+ * (fetch_size x COLFAM_PAGE_COLUMNS columns); and the rest of the page in hand is
+ * dropped and asked again that way (next_items, cfc_range_pager_rewind), rather than
+ * costing a round trip a row. Only rows not yet read change: those read keep the count they were read
  * with, which is what decides whether they continue.
  */
 static int64

@@ -3,11 +3,11 @@
  * atomics (see skiplist.h).
  *
  * A node is its key's prefix (see cf_skiplist_prefix) and key pointer followed by
- * height next pointers, allocated in one piece from the arena; the head is a node of SL_MAX_HEIGHT levels with no key. Heights are
- * drawn with probability 1/SL_BRANCHING of each extra level from a xorshift64* state
- * that only the writer touches.
+ * height next pointers, allocated in one piece from the arena; the head is a node of
+ * SL_MAX_HEIGHT levels with no key. Heights are drawn with probability 1/SL_BRANCHING
+ * of each extra level from a xorshift64* state that only the writer touches.
  *
- * Memory ordering: the writer fills a new node (key and next pointers, plain or
+ * Memory ordering: the writer fills a new node (prefix, key and next pointers, plain or
  * relaxed stores) and then links it into each level with a release store into the
  * predecessor's next pointer; readers load next pointers with acquire, so whoever
  * reaches a node through a pointer sees it fully initialised. Lower levels are

@@ -457,10 +457,9 @@ dsp_stream_range(dsp_call *c, const char *cf, const cf_service_range *r, cf_slic
 		c->streamed = true;
 		c->stream_ws = cf_tr_range_writer_finish(&w);
 	}
-	else if (cf_status_code(s) == CF_ERR_TOO_LARGE ||
-			 (!cf_buf_ok(c->reply) && c->reply->failed != CF_BUF_OVERLIMIT))
+	else if (cf_tr_range_writer_failed(&w))
 	{
-		/* the sink's failure (an overlong length, no memory): the encoding's */
+		/* the writer's failure (an overlong length, no memory): the encoding's */
 		c->streamed = true;
 		c->stream_ws = s;
 		s = NULL;

@@ -390,16 +390,25 @@ rw_row_head(cf_tr_range_writer *w)
 	return NULL;
 }
 
+/* A callback's outcome s, marking the writer failed when s is an error. */
 static cf_status *
-rw_begin(void *arg)
+rw_out(cf_tr_range_writer *w, cf_status *s)
 {
-	cf_tr_range_writer *w = arg;
+	if (s != NULL)
+		w->failed = true;
+	return s;
+}
+
+static cf_status *
+range_begin(cf_tr_range_writer *w)
+{
 	uint8_t    *p;
 
 	w->out->len = w->mark;
 	w->out->failed = 0;
 	w->over = 0;
 	w->n_rows = 0;
+	w->failed = false;
 	cf_t_write_message_header(w->out, cf_slice_str(cf_t_method_name(w->m)), CF_T_REPLY,
 							  w->seqid);
 	if (!cf_buf_ok(w->out))
@@ -410,6 +419,12 @@ rw_begin(void *arg)
 	w->list_off = (size_t) (p - w->out->data);
 	put_list(p, CF_TB_STRUCT, 0);
 	return NULL;
+}
+
+static cf_status *
+rw_begin(void *arg)
+{
+	return rw_out(arg, range_begin(arg));
 }
 
 static cf_status *
@@ -448,19 +463,18 @@ rw_result(cf_tr_range_writer *w, const cf_read_column *c, const cf_read_super *s
 static cf_status *
 rw_column(void *arg, const cf_read_column *c)
 {
-	return rw_result(arg, c, NULL);
+	return rw_out(arg, rw_result(arg, c, NULL));
 }
 
 static cf_status *
 rw_super(void *arg, const cf_read_super *sc)
 {
-	return rw_result(arg, NULL, sc);
+	return rw_out(arg, rw_result(arg, NULL, sc));
 }
 
 static cf_status *
-rw_row_end(void *arg, bool keep)
+range_row_end(cf_tr_range_writer *w, bool keep)
 {
-	cf_tr_range_writer *w = arg;
 	cf_status  *s;
 	uint8_t    *p;
 
@@ -482,6 +496,12 @@ rw_row_end(void *arg, bool keep)
 		return rw_status(w);
 	*p = CF_TB_STOP;
 	return NULL;
+}
+
+static cf_status *
+rw_row_end(void *arg, bool keep)
+{
+	return rw_out(arg, range_row_end(arg, keep));
 }
 
 cf_status *
@@ -521,4 +541,10 @@ cf_tr_range_writer_finish(cf_tr_range_writer *w)
 	if (w->over)
 		return too_large(w->out, w->out->len - w->mark + w->over);
 	return cf_buf_status(w->out);
+}
+
+bool
+cf_tr_range_writer_failed(const cf_tr_range_writer *w)
+{
+	return w->failed;
 }

@@ -55,7 +55,8 @@ cf_status  *cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
  * length at init, so a retried scan starts over); then finish, which completes the
  * message. Errors as cf_tr_write_reply's (the scan returns the sink's; finish
  * returns CF_ERR_TOO_LARGE naming the size and the limit); on any error the caller
- * truncates out to its length at init. init: CF_ERR_INVALID for a method whose reply
+ * truncates out to its length at init. cf_tr_range_writer_failed tells whether the
+ * scan's error came from the writer (an encoding error) rather than from the read. init: CF_ERR_INVALID for a method whose reply
  * is not KeySlices. The fields are private.
  */
 typedef struct cf_tr_range_writer
@@ -71,10 +72,12 @@ typedef struct cf_tr_range_writer
 	bool		row_head;		/* its KeySlice is started */
 	size_t		row_off;		/* its list's header */
 	size_t		row_n;			/* its results so far */
+	bool		failed;			/* a callback of this attempt returned an error */
 } cf_tr_range_writer;
 
 cf_status  *cf_tr_range_writer_init(cf_tr_range_writer *w, cf_buf *out, cf_t_method m,
 									int32_t seqid, cf_read_sink *sink);
 cf_status  *cf_tr_range_writer_finish(cf_tr_range_writer *w);
+bool		cf_tr_range_writer_failed(const cf_tr_range_writer *w);
 
 #endif							/* CF_THRIFT_DISPATCH_REPLY_H */

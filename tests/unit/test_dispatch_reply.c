@@ -437,6 +437,39 @@ overlong_length_fails(void **state)
 }
 
 /*
+ * The streamed writer says when an error was its own (an encoding error, which the
+ * server words as such) and not the read's: set by a failing callback, not by going
+ * past the limit (only counted), cleared when an attempt starts over.
+ */
+static void
+writer_failure_is_its_own(void **state)
+{
+	cf_read_column ok = {.name = S("n"),.value = S("v"),.timestamp = 1};
+	cf_read_column overlong = {.name = S("n"),
+	.value = cf_slice_of("v", (size_t) INT32_MAX + 1)};
+	cf_tr_range_writer w;
+	cf_read_sink sink;
+	cf_buf		b;
+
+	(void) state;
+	cf_buf_init(&b, 40);		/* room for the header and little more */
+	OK(cf_tr_range_writer_init(&w, &b, CF_T_M_GET_RANGE_SLICES, 1, &sink));
+	OK(sink.begin(sink.arg));
+	OK(sink.row_begin(sink.arg, S("t"), S("k")));
+	FAILS(sink.column(sink.arg, &overlong), CF_ERR_TOO_LARGE, "too large for its encoding");
+	assert_true(cf_tr_range_writer_failed(&w));
+	OK(sink.begin(sink.arg));	/* a retried attempt */
+	assert_false(cf_tr_range_writer_failed(&w));
+	OK(sink.row_begin(sink.arg, S("t"), S("k")));
+	for (int i = 0; i < 10; i++)
+		OK(sink.column(sink.arg, &ok));	/* past the limit: counted, no error */
+	OK(sink.row_end(sink.arg, true));
+	assert_false(cf_tr_range_writer_failed(&w));
+	FAILS(cf_tr_range_writer_finish(&w), CF_ERR_TOO_LARGE, "more than the limit of 40");
+	cf_buf_free(&b);
+}
+
+/*
  * The reply is sized once against the buffer's limit: a buffer of exactly the reply's
  * length takes it, one byte less fails with the limit named (nothing half-written past
  * the limit).
@@ -477,6 +510,7 @@ main(void)
 		cmocka_unit_test(standard_replies),
 		cmocka_unit_test(super_replies),
 		cmocka_unit_test(overlong_length_fails),
+		cmocka_unit_test(writer_failure_is_its_own),
 		cmocka_unit_test(reply_over_the_buffer_limit_fails),
 	};
 

@@ -88,27 +88,15 @@ super_cosc_size(cf_buf *out, const cf_read_super *s)
 static size_t
 coscs_size(cf_buf *out, const cf_row_slice *rs)
 {
+	size_t		n = rs->is_super ? rs->n_supers : rs->n_columns;
 	size_t		size = LIST_HDR;
 
-	if (!rs->is_super)
-	{
-		if (!fits_i32(out, rs->n_columns))
-			return 0;
-		for (size_t i = 0; i < rs->n_columns; i++)
-		{
-			size_t		part = column_cosc_size(out, &rs->columns[i]);
-
-			if (part == 0)
-				return 0;
-			size += part;
-		}
-		return size;
-	}
-	if (!fits_i32(out, rs->n_supers))
+	if (!fits_i32(out, n))
 		return 0;
-	for (size_t i = 0; i < rs->n_supers; i++)
+	for (size_t i = 0; i < n; i++)
 	{
-		size_t		part = super_cosc_size(out, &rs->supers[i]);
+		size_t		part = rs->is_super ? super_cosc_size(out, &rs->supers[i]) :
+			column_cosc_size(out, &rs->columns[i]);
 
 		if (part == 0)
 			return 0;

@@ -72,7 +72,7 @@ cf_buf_reserve(cf_buf *b, size_t n)
 }
 
 uint8_t *
-cf_buf_extend(cf_buf *b, size_t n)
+cf_buf_extend_slow(cf_buf *b, size_t n)
 {
 	uint8_t    *p;
 
@@ -81,54 +81,6 @@ cf_buf_extend(cf_buf *b, size_t n)
 	p = b->data + b->len;
 	b->len += n;
 	return p;
-}
-
-void
-cf_buf_put(cf_buf *b, const void *src, size_t n)
-{
-	uint8_t    *p = cf_buf_extend(b, n);
-
-	if (p && n)
-		memcpy(p, src, n);
-}
-
-void
-cf_buf_put_u8(cf_buf *b, uint8_t v)
-{
-	uint8_t    *p = cf_buf_extend(b, 1);
-
-	if (p)
-		*p = v;
-}
-
-void
-cf_buf_put_u16(cf_buf *b, uint16_t v)
-{
-	uint8_t    *p = cf_buf_extend(b, 2);
-
-	if (p)
-	{
-		p[0] = (uint8_t) (v >> 8);
-		p[1] = (uint8_t) v;
-	}
-}
-
-void
-cf_buf_put_u32(cf_buf *b, uint32_t v)
-{
-	uint8_t    *p = cf_buf_extend(b, 4);
-
-	if (p)
-		cf_store_be32(p, v);
-}
-
-void
-cf_buf_put_u64(cf_buf *b, uint64_t v)
-{
-	uint8_t    *p = cf_buf_extend(b, 8);
-
-	if (p)
-		cf_store_be64(p, v);
 }
 
 void

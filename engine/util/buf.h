@@ -56,17 +56,80 @@ void		cf_buf_reset(cf_buf *b);
 /* Makes room for n more bytes. false (and the buffer failed) if it cannot. */
 bool		cf_buf_reserve(cf_buf *b, size_t n);
 
+static inline void cf_store_be32(uint8_t *p, uint32_t v);
+static inline void cf_store_be64(uint8_t *p, uint64_t v);
+
+/* cf_buf_extend when the bytes do not fit in what is allocated: grows (or fails). */
+uint8_t    *cf_buf_extend_slow(cf_buf *b, size_t n);
+
 /*
  * Reserves n bytes at the end and returns them for the caller to fill (len grows by
  * n), or NULL if the buffer has failed. The pointer is valid until the next append.
+ *
+ * Inline, with the appends below: encoders (Thrift replies, SSTable blocks, mutation
+ * records) append a field at a time, and the call was a tenth of their cost.
  */
-uint8_t    *cf_buf_extend(cf_buf *b, size_t n);
+static inline uint8_t *
+cf_buf_extend(cf_buf *b, size_t n)
+{
+	if (__builtin_expect(b->failed == 0 && n <= b->cap - b->len &&
+						 (b->limit == 0 || n <= b->limit - b->len), 1))
+	{
+		uint8_t    *p = b->data + b->len;
 
-void		cf_buf_put(cf_buf *b, const void *p, size_t n);
-void		cf_buf_put_u8(cf_buf *b, uint8_t v);
-void		cf_buf_put_u16(cf_buf *b, uint16_t v);
-void		cf_buf_put_u32(cf_buf *b, uint32_t v);
-void		cf_buf_put_u64(cf_buf *b, uint64_t v);
+		b->len += n;
+		return p;
+	}
+	return cf_buf_extend_slow(b, n);
+}
+
+static inline void
+cf_buf_put(cf_buf *b, const void *src, size_t n)
+{
+	uint8_t    *p = cf_buf_extend(b, n);
+
+	if (p && n)
+		memcpy(p, src, n);
+}
+
+static inline void
+cf_buf_put_u8(cf_buf *b, uint8_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 1);
+
+	if (p)
+		*p = v;
+}
+
+static inline void
+cf_buf_put_u16(cf_buf *b, uint16_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 2);
+
+	if (p)
+	{
+		p[0] = (uint8_t) (v >> 8);
+		p[1] = (uint8_t) v;
+	}
+}
+
+static inline void
+cf_buf_put_u32(cf_buf *b, uint32_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 4);
+
+	if (p)
+		cf_store_be32(p, v);
+}
+
+static inline void
+cf_buf_put_u64(cf_buf *b, uint64_t v)
+{
+	uint8_t    *p = cf_buf_extend(b, 8);
+
+	if (p)
+		cf_store_be64(p, v);
+}
 void		cf_buf_put_varint(cf_buf *b, uint64_t v);
 
 /* A length-prefixed byte string: varint length, then the bytes. */

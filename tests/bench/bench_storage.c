@@ -1065,14 +1065,16 @@ ldb_run_flat(report *rep, const flat_inputs *in)
 	ldb_close(&l);
 }
 
+/* colfam_only: LevelDB's phases are skipped (profiling one engine; no report follows). */
 static void
-run_flat(report *rep)
+run_flat(report *rep, bool colfam_only)
 {
 	flat_inputs in;
 
 	flat_inputs_make(&in, rep->n);
 	cf_run_flat(rep, &in);
-	ldb_run_flat(rep, &in);
+	if (!colfam_only)
+		ldb_run_flat(rep, &in);
 	flat_inputs_free(&in);
 }
 
@@ -1525,9 +1527,10 @@ main(int argc, char **argv)
 	wide_result w[8];
 	size_t		nw = 0;
 	int			opt;
+	bool		colfam_only = false;
 	double		t0 = now_sec();
 
-	while ((opt = getopt(argc, argv, "n:w:q:d:")) != -1)
+	while ((opt = getopt(argc, argv, "n:w:q:d:c")) != -1)
 		switch (opt)
 		{
 			case 'n':
@@ -1542,8 +1545,12 @@ main(int argc, char **argv)
 			case 'd':
 				tmp = optarg;
 				break;
+			case 'c':
+				colfam_only = true;
+				break;
 			default:
-				fprintf(stderr, "usage: bench_storage [-n ENTRIES] [-w WIDE_MAX] [-q SLICES] [-d TMPDIR]\n");
+				fprintf(stderr, "usage: bench_storage [-n ENTRIES] [-w WIDE_MAX] [-q SLICES] [-d TMPDIR] [-c]\n"
+						"  -c  colfam's flat phases only, for profiling: phase rates on stderr, no report\n");
 				return 2;
 		}
 	block_stop_signals();
@@ -1562,7 +1569,15 @@ main(int argc, char **argv)
 	rep.flat[W_READRANDOM_CACHE] = (flat_result) {.name = "readrandom, LevelDB with colfam's 64 MiB block cache",.partitioner = "Random"};
 	rep.flat[W_SCAN] = (flat_result) {.name = "scan after overwrite (colfam: token order)",.partitioner = "Random"};
 	rep.raw_bytes = rep.n * (KEY_LEN + 1 + VALUE_LEN + TS_LEN);
-	run_flat(&rep);
+	run_flat(&rep, colfam_only);
+	if (colfam_only)
+	{
+		for (size_t i = 0; i < sizeof(rep.flat) / sizeof(rep.flat[0]); i++)
+			if (rep.flat[i].name != NULL)
+				fprintf(stderr, "%s: %.0f ops/s, %.2f CPU µs/op\n", rep.flat[i].name,
+						rep.flat[i].colfam, rep.flat[i].colfam_cpu_us);
+		return 0;
+	}
 
 	for (size_t i = 0; i < 3; i++)
 		if (std_sizes[i] <= wide_max)

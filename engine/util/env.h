@@ -13,7 +13,8 @@
  * CF_ERR_NOT_FOUND (see util/status.h).
  *
  * Durability contract (what the commit log and SSTable writers rely on):
- *  - cf_wfile_append may buffer; bytes reach the OS by cf_wfile_flush or close.
+ *  - cf_wfile_append may buffer; bytes reach the OS by cf_wfile_flush or close (or at
+ *    once, for a file opened CF_OPEN_CREATE_LOG).
  *  - cf_wfile_sync makes every appended byte durable (fdatasync); a failed sync leaves
  *    the file's durable contents unknown, and the caller must treat the file as bad.
  *  - A new file's directory entry is durable only after cf_env_sync_dir on its
@@ -42,6 +43,17 @@ typedef enum cf_open_mode
 	CF_OPEN_CREATE_NEW,			/* fail with CF_ERR_BUSY if the file exists */
 	CF_OPEN_TRUNCATE,			/* create or empty it */
 	CF_OPEN_APPEND,				/* create or append to its end */
+
+	/*
+	 * A new file (CF_ERR_BUSY if it exists) that is a log: written only by appends,
+	 * every one of which has reached the OS when it returns, so a flush has nothing to
+	 * do and a process that dies loses none of it. The env may reserve space ahead of
+	 * the appends (the POSIX env copies them into a shared mapping of zeroed space it
+	 * allocates a window at a time): until close cuts the file back to what was
+	 * appended, zero bytes follow the last append, and they stay there if the process
+	 * dies first.
+	 */
+	CF_OPEN_CREATE_LOG,
 } cf_open_mode;
 
 /* Called once per directory entry by cf_env_list_dir; return false to stop early. */

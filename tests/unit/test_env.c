@@ -4,9 +4,12 @@
  */
 #include "support/cmocka_prelude.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "support/envtest.h"
 #include "support/tmpdir.h"
@@ -91,6 +94,86 @@ buffered_size_accounting(void **state)
 	assert_memory_equal(back, "0123456789", 10);
 	assert_memory_equal(back + 10, data, big);
 	free(back);
+	free(data);
+}
+
+/* Asserts path's bytes are data's first n, then zeros to its end (reserved space). */
+static void
+expect_log_bytes(cf_env *e, const char *path, const uint8_t *data, size_t n)
+{
+	uint8_t    *back;
+	size_t		len;
+
+	OK(cf_env_read_file(e, path, &back, &len));
+	assert_true(len >= n);
+	assert_memory_equal(back, data, n);
+	for (size_t i = n; i < len; i++)
+		if (back[i] != 0)
+			fail_msg("byte %zu of %zu after the appends is %u, not 0", i, len, back[i]);
+	free(back);
+}
+
+/*
+ * CF_OPEN_CREATE_LOG: appends reach the OS as they return (no flush; the file may be
+ * longer, by zeros, while open), across windows of the mapping; close cuts the zeros
+ * off; a process that dies with the file open loses none of its appends.
+ */
+static void
+log_files(void **state)
+{
+	cf_env	   *e = cf_env_posix();
+	const char *p = test_path(*state, "log");
+	size_t		big = 9 * 1024 * 1024 + 123;	/* more than two windows */
+	uint8_t    *data = malloc(big);
+	uint64_t	on_disk;
+	cf_wfile   *f;
+	pid_t		pid;
+	int			status;
+
+	assert_non_null(data);
+	for (size_t i = 0; i < big; i++)
+		data[i] = (uint8_t) (i * 7 + i / 251 + 1);
+
+	OK(cf_env_open_write(e, p, CF_OPEN_CREATE_LOG, &f));
+	OK(cf_wfile_append(f, data, 100));
+	assert_int_equal(cf_wfile_size(f), 100);
+	expect_log_bytes(e, p, data, 100);		/* readable before any flush */
+	/* appends that end exactly at a window's end, and ones that cross it */
+	OK(cf_wfile_append(f, data + 100, 4 * 1024 * 1024 - 100));
+	OK(cf_wfile_append(f, data + 4 * 1024 * 1024, 1));
+	OK(cf_wfile_append(f, data + 4 * 1024 * 1024 + 1, big - 4 * 1024 * 1024 - 1));
+	assert_int_equal(cf_wfile_size(f), big);
+	OK(cf_wfile_flush(f));
+	OK(cf_wfile_sync(f));
+	expect_log_bytes(e, p, data, big);
+	OK(cf_wfile_close(f));
+	OK(cf_env_file_size(e, p, &on_disk));
+	assert_int_equal(on_disk, big);			/* the reserved zeros are cut off */
+	expect_log_bytes(e, p, data, big);
+
+	/* like CF_OPEN_CREATE_NEW, it never opens a file that exists */
+	f = (cf_wfile *) 1;
+	FAILS(cf_env_open_write(e, p, CF_OPEN_CREATE_LOG, &f), CF_ERR_BUSY, p);
+	assert_null(f);
+
+	/* A process that dies with the log open: every append is in the file. */
+	p = test_path(*state, "log2");
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+	{
+		if (cf_env_open_write(e, p, CF_OPEN_CREATE_LOG, &f) != NULL ||
+			cf_wfile_append(f, data, 5000) != NULL)
+			_exit(1);
+		kill(getpid(), SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	OK(cf_env_file_size(e, p, &on_disk));
+	assert_true(on_disk > 5000);			/* its reserved space stayed */
+	expect_log_bytes(e, p, data, 5000);
 	free(data);
 }
 
@@ -291,6 +374,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(open_modes, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(buffered_size_accounting, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(log_files, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(read_at_and_read_exact, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(rename_link_remove, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(directories, make_dir, remove_dir),

@@ -20,6 +20,10 @@
  *    one and has no dirty CF. Per segment and CF the log keeps the position of that
  *    CF's last record there; CFs are few per segment, so a small array searched
  *    linearly is enough.
+ *  - Segments are opened CF_OPEN_CREATE_LOG: a record is in the page cache once its
+ *    append returns (the POSIX env copies it into a shared mapping), so PERIODIC's
+ *    flush to the OS costs no system call. A segment never closed (the process died)
+ *    ends in the zeros its env reserved ahead; replay cuts them off as such.
  *  - Replay reads through a 1 MiB window with pread, so memory is bounded by the window
  *    plus the largest record (CF_COMMITLOG_MAX_BODY), never by a length read from disk.
  */
@@ -387,7 +391,7 @@ switch_segment(cf_commitlog *log, clog_segment *seg, uint64_t *syncs)
 	cf_store_be64(hdr + 8, seg->id);
 	cf_store_be32(hdr + 16, cf_crc32c_mask(cf_crc32c(hdr, 16)));
 
-	if ((s = cf_env_open_write(log->env, seg->path, CF_OPEN_CREATE_NEW, &log->wf)) != NULL)
+	if ((s = cf_env_open_write(log->env, seg->path, CF_OPEN_CREATE_LOG, &log->wf)) != NULL)
 		return cf_status_wrap(s, "commit log segment %" PRIu64, seg->id);
 	log->wf_seg = seg;
 	if ((s = cf_wfile_append(log->wf, hdr, sizeof(hdr))) != NULL)
@@ -867,6 +871,33 @@ truncate_tail(cf_env *env, const char *path, uint64_t size)
 	return s;
 }
 
+/*
+ * Whether every byte of r from off to its end is zero: the space a log file reserves
+ * ahead of its appends (CF_OPEN_CREATE_LOG), left behind by a process that died.
+ */
+static cf_status *
+zeros_to_end(clog_reader *r, uint64_t off, bool *all_zero)
+{
+	*all_zero = true;
+	while (off < r->size && *all_zero)
+	{
+		size_t		n = r->size - off < READ_WINDOW ? (size_t) (r->size - off) : READ_WINDOW;
+		const uint8_t *p;
+		cf_status  *s;
+
+		if ((s = reader_get(r, off, n, &p)) != NULL)
+			return s;
+		for (size_t i = 0; i < n; i++)
+			if (p[i] != 0)
+			{
+				*all_zero = false;
+				break;
+			}
+		off += n;
+	}
+	return NULL;
+}
+
 /* Checks a segment header; a reason string if it is bad, NULL if good. */
 static const char *
 check_header(const uint8_t *h, uint64_t id, cf_code *code)
@@ -981,6 +1012,7 @@ replay_segment(clog_replay_ctx *ctx, uint64_t id, bool last)
 	uint64_t	bad_off = 0;
 	cf_code		code = CF_ERR_CORRUPTION;
 	bool		keep = false;	/* the file stays, with its entry on the list */
+	bool		zero_tail = false;
 	cf_status  *s;
 
 	if ((seg = segment_new(log->dir, id)) == NULL)
@@ -999,8 +1031,15 @@ replay_segment(clog_replay_ctx *ctx, uint64_t id, bool last)
 		why = check_header(h, id, &code);
 	if (why != NULL)
 	{
-		/* A segment is synced with its header before any record goes in it. */
-		if (last && r.size <= CF_COMMITLOG_HEADER_SIZE && code != CF_ERR_NOT_SUPPORTED)
+		/*
+		 * A segment is synced with its header before any record goes in it, so a bad
+		 * header followed by nothing, or by reserved zeros only, is a torn creation.
+		 */
+		if (last && code != CF_ERR_NOT_SUPPORTED && r.size > CF_COMMITLOG_HEADER_SIZE &&
+			(s = zeros_to_end(&r, CF_COMMITLOG_HEADER_SIZE, &zero_tail)) != NULL)
+			goto out;
+		if (last && code != CF_ERR_NOT_SUPPORTED &&
+			(r.size <= CF_COMMITLOG_HEADER_SIZE || zero_tail))
 		{
 			cf_log_warn(LOG_COMPONENT, "commit log segment %s: %s; a torn segment creation, "
 						"removing it (%" PRIu64 " bytes ignored)", seg->path, why, r.size);
@@ -1020,7 +1059,17 @@ replay_segment(clog_replay_ctx *ctx, uint64_t id, bool last)
 		keep = true;
 		goto out;
 	}
-	if (!last)
+	if (last && (s = zeros_to_end(&r, bad_off, &zero_tail)) != NULL)
+		goto out;
+	if (zero_tail)
+	{
+		/* Not damage: the reserved space of a segment whose writer never closed it. */
+		cf_log_info(LOG_COMPONENT, "commit log segment %s: %" PRIu64 " bytes of reserved "
+					"space after the last record at offset %" PRIu64 "; cutting them off",
+					seg->path, r.size - bad_off, bad_off);
+		ctx->stats->reserved_bytes += r.size - bad_off;
+	}
+	else if (!last)
 	{
 		s = cf_status_make(CF_ERR_CORRUPTION,
 						   "commit log segment %s: %s at offset %" PRIu64
@@ -1029,10 +1078,13 @@ replay_segment(clog_replay_ctx *ctx, uint64_t id, bool last)
 						   seg->path, why, bad_off, r.size - bad_off);
 		goto out;
 	}
-	cf_log_warn(LOG_COMPONENT, "commit log segment %s: torn tail at offset %" PRIu64
-				" (%s); ignoring %" PRIu64 " bytes", seg->path, bad_off, why,
-				r.size - bad_off);
-	ctx->stats->torn_bytes += r.size - bad_off;
+	else
+	{
+		cf_log_warn(LOG_COMPONENT, "commit log segment %s: torn tail at offset %" PRIu64
+					" (%s); ignoring %" PRIu64 " bytes", seg->path, bad_off, why,
+					r.size - bad_off);
+		ctx->stats->torn_bytes += r.size - bad_off;
+	}
 	cf_rfile_close(r.f);
 	r.f = NULL;
 	s = truncate_tail(log->env, seg->path, bad_off);

@@ -130,6 +130,7 @@ typedef struct cf_commitlog_replay_stats
 	uint64_t	records;		/* records handed to the callback */
 	uint64_t	bytes;			/* bytes of those records */
 	uint64_t	torn_bytes;		/* bytes of the torn tail cut off the last segment */
+	uint64_t	reserved_bytes; /* zeros reserved ahead of appends, cut off it */
 } cf_commitlog_replay_stats;
 
 /*

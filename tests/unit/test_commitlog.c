@@ -512,6 +512,7 @@ torn_tail_at_every_offset(void **state)
 	{
 		replayed	r = {0};
 		cf_commitlog_replay_stats st;
+		bool		zeros;
 
 		write_file(path, orig, (size_t) cut);
 		warnings = 0;
@@ -520,11 +521,21 @@ torn_tail_at_every_offset(void **state)
 		assert_int_equal(r.n, 11);
 		for (uint32_t i = 0; i < 11; i++)
 			assert_int_equal(r.ids[i], i);
-		assert_int_equal(st.torn_bytes, cut - start);
+		/*
+		 * A tail of zeros only (the start of a length field) cannot be told from the
+		 * space a log file reserves ahead of its appends: it is cut off as that.
+		 */
+		zeros = true;
+		for (uint64_t i = start; i < cut; i++)
+			zeros = zeros && orig[i] == 0;
+		assert_int_equal(st.torn_bytes + st.reserved_bytes, cut - start);
+		assert_int_equal(st.reserved_bytes, zeros ? cut - start : 0);
 		/* The tail is cut away (nothing to cut when the cut fell on the boundary). */
 		assert_ok(cf_env_file_size(cf_env_posix(), path, &size));
 		assert_int_equal(size, start);
-		if (cut > start)
+		if (zeros)
+			assert_int_equal(warnings, 0);
+		else
 		{
 			assert_int_equal(warnings, 1);
 			assert_non_null(strstr(last_warning, "torn tail at offset"));
@@ -666,17 +677,34 @@ garbage_tails_are_torn(void **state)
 	static const uint8_t huge[] = {0xff, 0xff, 0xff, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8};
 	static const uint8_t just_over[] = {0x04, 0x00, 0x00, 0x01, 0, 0, 0, 0};
 	replayed	r = {0};
+	cf_commitlog_replay_stats st;
+	uint64_t	size;
 
 	(void) state;
 	assert_non_null(data);
 	memcpy(data, orig, len);
 
-	/* Zeros (a preallocated or half-written page). */
+	/* Zeros only: a segment's reserved space, left by a writer that died. No warning. */
 	memset(data + len, 0, 64);
 	write_file(path, data, len + 64);
-	assert_ok(try_replay(dir, &r, NULL));
+	warnings = 0;
+	assert_ok(try_replay(dir, &r, &st));
 	assert_int_equal(r.n, 5);
+	assert_int_equal(warnings, 0);
+	assert_int_equal(st.reserved_bytes, 64);
+	assert_int_equal(st.torn_bytes, 0);
+	assert_ok(cf_env_file_size(cf_env_posix(), path, &size));
+	assert_int_equal(size, len);
+	replayed_free(&r);
+
+	/* Zeros, then a byte that is not: a torn write, however far in the byte is. */
+	data[len + 63] = 1;
+	write_file(path, data, len + 64);
+	assert_ok(try_replay(dir, &r, &st));
+	assert_int_equal(r.n, 5);
+	assert_int_equal(warnings, 1);
 	assert_non_null(strstr(last_warning, "zero length"));
+	assert_int_equal(st.torn_bytes, 64);
 	replayed_free(&r);
 
 	/* A garbage length of ~4 GiB and one just over the 64 MiB cap: no huge allocation. */
@@ -702,6 +730,31 @@ garbage_tails_are_torn(void **state)
 		assert_false(cf_env_exists(cf_env_posix(), next));
 		assert_non_null(strstr(last_warning, "torn segment creation"));
 		replayed_free(&r);
+
+		/* ... also when the space reserved ahead of the header follows it */
+		memset(data, 0, len + 64);
+		memcpy(data, orig, 7);
+		write_file(next, data, len + 64);
+		last_warning[0] = '\0';
+		assert_ok(try_replay(dir, &r, NULL));
+		assert_int_equal(r.n, 5);
+		assert_false(cf_env_exists(cf_env_posix(), next));
+		assert_non_null(strstr(last_warning, "torn segment creation"));
+		replayed_free(&r);
+
+		/* ... but not when anything follows it: that is damage */
+		data[len + 63] = 1;
+		write_file(next, data, len + 64);
+		{
+			cf_status  *bad = try_replay(dir, &r, NULL);
+
+			assert_non_null(bad);
+			assert_int_equal(cf_status_code(bad), CF_ERR_CORRUPTION);
+			cf_status_free(bad);
+			replayed_free(&r);
+		}
+		assert_true(cf_env_exists(cf_env_posix(), next));
+		assert_ok(cf_env_remove(cf_env_posix(), next));
 		free(next);
 	}
 	free(data);

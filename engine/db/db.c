@@ -470,8 +470,14 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 			s = cf_partitioner_token(db->o.partitioner, ms[i].key, &tokens);
 	}
 	tok[nm] = tokens.len;
+	/* the record is built where it is logged from: room for its header, then the body */
 	if (s == NULL)
-		s = cf_mutation_batch_encode(ms, nm, &rec);
+	{
+		(void) cf_buf_reserve(&rec, 256);	/* most records: no growth on the way */
+		(void) cf_buf_extend(&rec, cf_commitlog_record_prefix(nst));
+		if ((s = cf_buf_status(&rec)) == NULL)
+			s = cf_mutation_batch_encode(ms, nm, &rec);
+	}
 	/* backpressure before the record is logged: a refused write leaves no trace */
 	for (size_t j = 0; s == NULL && j < nst; j++)
 		s = cf_cfstore_admit(st[j].cf);
@@ -484,7 +490,7 @@ write_batch(cf_db *db, const cf_mutation *ms, size_t nm, const unsigned long *ep
 			*stale = true;
 			goto unlock;
 		}
-		s = cf_commitlog_append(db->log, ids, nst, cf_slice_of(rec.data, rec.len), NULL);
+		s = cf_commitlog_append_framed(db->log, ids, nst, rec.data, rec.len, NULL);
 		for (size_t i = 0; s == NULL && i < nm; i++)
 		{
 			for (size_t k = 0; s == NULL && k < ms[i].n_cfs; k++)
@@ -596,8 +602,10 @@ cf_status *
 cf_db_apply(cf_db *db, const char *keyspace, cf_slice key, const cf_db_update *updates,
 			size_t n)
 {
-	cf_cf_update *ups;
-	const cf_cf_def **defs;
+	cf_cf_update ups_at[4];
+	const cf_cf_def *defs_at[4];
+	cf_cf_update *ups = ups_at;
+	const cf_cf_def **defs = defs_at;
 	cf_status  *s = NULL;
 	int32_t		now = now_sec(db);
 	bool		stale = true;
@@ -611,13 +619,22 @@ cf_db_apply(cf_db *db, const char *keyspace, cf_slice key, const cf_db_update *u
 		return cf_status_make(CF_ERR_INVALID, "the system keyspace is not writable");
 	if (n == 0)
 		return NULL;
-	ups = calloc(n, sizeof(*ups));
-	defs = calloc(n, sizeof(*defs));
-	if (ups == NULL || defs == NULL)
+	/* a row mutation names a CF or two: no allocation for those */
+	if (n > sizeof(ups_at) / sizeof(ups_at[0]))
 	{
-		free(ups);
-		free(defs);
-		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		ups = calloc(n, sizeof(*ups));
+		defs = calloc(n, sizeof(*defs));
+		if (ups == NULL || defs == NULL)
+		{
+			free(ups);
+			free(defs);
+			return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+		}
+	}
+	else
+	{
+		memset(ups_at, 0, sizeof(ups_at));
+		memset(defs_at, 0, sizeof(defs_at));
 	}
 
 	/* starts over when a schema change or a truncation slips in before it is logged */
@@ -659,8 +676,11 @@ cf_db_apply(cf_db *db, const char *keyspace, cf_slice key, const cf_db_update *u
 		}
 		cf_schema_unref(schema);
 	}
-	free(ups);
-	free(defs);
+	if (ups != ups_at)
+	{
+		free(ups);
+		free(defs);
+	}
 	return s;
 }
 

@@ -9,7 +9,7 @@
  *    cf_commitlog_sync or close. Only the token holder touches the active cf_wfile, so
  *    the env's one-thread-per-file rule holds without locking around fsync, and
  *    appenders keep queueing while an fsync runs.
- *  - Appenders encode and checksum their record before taking mu, then queue. The
+ *  - Appenders frame and checksum their record before taking mu, then queue. The
  *    queue's head takes the token when it is free and becomes the leader: under mu it
  *    takes every queued record (up to GROUP_MAX_BYTES), assigns each its position,
  *    rolls segments over and marks the CFs dirty, all before any byte is written, so a
@@ -68,7 +68,7 @@ typedef struct clog_segment
 typedef struct clog_writer
 {
 	struct clog_writer *next;
-	uint8_t    *rec;			/* the encoded record */
+	uint8_t    *rec;			/* the framed record (the appender's memory) */
 	size_t		len;
 	const uint32_t *cf_ids;
 	uint16_t	ncf;
@@ -76,7 +76,7 @@ typedef struct clog_writer
 	cf_commitlog_pos pos;
 	cf_status  *status;
 	bool		done;
-	pthread_cond_t cv;
+	pthread_cond_t *cv;			/* the appending thread's (thread_cv) */
 } clog_writer;
 
 struct cf_commitlog
@@ -323,7 +323,7 @@ io_release(cf_commitlog *log)
 {
 	log->io_busy = false;
 	if (log->qhead != NULL)
-		pthread_cond_signal(&log->qhead->cv);
+		pthread_cond_signal(log->qhead->cv);
 	pthread_cond_broadcast(&log->io_cv);
 }
 
@@ -413,29 +413,36 @@ mark_closed(cf_commitlog *log)
 
 /* ---- append: the write group ---- */
 
-/* The encoded record: length | masked CRC | ncf | cf ids | payload. */
+size_t
+cf_commitlog_record_prefix(size_t n)
+{
+	return CF_COMMITLOG_RECORD_HEADER + CF_COMMITLOG_BODY_MIN + 4 * n;
+}
+
+/*
+ * Frames the record in r (len bytes: cf_commitlog_record_prefix(n) bytes of room, then
+ * the payload) in place: length | masked CRC | ncf | cf ids | payload.
+ */
 static cf_status *
-encode_record(const uint32_t *cf_ids, size_t n, cf_slice payload, uint8_t **out, size_t *len)
+frame_record(const uint32_t *cf_ids, size_t n, uint8_t *r, size_t len)
 {
 	size_t		body;
-	uint8_t    *r;
 	uint8_t    *p;
 	uint32_t	crc;
 
-	*out = NULL;
 	/* a record no CF owns would keep no segment alive: retirement would drop it */
 	if (n == 0 || n > UINT16_MAX)
 		return cf_status_make(CF_ERR_INVALID,
 							  "commit log record names %zu column families; 1 to %u",
 							  n, (unsigned) UINT16_MAX);
-	body = CF_COMMITLOG_BODY_MIN + 4 * n;
-	if (payload.len > CF_COMMITLOG_MAX_BODY - body)
+	if (len < cf_commitlog_record_prefix(n))
+		return cf_status_make(CF_ERR_INVALID, "commit log record of %zu bytes is shorter "
+							  "than its own header", len);
+	body = len - CF_COMMITLOG_RECORD_HEADER;
+	if (body > CF_COMMITLOG_MAX_BODY)
 		return cf_status_make(CF_ERR_TOO_LARGE,
 							  "commit log record of %zu bytes exceeds the limit of %u bytes",
-							  payload.len + body, (unsigned) CF_COMMITLOG_MAX_BODY);
-	body += payload.len;
-	if ((r = malloc(CF_COMMITLOG_RECORD_HEADER + body)) == NULL)
-		return cf_status_errno(ENOMEM, "encoding a commit log record of %zu bytes", body);
+							  body, (unsigned) CF_COMMITLOG_MAX_BODY);
 
 	cf_store_be32(r, (uint32_t) body);
 	p = r + CF_COMMITLOG_RECORD_HEADER;
@@ -444,13 +451,9 @@ encode_record(const uint32_t *cf_ids, size_t n, cf_slice payload, uint8_t **out,
 	p += 2;
 	for (size_t i = 0; i < n; i++, p += 4)
 		cf_store_be32(p, cf_ids[i]);
-	if (payload.len > 0)
-		memcpy(p, payload.p, payload.len);
 	crc = cf_crc32c(r, 4);
 	crc = cf_crc32c_extend(crc, r + CF_COMMITLOG_RECORD_HEADER, body);
 	cf_store_be32(r + 4, cf_crc32c_mask(crc));
-	*out = r;
-	*len = CF_COMMITLOG_RECORD_HEADER + body;
 	return NULL;
 }
 
@@ -555,6 +558,24 @@ cond_init_mono(pthread_cond_t *cv)
  * Leads one write group: the caller is the queue's head and holds the token. Returns
  * with mu held and the token released; the caller's own record is done.
  */
+/*
+ * The calling thread's condition variable for its appends, made on its first one: a
+ * thread is in one append at a time, so one each serves, and an append costs no
+ * init and destroy. Never destroyed (a process-private one holds no resources).
+ * NULL if it cannot be made.
+ */
+static pthread_cond_t *
+thread_cv(void)
+{
+	static __thread pthread_cond_t cv;
+	static __thread bool ready;
+
+	if (!ready && cond_init_mono(&cv) != 0)
+		return NULL;
+	ready = true;
+	return &cv;
+}
+
 static void
 lead_group(cf_commitlog *log, clog_writer *self)
 {
@@ -565,7 +586,7 @@ lead_group(cf_commitlog *log, clog_writer *self)
 	cf_status  *s = NULL;
 
 	if (log->mode == CF_COMMITLOG_BATCH && log->batch_window_us > 0)
-		timed_wait(&self->cv, &log->mu, log->batch_window_us);
+		timed_wait(self->cv, &log->mu, log->batch_window_us);
 
 	if ((last = plan_group(log)) == NULL)
 	{
@@ -606,7 +627,7 @@ lead_group(cf_commitlog *log, clog_writer *self)
 														 cf_status_msg(s));
 		w->done = true;
 		if (w != self)
-			pthread_cond_signal(&w->cv);
+			pthread_cond_signal(w->cv);
 		w = next;
 	}
 	mark_closed(log);
@@ -624,22 +645,45 @@ cf_status *
 cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n, cf_slice payload,
 					cf_commitlog_pos *pos)
 {
+	size_t		prefix = cf_commitlog_record_prefix(n);
+	uint8_t    *rec;
+	cf_status  *s;
+
+	/* checked before the sum is sized: frame_record checks it again, with the rest */
+	if (payload.len > CF_COMMITLOG_MAX_BODY)
+		return cf_status_make(CF_ERR_TOO_LARGE,
+							  "commit log record of %zu bytes exceeds the limit of %u bytes",
+							  prefix - CF_COMMITLOG_RECORD_HEADER + payload.len,
+							  (unsigned) CF_COMMITLOG_MAX_BODY);
+	if ((rec = malloc(prefix + payload.len)) == NULL)
+		return cf_status_errno(ENOMEM, "encoding a commit log record of %zu bytes",
+							   prefix + payload.len);
+	if (payload.len > 0)
+		memcpy(rec + prefix, payload.p, payload.len);
+	s = cf_commitlog_append_framed(log, cf_ids, n, rec, prefix + payload.len, pos);
+	free(rec);
+	return s;
+}
+
+cf_status *
+cf_commitlog_append_framed(cf_commitlog *log, const uint32_t *cf_ids, size_t n,
+						   uint8_t *rec, size_t len, cf_commitlog_pos *pos)
+{
 	clog_writer w;
 	cf_status  *s;
 
-	if ((s = encode_record(cf_ids, n, payload, &w.rec, &w.len)) != NULL)
+	if ((s = frame_record(cf_ids, n, rec, len)) != NULL)
 		return s;
+	w.rec = rec;
+	w.len = len;
 	w.next = NULL;
 	w.cf_ids = cf_ids;
 	w.ncf = (uint16_t) n;
 	w.seg = NULL;
 	w.status = NULL;
 	w.done = false;
-	if (cond_init_mono(&w.cv) != 0)
-	{
-		free(w.rec);
+	if ((w.cv = thread_cv()) == NULL)
 		return cf_status_make(CF_ERR_INTERNAL, "commit log: cannot make a condition variable");
-	}
 
 	pthread_mutex_lock(&log->mu);
 	if (log->replay_failed)
@@ -661,7 +705,7 @@ cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n, cf_slic
 	log->qtail = &w;
 
 	while (!w.done && !(log->qhead == &w && !log->io_busy))
-		pthread_cond_wait(&w.cv, &log->mu);
+		pthread_cond_wait(w.cv, &log->mu);
 	if (!w.done)
 	{
 		/* The head, with the token free: lead, or fail at once if the log has failed. */
@@ -671,7 +715,7 @@ cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n, cf_slic
 			if (log->qhead == NULL)
 				log->qtail = NULL;
 			if (log->qhead != NULL)
-				pthread_cond_signal(&log->qhead->cv);
+				pthread_cond_signal(log->qhead->cv);
 			s = failed_status(log);
 			goto out;
 		}
@@ -683,8 +727,6 @@ cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n, cf_slic
 		*pos = w.pos;
 out:
 	pthread_mutex_unlock(&log->mu);
-	pthread_cond_destroy(&w.cv);
-	free(w.rec);
 	return s;
 }
 

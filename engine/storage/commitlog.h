@@ -188,6 +188,19 @@ void		cf_commitlog_start_after(cf_commitlog *log, cf_commitlog_pos pos);
 cf_status  *cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n,
 								 cf_slice payload, cf_commitlog_pos *pos);
 
+/* The bytes of a record naming n CFs before its payload: its header and CF ids. */
+size_t		cf_commitlog_record_prefix(size_t n);
+
+/*
+ * cf_commitlog_append of a record the caller built in rec (len bytes): the first
+ * cf_commitlog_record_prefix(n) are room that is filled here, the payload follows. It
+ * saves the copy of the payload into a record of its own. rec stays the caller's; it
+ * is not needed after the call returns. Errors as cf_commitlog_append, and
+ * CF_ERR_INVALID if len is below the prefix.
+ */
+cf_status  *cf_commitlog_append_framed(cf_commitlog *log, const uint32_t *cf_ids, size_t n,
+									   uint8_t *rec, size_t len, cf_commitlog_pos *pos);
+
 /*
  * The position just past the last acknowledged record (or, before any, a position
  * after every replayed record). A CF flushed at this moment may pass it to

@@ -1382,10 +1382,12 @@ print_report(const report *rep, const wide_result *w, size_t nw, int slices, dou
 		   "the partitioner named in the table, periodic commit log, the CF's memtable thresholds "
 		   "(64 MiB / 300,000 ops), zstd SSTables, background compaction, the db's default "
 		   "64 MiB block cache\n");
-	printf("- durability, like for like: both engines write() every mutation's log record to "
-		   "the OS before acknowledging it and neither fsyncs per write (colfam's periodic "
-		   "commit log also fdatasyncs every 10 s from a background thread; LevelDB never "
-		   "does with sync off)\n");
+	printf("- durability, like for like: both engines hand every mutation's log record to "
+		   "the OS before acknowledging it, so a process crash loses no acknowledged write, "
+		   "and neither fsyncs per write (LevelDB write()s the record; colfam copies it into "
+		   "its commit log segment's shared mapping, in the page cache when the copy ends; "
+		   "colfam's periodic commit log also fdatasyncs every 10 s from a background "
+		   "thread; LevelDB never does with sync off)\n");
 	printf("- LevelDB %d.%d: default options (WAL on, sync off, 4 MiB write buffer, 8 MiB "
 		   "block cache), compression %s\n", leveldb_major_version(), leveldb_minor_version(),
 		   snappy ? "snappy (libsnappy is loaded)" : "requested snappy, but libsnappy is not loaded: blocks are stored uncompressed");

@@ -496,6 +496,53 @@ try_replay(const char *dir, replayed *r, cf_commitlog_replay_stats *st)
 	return s;
 }
 
+/*
+ * cf_commitlog_append_framed: a record built with room for its header replays like
+ * one appended by payload, and the two kinds interleave; a buffer shorter than the
+ * header is refused.
+ */
+static void
+framed_records_replay_like_copied_ones(void **state)
+{
+	char	   *dir = make_tmpdir();
+	cf_commitlog *log = open_log(cf_env_posix(), dir, CF_COMMITLOG_PERIODIC, 1 << 20, NULL);
+	uint32_t	cfs[2] = {7, 9};
+	size_t		prefix = cf_commitlog_record_prefix(2);
+	uint8_t		rec[512];
+	cf_commitlog_pos pos;
+	replayed	r = {0};
+	cf_status  *s;
+
+	(void) state;
+	assert_int_equal(prefix, CF_COMMITLOG_RECORD_HEADER + CF_COMMITLOG_BODY_MIN + 8);
+	for (uint32_t id = 0; id < 6; id++)
+	{
+		size_t		len;
+
+		if (id % 2)
+		{
+			(void) append_id(log, 7, id);
+			continue;
+		}
+		memset(rec, 0xaa, prefix);	/* whatever is there is overwritten */
+		len = make_payload(id, (char *) rec + prefix);
+		assert_ok(cf_commitlog_append_framed(log, cfs, 2, rec, prefix + len, &pos));
+	}
+	s = cf_commitlog_append_framed(log, cfs, 2, rec, prefix - 1, NULL);
+	assert_non_null(s);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	cf_status_free(s);
+	assert_ok(cf_commitlog_close(log));
+
+	assert_ok(try_replay(dir, &r, NULL));
+	assert_false(r.bad);
+	assert_int_equal(r.n, 6);
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(r.ids[i], i);
+	replayed_free(&r);
+	remove_tmpdir(dir);
+}
+
 static void
 torn_tail_at_every_offset(void **state)
 {
@@ -1325,6 +1372,7 @@ main(void)
 		cmocka_unit_test(records_name_one_to_65535_cfs),
 		cmocka_unit_test(segment_names_round_trip),
 		cmocka_unit_test(round_trip_across_segments),
+		cmocka_unit_test(framed_records_replay_like_copied_ones),
 		cmocka_unit_test(misuse_is_refused),
 		cmocka_unit_test(lock_prevents_double_open),
 		cmocka_unit_test(retirement_deletes_exactly_flushed_segments),

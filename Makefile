@@ -45,9 +45,11 @@ all install installcheck:
 	@exit 1
 endif
 
-# PGXS tracks no header dependencies: every object depends on fdw/'s headers, so a
-# changed struct never leaves a stale object (and a crashing backend) behind.
-$(OBJS): $(wildcard fdw/*.h)
+# PGXS tracks no header dependencies: every object depends on fdw/'s headers and on
+# the engine headers fdw/ reaches (client/, util/, thrift/), so a changed struct or a
+# function turned inline never leaves a stale object (a crashing backend, or a library
+# that does not load) behind.
+$(OBJS): $(wildcard fdw/*.h engine/client/*.h engine/util/*.h engine/thrift/*.h)
 
 ENGINE_MAKE = $(MAKE) -f mk/engine.mk
 

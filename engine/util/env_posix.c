@@ -182,17 +182,26 @@ posix_wfile_sync(cf_wfile *wf)
 	return NULL;
 }
 
+/*
+ * Closes fd and frees the handle whose header (its first member) is wf, keeping s, the
+ * first error of the close so far, over close's own.
+ */
+static cf_status *
+free_wfile(cf_wfile *wf, int fd, cf_status *s)
+{
+	if (close(fd) != 0 && s == NULL)
+		s = cf_status_errno(errno, "closing %s", wf->path);
+	free(wf->path);
+	free(wf);
+	return s;
+}
+
 static cf_status *
 posix_wfile_close(cf_wfile *wf)
 {
 	posix_wfile *f = (posix_wfile *) wf;
-	cf_status  *s = wfile_flush_buf(f);
 
-	if (close(f->fd) != 0 && s == NULL)
-		s = cf_status_errno(errno, "closing %s", f->hdr.path);
-	free(f->hdr.path);
-	free(f);
-	return s;
+	return free_wfile(wf, f->fd, wfile_flush_buf(f));
 }
 
 static uint64_t
@@ -352,11 +361,7 @@ posix_logfile_close(cf_wfile *wf)
 	if (f->allocated > f->size && fstat(f->fd, &st) == 0 && (uint64_t) st.st_size > f->size &&
 		(ftruncate(f->fd, (off_t) f->size) != 0 || fdatasync(f->fd) != 0))
 		s = cf_status_errno(errno, "cutting the reserved space off %s", f->hdr.path);
-	if (close(f->fd) != 0 && s == NULL)
-		s = cf_status_errno(errno, "closing %s", f->hdr.path);
-	free(f->hdr.path);
-	free(f);
-	return s;
+	return free_wfile(wf, f->fd, s);
 }
 
 static uint64_t

@@ -420,29 +420,46 @@ cf_commitlog_record_prefix(size_t n)
 }
 
 /*
- * Frames the record in r (len bytes: cf_commitlog_record_prefix(n) bytes of room, then
- * the payload) in place: length | masked CRC | ncf | cf ids | payload.
+ * Checks a record of n CFs and a payload of payload_len bytes against the format: 1 to
+ * 65535 CFs, a body of at most CF_COMMITLOG_MAX_BODY. Before anything is sized by them.
  */
 static cf_status *
-frame_record(const uint32_t *cf_ids, size_t n, uint8_t *r, size_t len)
+check_record(size_t n, size_t payload_len)
 {
-	size_t		body;
-	uint8_t    *p;
-	uint32_t	crc;
+	size_t		ids;
 
 	/* a record no CF owns would keep no segment alive: retirement would drop it */
 	if (n == 0 || n > UINT16_MAX)
 		return cf_status_make(CF_ERR_INVALID,
 							  "commit log record names %zu column families; 1 to %u",
 							  n, (unsigned) UINT16_MAX);
-	if (len < cf_commitlog_record_prefix(n))
+	ids = CF_COMMITLOG_BODY_MIN + 4 * n;	/* far below the limit for 65535 CFs */
+	if (payload_len > CF_COMMITLOG_MAX_BODY - ids)
+		return cf_status_make(CF_ERR_TOO_LARGE,
+							  "commit log record of %zu bytes exceeds the limit of %u bytes",
+							  payload_len + ids, (unsigned) CF_COMMITLOG_MAX_BODY);
+	return NULL;
+}
+
+/*
+ * Frames the record in r (len bytes: cf_commitlog_record_prefix(n) bytes of room, then
+ * the payload) in place: length | masked CRC | ncf | cf ids | payload.
+ */
+static cf_status *
+frame_record(const uint32_t *cf_ids, size_t n, uint8_t *r, size_t len)
+{
+	size_t		prefix = cf_commitlog_record_prefix(n);
+	size_t		body;
+	uint8_t    *p;
+	uint32_t	crc;
+	cf_status  *s;
+
+	if ((s = check_record(n, len >= prefix ? len - prefix : 0)) != NULL)
+		return s;
+	if (len < prefix)
 		return cf_status_make(CF_ERR_INVALID, "commit log record of %zu bytes is shorter "
 							  "than its own header", len);
 	body = len - CF_COMMITLOG_RECORD_HEADER;
-	if (body > CF_COMMITLOG_MAX_BODY)
-		return cf_status_make(CF_ERR_TOO_LARGE,
-							  "commit log record of %zu bytes exceeds the limit of %u bytes",
-							  body, (unsigned) CF_COMMITLOG_MAX_BODY);
 
 	cf_store_be32(r, (uint32_t) body);
 	p = r + CF_COMMITLOG_RECORD_HEADER;
@@ -555,10 +572,6 @@ cond_init_mono(pthread_cond_t *cv)
 }
 
 /*
- * Leads one write group: the caller is the queue's head and holds the token. Returns
- * with mu held and the token released; the caller's own record is done.
- */
-/*
  * The calling thread's condition variable for its appends, made on its first one: a
  * thread is in one append at a time, so one each serves, and an append costs no
  * init and destroy. Never destroyed (a process-private one holds no resources).
@@ -576,6 +589,10 @@ thread_cv(void)
 	return &cv;
 }
 
+/*
+ * Leads one write group: the caller is the queue's head and holds the token. Returns
+ * with mu held and the token released; the caller's own record is done.
+ */
 static void
 lead_group(cf_commitlog *log, clog_writer *self)
 {
@@ -649,12 +666,8 @@ cf_commitlog_append(cf_commitlog *log, const uint32_t *cf_ids, size_t n, cf_slic
 	uint8_t    *rec;
 	cf_status  *s;
 
-	/* checked before the sum is sized: frame_record checks it again, with the rest */
-	if (payload.len > CF_COMMITLOG_MAX_BODY)
-		return cf_status_make(CF_ERR_TOO_LARGE,
-							  "commit log record of %zu bytes exceeds the limit of %u bytes",
-							  prefix - CF_COMMITLOG_RECORD_HEADER + payload.len,
-							  (unsigned) CF_COMMITLOG_MAX_BODY);
+	if ((s = check_record(n, payload.len)) != NULL)
+		return s;
 	if ((rec = malloc(prefix + payload.len)) == NULL)
 		return cf_status_errno(ENOMEM, "encoding a commit log record of %zu bytes",
 							   prefix + payload.len);

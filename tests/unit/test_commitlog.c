@@ -354,6 +354,11 @@ misuse_is_refused(void **state)
 	free(big);
 	assert_error(cf_commitlog_append(log, &cf, 70000, cf_slice_str("x"), NULL),
 				 CF_ERR_INVALID, "column families");
+	/* a count whose header size wraps around is refused before anything is sized */
+	assert_error(cf_commitlog_append(log, &cf, SIZE_MAX / 4 + 1, cf_slice_str("x"), NULL),
+				 CF_ERR_INVALID, "column families");
+	assert_error(cf_commitlog_append_framed(log, &cf, SIZE_MAX / 4 + 1, (uint8_t *) "x", 1, NULL),
+				 CF_ERR_INVALID, "column families");
 	assert_ok(cf_commitlog_close(log));
 	remove_tmpdir(dir);
 }

@@ -87,11 +87,17 @@ write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* The error of every use of a writable file after its first failure, err. */
+static cf_status *
+failed_earlier(const cf_wfile *wf, int err)
+{
+	return cf_status_errno(err, "writing %s after an earlier failure", wf->path);
+}
+
 static cf_status *
 wfile_failed(posix_wfile *f)
 {
-	return cf_status_errno(f->failed_errno, "writing %s after an earlier failure",
-						   f->hdr.path);
+	return failed_earlier(&f->hdr, f->failed_errno);
 }
 
 /* Writes n bytes; on failure records the sticky error and returns the status. */
@@ -289,18 +295,26 @@ logfile_unmap(posix_logfile *f)
 }
 
 static cf_status *
+posix_logfile_flush(cf_wfile *wf)
+{
+	posix_logfile *f = (posix_logfile *) wf;
+
+	/* every append is in the page cache already: only an earlier failure to report */
+	return f->failed_errno ? failed_earlier(wf, f->failed_errno) : NULL;
+}
+
+static cf_status *
 posix_logfile_append(cf_wfile *wf, const void *data, size_t n)
 {
 	posix_logfile *f = (posix_logfile *) wf;
 	const uint8_t *p = data;
+	cf_status  *s;
 
-	if (f->failed_errno)
-		return cf_status_errno(f->failed_errno, "writing %s after an earlier failure",
-							   f->hdr.path);
+	if ((s = posix_logfile_flush(wf)) != NULL)
+		return s;
 	while (n > 0)
 	{
 		size_t		take;
-		cf_status  *s;
 
 		/* windows start at multiples of LOG_WINDOW, so a full one ends at f->size */
 		if (f->win != NULL && f->size == f->win_off + LOG_WINDOW)
@@ -316,17 +330,6 @@ posix_logfile_append(cf_wfile *wf, const void *data, size_t n)
 		n -= take;
 	}
 	return NULL;
-}
-
-static cf_status *
-posix_logfile_flush(cf_wfile *wf)
-{
-	posix_logfile *f = (posix_logfile *) wf;
-
-	if (f->failed_errno)
-		return cf_status_errno(f->failed_errno, "writing %s after an earlier failure",
-							   f->hdr.path);
-	return NULL;				/* every append is in the page cache already */
 }
 
 /* fdatasync writes back the pages dirtied through the mapping with the rest. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,6 +175,40 @@ log_files(void **state)
 	OK(cf_env_file_size(e, p, &on_disk));
 	assert_true(on_disk > 5000);			/* its reserved space stayed */
 	expect_log_bytes(e, p, data, 5000);
+
+	/*
+	 * No room for a window (a file size limit below it: EFBIG, like ENOSPC): the append
+	 * fails saying why, and so does every later use, naming the earlier failure; close
+	 * still works. In a child, whose limit dies with it.
+	 */
+	p = test_path(*state, "log3");
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+	{
+		struct rlimit lim = {1 << 20, 1 << 20};
+		cf_status  *s1,
+				   *s2,
+				   *s3;
+		int			rc;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0 ||
+			cf_env_open_write(e, p, CF_OPEN_CREATE_LOG, &f) != NULL)
+			_exit(10);
+		s1 = cf_wfile_append(f, data, 100);
+		s2 = cf_wfile_flush(f);
+		s3 = cf_wfile_sync(f);
+		rc = s1 == NULL || strstr(cf_status_msg(s1), "reserving space in") == NULL ? 11 :
+			s2 == NULL || strstr(cf_status_msg(s2), "after an earlier failure") == NULL ? 12 :
+			s3 == NULL || strstr(cf_status_msg(s3), "after an earlier failure") == NULL ? 13 :
+			cf_wfile_close(f) != NULL ? 14 : 0;
+		_exit(rc);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	free(data);
 }
 

@@ -1076,16 +1076,23 @@ shutdown_main(void *arg)
 	return NULL;
 }
 
+/* Waits up to 5 s for one of the handler's counters to reach n. */
 static bool
-wait_in_handle(th *t, int n)
+wait_count(atomic_int *counter, int n)
 {
 	for (int i = 0; i < 500; i++)
 	{
-		if (atomic_load(&t->in_handle) >= n)
+		if (atomic_load(counter) >= n)
 			return true;
 		usleep(10000);
 	}
 	return false;
+}
+
+static bool
+wait_in_handle(th *t, int n)
+{
+	return wait_count(&t->in_handle, n);
 }
 
 static void
@@ -1178,6 +1185,8 @@ shutdown_deadline(void **state)
 	waiting = cli_connect(f->port);
 	assert_true(send_frame(fd, "Gate", 4) && send_frame(fd, "Equeued behind it", 17));
 	assert_true(wait_in_handle(&f->t, 1));
+	/* the idle client's session must be open before the shutdown, or it never opens */
+	assert_true(wait_count(&f->t.opened, 2));
 	sh.srv = f->srv;
 	sh.timeout_ms = 200;
 	assert_int_equal(pthread_create(&tid, NULL, shutdown_main, &sh), 0);

@@ -169,18 +169,18 @@ btree_strategy(Oid opno, Oid typid, Oid *opfamily)
 }
 
 /*
- * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
- * (which matches keys by bytes and names by comparator equality) finds exactly the
- * rows SQL's = finds. text needs a deterministic collation.
+ * Does every value of typid encode (colfam_datum_to_bytes), one-to-one? A slice bound
+ * that does not encode (a numeric with a fraction, NaN or infinity) is dropped at
+ * execution (scan.c), so its comparison must stay with Postgres even where it is
+ * inclusive.
  */
 static bool
-equality_is_bytewise(Oid typid, Oid collid)
+encoding_is_total(Oid typid)
 {
 	switch (typid)
 	{
 		case TEXTOID:
 		case VARCHAROID:
-			return !OidIsValid(collid) || get_collation_isdeterministic(collid);
 		case BYTEAOID:
 		case INT8OID:
 		case INT4OID:
@@ -193,27 +193,17 @@ equality_is_bytewise(Oid typid, Oid collid)
 }
 
 /*
- * Does every value of typid encode (colfam_datum_to_bytes)? A slice bound that does
- * not (a numeric with a fraction, NaN or infinity) is dropped at execution (scan.c),
- * so its comparison must stay with Postgres even where it is inclusive.
+ * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
+ * (which matches keys by bytes and names by comparator equality) finds exactly the
+ * rows SQL's = finds. text needs a deterministic collation.
  */
 static bool
-encoding_is_total(Oid typid)
+equality_is_bytewise(Oid typid, Oid collid)
 {
-	switch (getBaseType(typid))
-	{
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-		case BOOLOID:
-		case INT8OID:
-		case INT4OID:
-		case INT2OID:
-		case UUIDOID:
-			return true;
-		default:
-			return getBaseType(typid) == colfam_timeuuid_typid();
-	}
+	if ((typid == TEXTOID || typid == VARCHAROID) && OidIsValid(collid) &&
+		!get_collation_isdeterministic(collid))
+		return false;
+	return encoding_is_total(typid);
 }
 
 /*

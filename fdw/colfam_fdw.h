@@ -82,6 +82,11 @@ extern bool colfam_marshal_type(const char *marshal, Oid *typid, Oid *collid);
  * writes for typid. Reads the catalogs (collation, the timeuuid type's OID).
  */
 extern bool colfam_order_matches(Oid typid, Oid collid, const char *comparator);
+/*
+ * Does comparator (short or qualified name) validate names as ASCII (AsciiType)?
+ * colfamd rejects a request naming a byte above 0x7f in such a CF.
+ */
+extern bool colfam_comparator_is_ascii(const char *comparator);
 /* The OID of the timeuuid type, or InvalidOid if the extension is not installed. */
 extern Oid	colfam_timeuuid_typid(void);
 /* end of convert.c */

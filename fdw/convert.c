@@ -279,6 +279,12 @@ colfam_marshal_type(const char *marshal, Oid *typid, Oid *collid)
 }
 
 bool
+colfam_comparator_is_ascii(const char *comparator)
+{
+	return marshal_parse(comparator) == MARSHAL_ASCII;
+}
+
+bool
 colfam_order_matches(Oid typid, Oid collid, const char *comparator)
 {
 	ColfamMarshal m = marshal_parse(comparator);

@@ -18,9 +18,11 @@
  * A comparison is pushed only if the operator is the btree operator of the column's
  * type and the value holds no variable of this table and nothing volatile; ranges
  * and orderings only if the type's order under the column's collation is the
- * comparator's (colfam_order_matches). Every pushed comparison whose pushed form is
- * not exactly its SQL meaning (strict bounds become inclusive, types whose encoding
- * is not one-to-one) is also kept as a local filter.
+ * comparator's (colfam_order_matches); names of an AsciiType CF only if the value is
+ * an ASCII constant (colfamd rejects others). Every pushed comparison whose pushed
+ * form is not exactly its SQL meaning (strict bounds become inclusive, types whose
+ * encoding is not one-to-one, bounds of types some values of which do not encode) is
+ * also kept as a local filter.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -167,18 +169,18 @@ btree_strategy(Oid opno, Oid typid, Oid *opfamily)
 }
 
 /*
- * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
- * (which matches keys by bytes and names by comparator equality) finds exactly the
- * rows SQL's = finds. text needs a deterministic collation.
+ * Does every value of typid encode (colfam_datum_to_bytes), one-to-one? A slice bound
+ * that does not encode (a numeric with a fraction, NaN or infinity) is dropped at
+ * execution (scan.c), so its comparison must stay with Postgres even where it is
+ * inclusive.
  */
 static bool
-equality_is_bytewise(Oid typid, Oid collid)
+encoding_is_total(Oid typid)
 {
 	switch (typid)
 	{
 		case TEXTOID:
 		case VARCHAROID:
-			return !OidIsValid(collid) || get_collation_isdeterministic(collid);
 		case BYTEAOID:
 		case INT8OID:
 		case INT4OID:
@@ -188,6 +190,62 @@ equality_is_bytewise(Oid typid, Oid collid)
 		default:
 			return typid == colfam_timeuuid_typid();
 	}
+}
+
+/*
+ * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
+ * (which matches keys by bytes and names by comparator equality) finds exactly the
+ * rows SQL's = finds. text needs a deterministic collation.
+ */
+static bool
+equality_is_bytewise(Oid typid, Oid collid)
+{
+	if ((typid == TEXTOID || typid == VARCHAROID) && OidIsValid(collid) &&
+		!get_collation_isdeterministic(collid))
+		return false;
+	return encoding_is_total(typid);
+}
+
+/*
+ * colfamd rejects a request naming a byte above 0x7f in an AsciiType CF, where SQL
+ * simply finds no such name (or finds them all below it). So only a constant text,
+ * varchar or bytea (an array of them if is_array) whose bytes are all ASCII is pushed
+ * there; a parameter, whose value the plan cannot see, is left to Postgres.
+ */
+static bool
+ascii_constant(Node *value, Oid coltype, bool is_array)
+{
+	Const	   *k;
+	Datum	   *elems;
+	bool	   *nulls = NULL;
+	int			n = 1;
+
+	if (coltype != TEXTOID && coltype != VARCHAROID && coltype != BYTEAOID)
+		return false;
+	value = strip_relabel(value);
+	if (value == NULL || !IsA(value, Const))
+		return false;
+	k = (Const *) value;
+	if (k->constisnull)
+		return true;			/* matches nothing; nothing is sent */
+	elems = &k->constvalue;
+	if (is_array)
+		deconstruct_array(DatumGetArrayTypeP(k->constvalue), coltype, -1, false,
+						  TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		bytea	   *b;
+		const unsigned char *p;
+
+		if (nulls && nulls[i])
+			continue;
+		b = DatumGetByteaPP(elems[i]);
+		p = (const unsigned char *) VARDATA_ANY(b);
+		for (int j = 0; j < (int) VARSIZE_ANY_EXHDR(b); j++)
+			if (p[j] > 0x7f)
+				return false;
+	}
+	return true;
 }
 
 /* The comparator names and sub-column names of this CF are ordered by. */
@@ -321,6 +379,10 @@ make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	if (value == NULL)
 		return false;
 	c->value = (Expr *) value;
+	if ((col->role == COLFAM_ROLE_NAME || col->role == COLFAM_ROLE_SUPER) &&
+		colfam_comparator_is_ascii(comparator_of(ri, col->role)) &&
+		!ascii_constant(value, coltype, c->is_array))
+		return false;
 
 	/* an operator under another collation than the column's orders differently */
 	if (c->strategy == BTEqualStrategyNumber)
@@ -1172,17 +1234,22 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		else
 		{
 			first_bounds(cands, r, false, &lo, &hi);
-			/* an inclusive bound is exactly SQL's; a strict one is rechecked */
+			/*
+			 * an inclusive bound of a type whose every value encodes is exactly SQL's;
+			 * a strict one, or one scan.c may drop, is rechecked
+			 */
 			if (lo)
 			{
 				push_value(spec, &exprs, lo, COLFAM_V_SLICE_LO, NULL);
-				if (lo->strategy == BTGreaterEqualStrategyNumber)
+				if (lo->strategy == BTGreaterEqualStrategyNumber &&
+					encoding_is_total(t->cols[lo->attnum - 1].typid))
 					exact = lappend(exact, lo->rinfo);
 			}
 			if (hi)
 			{
 				push_value(spec, &exprs, hi, COLFAM_V_SLICE_HI, NULL);
-				if (hi->strategy == BTLessEqualStrategyNumber)
+				if (hi->strategy == BTLessEqualStrategyNumber &&
+					encoding_is_total(t->cols[hi->attnum - 1].typid))
 					exact = lappend(exact, hi->rinfo);
 			}
 			if (lo || hi || spec->reversed)

@@ -177,7 +177,7 @@ ensure_pg() {
 # colfamd nodes for the FDW's tests, with the seeds' data loaded through `colfam shell`:
 # COLFAM_HOSTS (RandomPartitioner, every seed), COLFAM_SOCKET (the same node's unix
 # socket, open to the PostgreSQL user) and COLFAM_HOSTS_BOP (ByteOrderedPartitioner,
-# BloggyAppy: key ranges) tell the SQL scripts where (\getenv).
+# BloggyAppy and Pushdown: key ranges) tell the SQL scripts where (\getenv).
 colfamd_ready=0
 start_node() {   # NAME HOST PARTITIONER SEED... → sets H_PORT
   local name=$1 host=$2 partitioner=$3 seed log; shift 3
@@ -194,7 +194,8 @@ ensure_colfamd() {
   $MAKE -s engine || return 1
   start_node colfamd 127.0.0.2 RandomPartitioner tests/data/seeds/*.cli || return 1
   COLFAM_HOSTS=127.0.0.2:$H_PORT COLFAM_SOCKET=$H_TMP/colfamd.sock
-  start_node colfamd-bop 127.0.0.3 ByteOrderedPartitioner tests/data/seeds/bloggyappy.cli || return 1
+  start_node colfamd-bop 127.0.0.3 ByteOrderedPartitioner tests/data/seeds/bloggyappy.cli \
+    tests/data/seeds/pushdown.cli || return 1
   COLFAM_HOSTS_BOP=127.0.0.3:$H_PORT
   export COLFAM_HOSTS COLFAM_SOCKET COLFAM_HOSTS_BOP
   colfamd_ready=1

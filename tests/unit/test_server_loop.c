@@ -1089,12 +1089,6 @@ wait_count(atomic_int *counter, int n)
 	return false;
 }
 
-static bool
-wait_in_handle(th *t, int n)
-{
-	return wait_count(&t->in_handle, n);
-}
-
 static void
 shutdown_finishes_requests_in_flight(void **state)
 {
@@ -1115,7 +1109,7 @@ shutdown_finishes_requests_in_flight(void **state)
 	/* three pipelined: one runs, two wait on the connection */
 	assert_true(send_frame(b, "S100:b1", 7) && send_frame(b, "S100:b2", 7) &&
 				send_frame(b, "S100:b3", 7));
-	assert_true(wait_in_handle(&f->t, 2));
+	assert_true(wait_count(&f->t.in_handle, 2));
 	usleep(20000);				/* b2 and b3 are read by now */
 
 	sh.srv = f->srv;
@@ -1184,7 +1178,7 @@ shutdown_deadline(void **state)
 	fd = cli_connect(f->port);
 	waiting = cli_connect(f->port);
 	assert_true(send_frame(fd, "Gate", 4) && send_frame(fd, "Equeued behind it", 17));
-	assert_true(wait_in_handle(&f->t, 1));
+	assert_true(wait_count(&f->t.in_handle, 1));
 	/* the idle client's session must be open before the shutdown, or it never opens */
 	assert_true(wait_count(&f->t.opened, 2));
 	sh.srv = f->srv;
@@ -1275,7 +1269,7 @@ reset_while_a_batch_runs(void **state)
 		memcpy(all + i * 11 + 4, i == 0 ? "Gate!!!" : "B100000", 7);
 	}
 	assert_true(test_send_all(fd, all, sizeof(all)));
-	assert_true(wait_in_handle(&f->t, 1));
+	assert_true(wait_count(&f->t.in_handle, 1));
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(fd);					/* RST */
 	assert_true(log_has("closed", NULL));
@@ -1296,7 +1290,7 @@ free_without_shutdown(void **state)
 	start(f);
 	fd = cli_connect(f->port);
 	assert_true(send_frame(fd, "S50:x", 5) && send_frame(fd, "Ey", 2));
-	assert_true(wait_in_handle(&f->t, 1));
+	assert_true(wait_count(&f->t.in_handle, 1));
 	cf_server_free(f->srv);
 	f->srv = NULL;
 	assert_int_equal(atomic_load(&f->t.opened), atomic_load(&f->t.closed));

@@ -173,6 +173,8 @@ typedef struct ColfamScanSpec
 	 */
 	bool		slice_supers;
 	bool		reversed;		/* walk down: ORDER BY ... DESC pushed */
+	bool		snapshot;		/* read every row before the statement writes the CF
+								 * (snapshot.c, scan.c) */
 	/*
 	 * Page sizes. A slice of one row (KEYS) asks first_count columns first, then
 	 * fetch_size at a time after the last name returned. A range or index scan asks
@@ -261,6 +263,13 @@ extern void colfam_parallel_init_worker(ForeignScanState *node, shm_toc *toc,
 extern bool colfam_parallel_claim(ColfamParallelScan *ps, const char *lo, const char *hi,
 								  char *start, char *end);
 
+/* in snapshot.c */
+extern bool colfam_scan_needs_snapshot(PlannerInfo *root, Index relid, const ColfamTable *t);
+extern bool colfam_value_fixed(PlannerInfo *root, Node *value);
+
+/* in scan.c, for modify.c */
+extern void colfam_snapshot_before_write(const ColfamTable *t);
+
 /* in analyze.c */
 extern bool colfam_analyze_table(Relation relation, AcquireSampleRowsFunc *func,
 								 BlockNumber *totalpages);
@@ -280,6 +289,7 @@ extern bool colfam_pushable_value(PlannerInfo *root, Node *value, Index relid);
 extern char *colfam_describe_value(PlannerInfo *root, Expr *e);
 extern bool colfam_is_join_plan(ForeignScan *plan);
 extern ColfamTable *colfam_rel_table(RelOptInfo *baserel, ColfamCfMeta **meta);
+extern bool colfam_rel_snapshot(RelOptInfo *baserel);
 extern char *colfam_project_rows(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs);
 extern void colfam_project_decode(ColfamScanSpec *spec, const ColfamTable *t, Bitmapset *attrs);
 extern int	colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_size);

@@ -141,7 +141,8 @@ colfam_get_join_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 		!bms_is_empty(innerrel->lateral_relids) || !bms_is_empty(outerrel->lateral_relids))
 		return;
 	t = colfam_rel_table(innerrel, &meta);
-	if (!t->rows_mapping || meta->super || t->key_att == InvalidAttrNumber)
+	if (!t->rows_mapping || meta->super || t->key_att == InvalidAttrNumber ||
+		colfam_rel_snapshot(innerrel))
 		return;
 	foreach(lc, extra->restrictlist)
 		if (lfirst_node(RestrictInfo, lc)->pseudoconstant)

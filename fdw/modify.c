@@ -395,6 +395,7 @@ send_batch(ColfamModifyState *m, RowMut *rows, int n)
 	cf_t_cf_mutations *cfs = palloc0(sizeof(cf_t_cf_mutations) * Max(n, 1));
 	cf_status  *st;
 
+	colfam_snapshot_before_write(m->table);
 	for (int i = 0; i < n; i++)
 	{
 		cfs[i].column_family = cf_slice_str(m->table->column_family);

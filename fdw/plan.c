@@ -77,6 +77,11 @@ typedef struct ColfamRelInfo
 	 */
 	double		est_keys;
 	double		est_rows_per_key;
+	/*
+	 * The statement writes this CF and the scan must read whole before that
+	 * (snapshot.c): no parameterized paths, no values that change during the statement.
+	 */
+	bool		snapshot;
 } ColfamRelInfo;
 
 /* A comparison the pushdown may use: column op value. */
@@ -329,7 +334,8 @@ make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	else
 		return false;
 
-	if (!colfam_pushable_value(root, right, baserel->relid))
+	if (!colfam_pushable_value(root, right, baserel->relid) ||
+		(ri->snapshot && !colfam_value_fixed(root, right)))
 		return false;
 
 	if (is_token_of_key(left, baserel->relid, t))
@@ -481,12 +487,13 @@ colfam_spec_to_list(const ColfamScanSpec *spec)
 	return list_make4(list_make4(makeString(pstrdup(spec->keyspace)),
 								 makeString(pstrdup(spec->column_family)),
 								 makeString(pstrdup(spec->consistency)),
-								 lappend(list_make5(makeBoolean(spec->rows_mapping),
-													makeBoolean(spec->super),
-													makeBoolean(spec->slice_supers),
-													makeBoolean(spec->reversed),
-													makeBoolean(spec->fetch_all)),
-										 makeBoolean(spec->decode_all))),
+								 list_concat(list_make5(makeBoolean(spec->rows_mapping),
+														makeBoolean(spec->super),
+														makeBoolean(spec->slice_supers),
+														makeBoolean(spec->reversed),
+														makeBoolean(spec->fetch_all)),
+											 list_make2(makeBoolean(spec->decode_all),
+														makeBoolean(spec->snapshot)))),
 					  list_make3(makeInteger(spec->kind), makeInteger(spec->first_count),
 								 makeInteger(spec->fetch_size)),
 					  values,
@@ -512,6 +519,7 @@ colfam_spec_from_list(List *list)
 	spec->reversed = boolVal(lfourth(flags));
 	spec->fetch_all = boolVal(list_nth(flags, 4));
 	spec->decode_all = boolVal(list_nth(flags, 5));
+	spec->snapshot = boolVal(list_nth(flags, 6));
 	spec->kind = (ColfamScanKind) intVal(linitial(ints));
 	spec->first_count = intVal(lsecond(ints));
 	spec->fetch_size = intVal(lthird(ints));
@@ -699,6 +707,7 @@ colfam_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	Cand	   *key;
 
 	baserel->fdw_private = ri;
+	ri->snapshot = colfam_scan_needs_snapshot(root, baserel->relid, ri->table);
 	estimate_size(ri, baserel);
 	set_baserel_size_estimates(root, baserel);
 
@@ -971,8 +980,8 @@ colfam_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 		(kind == COLFAM_SCAN_ALL || kind == COLFAM_SCAN_TOKEN_RANGE))
 		add_partial_scan_path(root, baserel, ri, fetched, startup);
 
-	/* joins on the key: one lookup per outer row */
-	if (ri->table->key_att != InvalidAttrNumber)
+	/* joins on the key: one lookup per outer row (not between the statement's writes) */
+	if (ri->table->key_att != InvalidAttrNumber && !ri->snapshot)
 	{
 		List	   *eqs = generate_implied_equalities_for_column(root, baserel, key_ec_member,
 																 ri, baserel->lateral_referencers);
@@ -1148,6 +1157,7 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	t = ri->table;
 	spec = colfam_spec_new(t, ri->meta->super);
 	spec->reversed = boolVal(linitial(best_path->fdw_private));
+	spec->snapshot = ri->snapshot;
 
 	/* ---- which rows ---- */
 	spec->kind = rows_kind(cands);
@@ -1325,6 +1335,9 @@ colfam_explain_scan(ForeignScanState *node, ExplainState *es)
 	spec = colfam_spec_from_list(plan->fdw_private);
 	ExplainPropertyText("Colfam Rows", strVal(linitial(spec->explain)), es);
 	ExplainPropertyText("Colfam Slice", strVal(lsecond(spec->explain)), es);
+	if (spec->snapshot)
+		ExplainPropertyText("Colfam Snapshot",
+							"read whole before the statement writes the column family", es);
 	if (es->verbose)
 	{
 		ExplainPropertyText("Colfam Consistency", spec->consistency, es);
@@ -1337,6 +1350,13 @@ bool
 colfam_is_join_plan(ForeignScan *plan)
 {
 	return plan->scan.scanrelid == 0;
+}
+
+/* Must the scan of a colfam base rel read whole before the statement writes (snapshot.c)? */
+bool
+colfam_rel_snapshot(RelOptInfo *baserel)
+{
+	return ((ColfamRelInfo *) baserel->fdw_private)->snapshot;
 }
 
 /* The table of a colfam base rel, and its CF's metadata. */

@@ -21,6 +21,13 @@
  * claims (parallel.c). Nothing holds more than a page, except that the 'rows'
  * mapping assembles one Cassandra row (one SQL row) at a time.
  *
+ * A snapshot scan (spec->snapshot: the statement writes the column family it reads,
+ * snapshot.c) reads every row into a tuplestore before it returns the first one, or
+ * before the statement's first write to that column family if that comes sooner (a
+ * scan that has not started yet, e.g. the second branch of a UNION ALL, waits on
+ * pending_snapshots until modify.c's colfam_snapshot_before_write). It then serves
+ * the rows from there, and a rescan replays them.
+ *
  * libcolfam allocates with malloc; everything it owns hangs off the scan state and is
  * freed by a reset callback of the executor's memory context, so an ERROR (including
  * query cancel) leaks nothing.
@@ -35,8 +42,10 @@
 #include "datatype/timestamp.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
+#include "lib/ilist.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
@@ -44,6 +53,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
 #include "client/client.h"
@@ -123,7 +133,22 @@ struct ColfamScanState
 	int			chunks;			/* chunks this process claimed since the (re)scan */
 	char		chunk_lo[COLFAM_TOKEN_BUFSIZE]; /* the chunk being read */
 	char		chunk_hi[COLFAM_TOKEN_BUFSIZE];
+
+	/* a snapshot scan (spec->snapshot) */
+	ForeignScanState *node;		/* its executor node */
+	Bitmapset  *request_params; /* the PARAM_EXEC ids its request's values use */
+	Tuplestorestate *stored;	/* every row, once read; NULL before */
+	TupleTableSlot *stored_slot;	/* reads them back (minimal tuples) */
+	uint64		read_at_write;	/* writes_sent when they were read */
+	dlist_node	pending;		/* on pending_snapshots while not read */
+	bool		is_pending;
 };
+
+/* Snapshot scans not read yet, of every statement running in this backend. */
+static dlist_head pending_snapshots = DLIST_STATIC_INIT(pending_snapshots);
+
+/* Writes modify.c has sent from this backend (colfam_snapshot_before_write). */
+static uint64 writes_sent = 0;
 
 /* What next_items found. */
 typedef enum NextItems
@@ -150,11 +175,21 @@ close_pagers(ColfamScanState *s)
 	s->n_rows = s->row_i = 0;
 }
 
+/* Takes s off pending_snapshots. */
+static void
+unpend(ColfamScanState *s)
+{
+	if (s->is_pending)
+		dlist_delete(&s->pending);
+	s->is_pending = false;
+}
+
 static void
 release_callback(void *arg)
 {
 	ColfamScanState *s = arg;
 
+	unpend(s);
 	close_pagers(s);
 	cf_buf_free(&s->skip_name);
 	cf_buf_free(&s->key_copy);
@@ -1280,6 +1315,91 @@ next_row(ColfamScanState *s, TupleTableSlot *slot)
 	}
 }
 
+/* ---- snapshot scans ---- */
+
+/* Adds the ids of the PARAM_EXEC parameters in node to *ids. */
+static bool
+exec_params_walker(Node *node, Bitmapset **ids)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		*ids = bms_add_member(*ids, ((Param *) node)->paramid);
+	return expression_tree_walker(node, exec_params_walker, ids);
+}
+
+/*
+ * Reads every row of snapshot scan s into its tuplestore (in the executor's memory;
+ * past work_mem, on disk), from the request its values give now.
+ */
+static void
+snapshot_read(ColfamScanState *s)
+{
+	ForeignScanState *node = s->node;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	MemoryContext old;
+
+	unpend(s);
+	if (!s->started)
+	{
+		build_request(node->ss.ps.ps_ExprContext, s);
+		s->started = true;
+	}
+	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
+	s->stored = tuplestore_begin_heap(false, false, work_mem);
+	MemoryContextSwitchTo(old);
+	s->read_at_write = writes_sent;
+	while (!s->empty)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ExecClearTuple(slot);
+		if (!next_row(s, slot))
+			break;
+		ExecStoreVirtualTuple(slot);
+		tuplestore_puttupleslot(s->stored, slot);
+	}
+	ExecClearTuple(slot);
+	close_pagers(s);
+}
+
+/* The next row of snapshot scan s into slot (empty at the end); reads them first. */
+static TupleTableSlot *
+snapshot_next(ColfamScanState *s, TupleTableSlot *slot)
+{
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	if (s->stored == NULL)
+		snapshot_read(s);
+	ExecClearTuple(slot);
+	if (!tuplestore_gettupleslot(s->stored, true, false, s->stored_slot))
+		return slot;
+	slot_getallattrs(s->stored_slot);
+	memcpy(slot->tts_values, s->stored_slot->tts_values, natts * sizeof(Datum));
+	memcpy(slot->tts_isnull, s->stored_slot->tts_isnull, natts * sizeof(bool));
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * Called by modify.c before each write to t's column family: first reads every
+ * snapshot scan of that column family that has not read yet, in any statement of the
+ * backend, so none of them sees the write.
+ */
+void
+colfam_snapshot_before_write(const ColfamTable *t)
+{
+	dlist_mutable_iter it;
+
+	dlist_foreach_modify(it, &pending_snapshots)
+	{
+		ColfamScanState *s = dlist_container(ColfamScanState, pending, it.cur);
+
+		if (strcmp(s->spec->keyspace, t->keyspace) == 0 &&
+			strcmp(s->spec->column_family, t->column_family) == 0)
+			snapshot_read(s);
+	}
+	writes_sent++;
+}
+
 /* ---- the executor callbacks ---- */
 
 /*
@@ -1335,6 +1455,16 @@ colfam_begin_scan(ForeignScanState *node, int eflags)
 					   colfam_get_table(RelationGetRelid(node->ss.ss_currentRelation)),
 					   node->ss.ps.state->es_query_cxt);
 	s->value_states = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
+	if (s->spec->snapshot)
+	{
+		s->node = node;
+		(void) exec_params_walker((Node *) plan->fdw_exprs, &s->request_params);
+		s->stored_slot = ExecInitExtraTupleSlot(node->ss.ps.state,
+												node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+												&TTSOpsMinimalTuple);
+		dlist_push_tail(&pending_snapshots, &s->pending);
+		s->is_pending = true;
+	}
 	node->fdw_state = s;
 }
 
@@ -1346,6 +1476,8 @@ colfam_iterate_scan(ForeignScanState *node)
 
 	if (colfam_is_join_plan((ForeignScan *) node->ss.ps.plan))
 		return colfam_join_iterate(node);
+	if (s->spec->snapshot)
+		return snapshot_next(s, slot);
 	ExecClearTuple(slot);
 	if (!s->started)
 	{
@@ -1370,6 +1502,25 @@ colfam_rescan(ForeignScanState *node)
 		colfam_join_rescan(node);
 		return;
 	}
+	if (s->stored != NULL)
+	{
+		/* a filter's parameters may change (they are Postgres's); the request's not */
+		if (!bms_overlap(node->ss.ps.chgParam, s->request_params))
+		{
+			tuplestore_rescan(s->stored);
+			return;
+		}
+		/* plan.c pushes no value that changes: unreachable unless that rule breaks */
+		if (writes_sent != s->read_at_write)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_ERROR),
+					 errmsg("colfam_fdw cannot read column family \"%s\".\"%s\" again with new values after the statement wrote it",
+							s->spec->keyspace, s->spec->column_family)));
+		tuplestore_end(s->stored);
+		s->stored = NULL;
+		dlist_push_tail(&pending_snapshots, &s->pending);
+		s->is_pending = true;
+	}
 	close_pagers(s);
 	s->started = false;
 	s->row_continues = false;
@@ -1384,7 +1535,13 @@ colfam_end_scan(ForeignScanState *node)
 
 	/* a join's inner scan is freed with the executor's memory */
 	if (s != NULL && !colfam_is_join_plan((ForeignScan *) node->ss.ps.plan))
+	{
+		unpend(s);
 		close_pagers(s);
+		if (s->stored != NULL)
+			tuplestore_end(s->stored);
+		s->stored = NULL;
+	}
 }
 
 /* ---- key lookups for a pushed join (join.c) ---- */

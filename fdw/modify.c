@@ -12,7 +12,11 @@
  *    columns and removes the ones set to NULL. DELETE removes the row (the super
  *    column).
  * Timestamps are microseconds since 1970, strictly increasing within a backend, so
- * two writes of one transaction never tie. Rows to update or delete are identified
+ * two writes of one transaction never tie. An UPDATE removes old columns at a
+ * timestamp taken when the statement starts, older than every column it writes: a
+ * rename onto a name that another row of the statement renames away (c1 -> c2,
+ * c2 -> c3) keeps the new column whatever order the rows come in, as SQL's snapshot
+ * semantics want. Rows to update or delete are identified
  * by their key (and super column and column name) fetched by the scan as junk
  * columns colfam_key, colfam_super, colfam_name.
  *
@@ -52,6 +56,7 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_key;
 	AttrNumber	junk_super;
 	AttrNumber	junk_name;
+	int64		delete_ts;		/* UPDATE: removals of old columns, below its writes */
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -120,6 +125,7 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		m->junk_name = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_name");
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
+		m->delete_ts = write_timestamp();
 	}
 	rinfo->ri_FdwState = m;
 }
@@ -523,14 +529,14 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	else if (cf_slice_eq(oldrow.key, newrow.key))
 	{
 		/* one row mutation: the old column out (older timestamp), the new one in */
-		add_deletion(&newrow, has_super ? &super : NULL, &name, ts - 1);
+		add_deletion(&newrow, has_super ? &super : NULL, &name, m->delete_ts);
 		send_batch(m, &newrow, 1);
 	}
 	else
 	{
 		RowMut		both[2];
 
-		add_deletion(&oldrow, has_super ? &super : NULL, &name, ts - 1);
+		add_deletion(&oldrow, has_super ? &super : NULL, &name, m->delete_ts);
 		both[0] = oldrow;
 		both[1] = newrow;
 		send_batch(m, both, 2);

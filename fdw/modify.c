@@ -16,7 +16,9 @@
  * timestamp taken when the statement starts, older than every column it writes: a
  * rename onto a name that another row of the statement renames away (c1 -> c2,
  * c2 -> c3) keeps the new column whatever order the rows come in, as SQL's snapshot
- * semantics want. Rows to update or delete are identified
+ * semantics want. A row that a join gives several times (UPDATE ... FROM, DELETE ...
+ * USING) is updated or deleted once, by its first join row, and counted once, as
+ * PostgreSQL does for its own tables. Rows to update or delete are identified
  * by their key (and super column and column name) fetched by the scan as junk
  * columns colfam_key, colfam_super, colfam_name.
  *
@@ -30,6 +32,7 @@
 
 #include "access/sysattr.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "executor/executor.h"
@@ -46,6 +49,29 @@
 
 #define COLFAM_INSERT_BATCH 100
 
+/* The identities (key, super column, column name) a statement updated or deleted. */
+typedef struct SeenEntry
+{
+	bytea	   *id;
+	uint32		hash;
+	char		status;
+} SeenEntry;
+
+#define SH_PREFIX seen
+#define SH_ELEMENT_TYPE SeenEntry
+#define SH_KEY_TYPE bytea *
+#define SH_KEY id
+#define SH_HASH_KEY(tb, key) \
+	hash_bytes((const unsigned char *) VARDATA(key), VARSIZE(key) - VARHDRSZ)
+#define SH_EQUAL(tb, a, b) \
+	(VARSIZE(a) == VARSIZE(b) && memcmp(VARDATA(a), VARDATA(b), VARSIZE(a) - VARHDRSZ) == 0)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a) ((a)->hash)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
 typedef struct ColfamModifyState
 {
 	ColfamTable *table;
@@ -57,6 +83,8 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_super;
 	AttrNumber	junk_name;
 	int64		delete_ts;		/* UPDATE: removals of old columns, below its writes */
+	seen_hash  *seen;			/* UPDATE, DELETE: the rows done, in seen_cxt */
+	MemoryContext seen_cxt;
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -126,6 +154,9 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
 		m->delete_ts = write_timestamp();
+		m->seen_cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt,
+											"colfam_fdw modified rows", ALLOCSET_DEFAULT_SIZES);
+		m->seen = seen_create(m->seen_cxt, 64, NULL);
 	}
 	rinfo->ri_FdwState = m;
 }
@@ -471,6 +502,43 @@ old_identity(ColfamModifyState *m, TupleTableSlot *planSlot, RowMut *r, cf_slice
 		*name = junk_bytes(m, planSlot, m->junk_name, t->name_att);
 }
 
+/*
+ * Was the row with this identity already updated or deleted by the statement (a
+ * join gave it again)? Remembers it otherwise. The identity is the length-prefixed
+ * key, super column (if any) and column name ('columns' mapping).
+ */
+static bool
+already_done(ColfamModifyState *m, const RowMut *r, bool has_super, const cf_slice *super,
+			 const cf_slice *name)
+{
+	cf_slice	parts[3];
+	int			n = 0;
+	StringInfoData buf;
+	bool		found;
+	MemoryContext old = MemoryContextSwitchTo(m->seen_cxt);
+
+	parts[n++] = r->key;
+	if (has_super)
+		parts[n++] = *super;
+	if (!m->table->rows_mapping)
+		parts[n++] = *name;
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		len = (uint32) parts[i].len;
+
+		appendBinaryStringInfo(&buf, (const char *) &len, sizeof(len));
+		appendBinaryStringInfo(&buf, (const char *) parts[i].p, parts[i].len);
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	seen_insert(m->seen, (bytea *) buf.data, &found);
+	if (found)
+		pfree(buf.data);
+	MemoryContextSwitchTo(old);
+	return found;
+}
+
 TupleTableSlot *
 colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				   TupleTableSlot *planSlot)
@@ -483,6 +551,12 @@ colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	bool		has_super;
 
 	old_identity(m, planSlot, &r, &super, &has_super, &name);
+	if (already_done(m, &r, has_super, &super, &name))
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(m->cxt);
+		return NULL;
+	}
 	add_deletion(&r, has_super ? &super : NULL, m->table->rows_mapping ? NULL : &name,
 				 write_timestamp());
 	send_batch(m, &r, 1);
@@ -509,6 +583,12 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	int64		ts = write_timestamp();
 
 	old_identity(m, planSlot, &oldrow, &super, &has_super, &name);
+	if (already_done(m, &oldrow, has_super, &super, &name))
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(m->cxt);
+		return NULL;
+	}
 	encode_att(m, slot, t->key_att, true, &newrow.key);
 	if (has_super)
 		encode_att(m, slot, t->super_att, true, &nsuper);

@@ -9,8 +9,10 @@
  *  'rows' mapping: a SQL row is one row (one super column of a Super CF). INSERT
  *    writes every non-NULL named column and each member of the extra jsonb (strings
  *    as their text, other JSON values as their JSON text). UPDATE writes the non-NULL
- *    columns and removes the ones set to NULL. DELETE removes the row (the super
- *    column).
+ *    columns and removes the ones set to NULL; with an extra column, whose members
+ *    are all the row's other columns, it also removes the members the new extra no
+ *    longer has (the old row goes, below the new one's timestamp). DELETE removes
+ *    the row (the super column).
  * Timestamps are microseconds since 1970, strictly increasing within a backend, so
  * two writes of one transaction never tie. An UPDATE removes old columns at a
  * timestamp taken when the statement starts, older than every column it writes: a
@@ -603,6 +605,12 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				 errmsg("cannot change the key or super column of a row of foreign table \"%s\"",
 						t->relname),
 				 errhint("INSERT the row under its new key and DELETE the old one.")));
+	/*
+	 * 'rows' with an extra column: the SQL row holds every column of the row, so the
+	 * row becomes exactly it; extra members it no longer has go with the old row
+	 */
+	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
+		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
 	row_to_mutations(m, slot, &newrow, ts, true);
 	if (!moved)
 		send_batch(m, &newrow, 1);

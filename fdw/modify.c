@@ -85,7 +85,8 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_super;
 	AttrNumber	junk_name;
 	int64		delete_ts;		/* UPDATE: removals of old columns, below its writes */
-	seen_hash  *seen;			/* UPDATE, DELETE: the rows done, in seen_cxt */
+	seen_hash  *seen;			/* UPDATE, DELETE whose plan may give a row twice: the
+								 * rows done, in seen_cxt; else NULL */
 	MemoryContext seen_cxt;
 } ColfamModifyState;
 
@@ -101,6 +102,57 @@ write_timestamp(void)
 		now = last_timestamp + 1;
 	last_timestamp = now;
 	return now;
+}
+
+/*
+ * Could the plan under an UPDATE or DELETE give one target row more than once? Only
+ * through a join (UPDATE ... FROM, DELETE ... USING, a pushed key-lookup join): a
+ * scan returns each row once. Without one, the statement keeps no list of the rows
+ * it has done, so a large UPDATE needs no memory per row.
+ */
+static bool
+plan_may_repeat_rows(Plan *plan)
+{
+	if (plan == NULL)
+		return false;
+	switch (nodeTag(plan))
+	{
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			return ((Join *) plan)->jointype != JOIN_SEMI &&
+				((Join *) plan)->jointype != JOIN_ANTI ? true :
+				plan_may_repeat_rows(outerPlan(plan));
+		case T_ForeignScan:
+			if (((ForeignScan *) plan)->scan.scanrelid == 0)
+				return true;
+			break;
+		case T_CustomScan:
+			return true;
+		case T_Append:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((Append *) plan)->appendplans)
+					if (plan_may_repeat_rows(lfirst(lc)))
+						return true;
+				return false;
+			}
+		case T_MergeAppend:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((MergeAppend *) plan)->mergeplans)
+					if (plan_may_repeat_rows(lfirst(lc)))
+						return true;
+				return false;
+			}
+		case T_SubqueryScan:
+			return plan_may_repeat_rows(((SubqueryScan *) plan)->subplan);
+		default:
+			break;
+	}
+	return plan_may_repeat_rows(outerPlan(plan)) || plan_may_repeat_rows(innerPlan(plan));
 }
 
 /* ---- planning ---- */
@@ -156,9 +208,13 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
 		m->delete_ts = write_timestamp();
-		m->seen_cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt,
-											"colfam_fdw modified rows", ALLOCSET_DEFAULT_SIZES);
-		m->seen = seen_create(m->seen_cxt, 64, NULL);
+		if (plan_may_repeat_rows(subplan))
+		{
+			m->seen_cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt,
+												"colfam_fdw modified rows",
+												ALLOCSET_DEFAULT_SIZES);
+			m->seen = seen_create(m->seen_cxt, 64, NULL);
+		}
 	}
 	rinfo->ri_FdwState = m;
 }
@@ -517,7 +573,11 @@ already_done(ColfamModifyState *m, const RowMut *r, bool has_super, const cf_sli
 	int			n = 0;
 	StringInfoData buf;
 	bool		found;
-	MemoryContext old = MemoryContextSwitchTo(m->seen_cxt);
+	MemoryContext old;
+
+	if (m->seen == NULL)
+		return false;
+	old = MemoryContextSwitchTo(m->seen_cxt);
 
 	parts[n++] = r->key;
 	if (has_super)

@@ -675,13 +675,15 @@ INSERT INTO f_rows (key, extra) VALUES ('det', '{"e4": "z"}');
 SELECT key, name, ok, extra FROM f_rows WHERE key = 'det';
 UPDATE f_rows SET name = NULL, extra = '{}' WHERE key = 'det';
 SELECT count(*) FROM f_rows WHERE key = 'det';
+-- 'rows' values with a 0x00 byte read back whole (a bigint 10 is seven zero bytes and
+-- 0x0a; they were copied up to the first 0x00 and read back as garbage)
+INSERT INTO f_rows (key, name, age, big, ok) VALUES ('det', 'a', 10, 256, true);
+SELECT key, name, age, big, ok FROM f_rows WHERE key = 'det';
+DELETE FROM f_rows WHERE key = 'det';
 
 -- ---- the run: the same seed gives the same statements ----
--- f_rows is left out until fdw/scan.c reads 'rows' values with a 0x00 byte whole
--- (collect_columns copies them with pnstrdup, which stops at it: a bigint reads
--- back as garbage, different from run to run)
 SELECT setseed(0.75);
-SELECT dm_run(tbl, 300) FROM dm_tables WHERE tbl <> 'rows' ORDER BY tbl;
+SELECT dm_run(tbl, 300) FROM dm_tables ORDER BY tbl;
 SELECT * FROM dm_summary ORDER BY tbl;
 \x on
 SELECT * FROM dm_mismatch ORDER BY tbl, n;

@@ -110,6 +110,20 @@ write_timestamp(void)
  * scan returns each row once. Without one, the statement keeps no list of the rows
  * it has done, so a large UPDATE needs no memory per row.
  */
+static bool plan_may_repeat_rows(Plan *plan);
+
+/* plan_may_repeat_rows of any plan in the list */
+static bool
+any_may_repeat_rows(List *plans)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		if (plan_may_repeat_rows(lfirst(lc)))
+			return true;
+	return false;
+}
+
 static bool
 plan_may_repeat_rows(Plan *plan)
 {
@@ -120,9 +134,11 @@ plan_may_repeat_rows(Plan *plan)
 		case T_NestLoop:
 		case T_MergeJoin:
 		case T_HashJoin:
-			return ((Join *) plan)->jointype != JOIN_SEMI &&
-				((Join *) plan)->jointype != JOIN_ANTI ? true :
-				plan_may_repeat_rows(outerPlan(plan));
+			if (((Join *) plan)->jointype != JOIN_SEMI &&
+				((Join *) plan)->jointype != JOIN_ANTI)
+				return true;
+			/* a semi or anti join gives each of its outer rows once at most */
+			return plan_may_repeat_rows(outerPlan(plan));
 		case T_ForeignScan:
 			if (((ForeignScan *) plan)->scan.scanrelid == 0)
 				return true;
@@ -130,23 +146,9 @@ plan_may_repeat_rows(Plan *plan)
 		case T_CustomScan:
 			return true;
 		case T_Append:
-			{
-				ListCell   *lc;
-
-				foreach(lc, ((Append *) plan)->appendplans)
-					if (plan_may_repeat_rows(lfirst(lc)))
-						return true;
-				return false;
-			}
+			return any_may_repeat_rows(((Append *) plan)->appendplans);
 		case T_MergeAppend:
-			{
-				ListCell   *lc;
-
-				foreach(lc, ((MergeAppend *) plan)->mergeplans)
-					if (plan_may_repeat_rows(lfirst(lc)))
-						return true;
-				return false;
-			}
+			return any_may_repeat_rows(((MergeAppend *) plan)->mergeplans);
 		case T_SubqueryScan:
 			return plan_may_repeat_rows(((SubqueryScan *) plan)->subplan);
 		default:

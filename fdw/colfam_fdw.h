@@ -56,6 +56,8 @@ typedef struct ColfamValueContext
 extern bool colfam_type_supported(Oid typid);
 /* A row key for messages: 'text' when readable, else 0x-hex; long keys cut. */
 extern char *colfam_quote_key(const char *key, size_t len);
+/* A palloc'd copy of len bytes (0x00 included), NUL-terminated. */
+extern char *colfam_copy_bytes(const void *p, size_t len);
 /*
  * Stored bytes → a Datum of typid (typmod applied, domains checked), palloc'd in the
  * current context. ERROR (HV004, 22021 bad UTF-8, 22P05 U+0000, 22003/22008 out of

@@ -431,7 +431,7 @@ fill_meta(MetaEntry *m, cfc_conn *conn, const char *keyspace)
 		{
 			const cf_t_column_def *cd = &d->column_metadata[j];
 
-			c->columns[j].name = pnstrdup((const char *) cd->name.p, cd->name.len);
+			c->columns[j].name = colfam_copy_bytes(cd->name.p, cd->name.len);
 			c->columns[j].name_len = (int) cd->name.len;
 			c->columns[j].validation_class = short_class(cd->validation_class);
 			c->columns[j].indexed = cd->has_index_type && cd->index_type == CF_T_INDEX_KEYS;

@@ -326,6 +326,21 @@ colfam_order_matches(Oid typid, Oid collid, const char *comparator)
 /* ---------------------------------------------------------------- errors */
 
 /*
+ * A palloc'd copy of the len bytes at p, with a NUL after them. Unlike pnstrdup, it
+ * copies past a 0x00 byte: keys, names and values are bytes (a LongType value of 10
+ * is seven zero bytes and 0x0a).
+ */
+char *
+colfam_copy_bytes(const void *p, size_t len)
+{
+	char	   *out = palloc(len + 1);
+
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return out;
+}
+
+/*
  * A row key for messages: 'text' when it is readable UTF-8 (and the server encoding
  * shows it), else 0x-hex; a long key is cut, with its length.
  */

@@ -450,7 +450,7 @@ read_batch(ForeignScanState *node, ColfamJoinState *js)
 			}
 			r = &js->inner_rows[js->n_inner++];
 			k = colfam_scan_row_key(js->inner);
-			r->key = cf_slice_of(pnstrdup((const char *) k.p, k.len), k.len);
+			r->key = cf_slice_of(colfam_copy_bytes(k.p, k.len), k.len);
 			r->tuple = ExecCopySlotMinimalTuple(js->inner_slot);
 		}
 		qsort(js->inner_rows, js->n_inner, sizeof(InnerRow), inner_row_cmp);

@@ -9,10 +9,18 @@
  *  'rows' mapping: a SQL row is one row (one super column of a Super CF). INSERT
  *    writes every non-NULL named column and each member of the extra jsonb (strings
  *    as their text, other JSON values as their JSON text). UPDATE writes the non-NULL
- *    columns and removes the ones set to NULL. DELETE removes the row (the super
- *    column).
+ *    columns and removes the ones set to NULL; with an extra column, whose members
+ *    are all the row's other columns, it also removes the members the new extra no
+ *    longer has (the old row goes, below the new one's timestamp). DELETE removes
+ *    the row (the super column).
  * Timestamps are microseconds since 1970, strictly increasing within a backend, so
- * two writes of one transaction never tie. Rows to update or delete are identified
+ * two writes of one transaction never tie. An UPDATE removes old columns at a
+ * timestamp taken when the statement starts, older than every column it writes: a
+ * rename onto a name that another row of the statement renames away (c1 -> c2,
+ * c2 -> c3) keeps the new column whatever order the rows come in, as SQL's snapshot
+ * semantics want. A row that a join gives several times (UPDATE ... FROM, DELETE ...
+ * USING) is updated or deleted once, by its first join row, and counted once, as
+ * PostgreSQL does for its own tables. Rows to update or delete are identified
  * by their key (and super column and column name) fetched by the scan as junk
  * columns colfam_key, colfam_super, colfam_name.
  *
@@ -26,6 +34,7 @@
 
 #include "access/sysattr.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "executor/executor.h"
@@ -42,6 +51,29 @@
 
 #define COLFAM_INSERT_BATCH 100
 
+/* The identities (key, super column, column name) a statement updated or deleted. */
+typedef struct SeenEntry
+{
+	bytea	   *id;
+	uint32		hash;
+	char		status;
+} SeenEntry;
+
+#define SH_PREFIX seen
+#define SH_ELEMENT_TYPE SeenEntry
+#define SH_KEY_TYPE bytea *
+#define SH_KEY id
+#define SH_HASH_KEY(tb, key) \
+	hash_bytes((const unsigned char *) VARDATA(key), VARSIZE(key) - VARHDRSZ)
+#define SH_EQUAL(tb, a, b) \
+	(VARSIZE(a) == VARSIZE(b) && memcmp(VARDATA(a), VARDATA(b), VARSIZE(a) - VARHDRSZ) == 0)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a) ((a)->hash)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
 typedef struct ColfamModifyState
 {
 	ColfamTable *table;
@@ -52,6 +84,10 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_key;
 	AttrNumber	junk_super;
 	AttrNumber	junk_name;
+	int64		delete_ts;		/* UPDATE: removals of old columns, below its writes */
+	seen_hash  *seen;			/* UPDATE, DELETE whose plan may give a row twice: the
+								 * rows done, in seen_cxt; else NULL */
+	MemoryContext seen_cxt;
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -66,6 +102,59 @@ write_timestamp(void)
 		now = last_timestamp + 1;
 	last_timestamp = now;
 	return now;
+}
+
+/*
+ * Could the plan under an UPDATE or DELETE give one target row more than once? Only
+ * through a join (UPDATE ... FROM, DELETE ... USING, a pushed key-lookup join): a
+ * scan returns each row once. Without one, the statement keeps no list of the rows
+ * it has done, so a large UPDATE needs no memory per row.
+ */
+static bool plan_may_repeat_rows(Plan *plan);
+
+/* plan_may_repeat_rows of any plan in the list */
+static bool
+any_may_repeat_rows(List *plans)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		if (plan_may_repeat_rows(lfirst(lc)))
+			return true;
+	return false;
+}
+
+static bool
+plan_may_repeat_rows(Plan *plan)
+{
+	if (plan == NULL)
+		return false;
+	switch (nodeTag(plan))
+	{
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			if (((Join *) plan)->jointype != JOIN_SEMI &&
+				((Join *) plan)->jointype != JOIN_ANTI)
+				return true;
+			/* a semi or anti join gives each of its outer rows once at most */
+			return plan_may_repeat_rows(outerPlan(plan));
+		case T_ForeignScan:
+			if (((ForeignScan *) plan)->scan.scanrelid == 0)
+				return true;
+			break;
+		case T_CustomScan:
+			return true;
+		case T_Append:
+			return any_may_repeat_rows(((Append *) plan)->appendplans);
+		case T_MergeAppend:
+			return any_may_repeat_rows(((MergeAppend *) plan)->mergeplans);
+		case T_SubqueryScan:
+			return plan_may_repeat_rows(((SubqueryScan *) plan)->subplan);
+		default:
+			break;
+	}
+	return plan_may_repeat_rows(outerPlan(plan)) || plan_may_repeat_rows(innerPlan(plan));
 }
 
 /* ---- planning ---- */
@@ -120,6 +209,14 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		m->junk_name = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_name");
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
+		m->delete_ts = write_timestamp();
+		if (plan_may_repeat_rows(subplan))
+		{
+			m->seen_cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt,
+												"colfam_fdw modified rows",
+												ALLOCSET_DEFAULT_SIZES);
+			m->seen = seen_create(m->seen_cxt, 64, NULL);
+		}
 	}
 	rinfo->ri_FdwState = m;
 }
@@ -465,6 +562,47 @@ old_identity(ColfamModifyState *m, TupleTableSlot *planSlot, RowMut *r, cf_slice
 		*name = junk_bytes(m, planSlot, m->junk_name, t->name_att);
 }
 
+/*
+ * Was the row with this identity already updated or deleted by the statement (a
+ * join gave it again)? Remembers it otherwise. The identity is the length-prefixed
+ * key, super column (if any) and column name ('columns' mapping).
+ */
+static bool
+already_done(ColfamModifyState *m, const RowMut *r, bool has_super, const cf_slice *super,
+			 const cf_slice *name)
+{
+	cf_slice	parts[3];
+	int			n = 0;
+	StringInfoData buf;
+	bool		found;
+	MemoryContext old;
+
+	if (m->seen == NULL)
+		return false;
+	old = MemoryContextSwitchTo(m->seen_cxt);
+
+	parts[n++] = r->key;
+	if (has_super)
+		parts[n++] = *super;
+	if (!m->table->rows_mapping)
+		parts[n++] = *name;
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		len = (uint32) parts[i].len;
+
+		appendBinaryStringInfo(&buf, (const char *) &len, sizeof(len));
+		appendBinaryStringInfo(&buf, (const char *) parts[i].p, parts[i].len);
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	seen_insert(m->seen, (bytea *) buf.data, &found);
+	if (found)
+		pfree(buf.data);
+	MemoryContextSwitchTo(old);
+	return found;
+}
+
 TupleTableSlot *
 colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				   TupleTableSlot *planSlot)
@@ -477,6 +615,12 @@ colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	bool		has_super;
 
 	old_identity(m, planSlot, &r, &super, &has_super, &name);
+	if (already_done(m, &r, has_super, &super, &name))
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(m->cxt);
+		return NULL;
+	}
 	add_deletion(&r, has_super ? &super : NULL, m->table->rows_mapping ? NULL : &name,
 				 write_timestamp());
 	send_batch(m, &r, 1);
@@ -503,6 +647,12 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	int64		ts = write_timestamp();
 
 	old_identity(m, planSlot, &oldrow, &super, &has_super, &name);
+	if (already_done(m, &oldrow, has_super, &super, &name))
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(m->cxt);
+		return NULL;
+	}
 	encode_att(m, slot, t->key_att, true, &newrow.key);
 	if (has_super)
 		encode_att(m, slot, t->super_att, true, &nsuper);
@@ -517,20 +667,26 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				 errmsg("cannot change the key or super column of a row of foreign table \"%s\"",
 						t->relname),
 				 errhint("INSERT the row under its new key and DELETE the old one.")));
+	/*
+	 * 'rows' with an extra column: the SQL row holds every column of the row, so the
+	 * row becomes exactly it; extra members it no longer has go with the old row
+	 */
+	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
+		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
 	row_to_mutations(m, slot, &newrow, ts, true);
 	if (!moved)
 		send_batch(m, &newrow, 1);
 	else if (cf_slice_eq(oldrow.key, newrow.key))
 	{
 		/* one row mutation: the old column out (older timestamp), the new one in */
-		add_deletion(&newrow, has_super ? &super : NULL, &name, ts - 1);
+		add_deletion(&newrow, has_super ? &super : NULL, &name, m->delete_ts);
 		send_batch(m, &newrow, 1);
 	}
 	else
 	{
 		RowMut		both[2];
 
-		add_deletion(&oldrow, has_super ? &super : NULL, &name, ts - 1);
+		add_deletion(&oldrow, has_super ? &super : NULL, &name, m->delete_ts);
 		both[0] = oldrow;
 		both[1] = newrow;
 		send_batch(m, both, 2);

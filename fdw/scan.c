@@ -1219,9 +1219,9 @@ collect_columns(ColfamScanState *s, cf_t_column **cols, size_t *n, size_t *cap)
 		}
 		col = &(*cols)[(*n)++];
 		*col = c->column;
-		col->name = cf_slice_of(pnstrdup((const char *) c->column.name.p, c->column.name.len),
+		col->name = cf_slice_of(colfam_copy_bytes(c->column.name.p, c->column.name.len),
 								c->column.name.len);
-		col->value = cf_slice_of(pnstrdup((const char *) c->column.value.p, c->column.value.len),
+		col->value = cf_slice_of(colfam_copy_bytes(c->column.value.p, c->column.value.len),
 								 c->column.value.len);
 	}
 	MemoryContextSwitchTo(old);

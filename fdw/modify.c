@@ -14,7 +14,8 @@
  *    longer has (the old row goes, below the new one's timestamp). DELETE removes
  *    the row (the super column).
  * Timestamps are microseconds since 1970, strictly increasing within a backend, so
- * two writes of one transaction never tie. An UPDATE removes old columns at a
+ * two writes of one transaction never tie (each row of a batched INSERT has its own:
+ * of two rows writing one column, the later wins). An UPDATE removes old columns at a
  * timestamp taken when the statement starts, older than every column it writes: a
  * rename onto a name that another row of the statement renames away (c1 -> c2,
  * c2 -> c3) keeps the new column whatever order the rows come in, as SQL's snapshot
@@ -515,12 +516,12 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 	ColfamModifyState *m = rinfo->ri_FdwState;
 	MemoryContext old = MemoryContextSwitchTo(m->cxt);
 	RowMut	   *rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
-	int64		ts = write_timestamp();
 
+	/* a timestamp per row: of two rows writing one column, the later one wins */
 	for (int i = 0; i < *numSlots; i++)
 	{
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
-		row_to_mutations(m, slots[i], &rows[i], ts, false);
+		row_to_mutations(m, slots[i], &rows[i], write_timestamp(), false);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);

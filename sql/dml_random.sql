@@ -663,6 +663,11 @@ SELECT dm_count($$DELETE FROM f_det t USING f_det t2
                   WHERE t.key = 'det' AND t2.key = t.key AND t2.column_name < t.column_name$$) AS deleted;
 SELECT column_name, value FROM f_det WHERE key = 'det' ORDER BY column_name;
 DELETE FROM f_det WHERE key = 'det';
+-- two rows of one INSERT write the same column: the later one wins (they shared the
+-- batch's timestamp, and the tie went to the larger value)
+INSERT INTO f_det VALUES ('det', 'c001', 'v9'), ('det', 'c001', 'v1'), ('det', 'c002', 'v2');
+SELECT column_name, value FROM f_det WHERE key = 'det' ORDER BY column_name;
+DELETE FROM f_det WHERE key = 'det';
 -- 'rows' with an extra column: an UPDATE makes the row exactly the new SQL row (the
 -- members the new extra drops stayed); an INSERT merges
 INSERT INTO f_rows (key, name, ok, extra) VALUES ('det', 'n', false, '{"e1": "a", "e2": 2, "e3": null}');

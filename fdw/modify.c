@@ -93,17 +93,23 @@ typedef struct ColfamModifyState
 
 static int64 last_timestamp = 0;
 
-/* Now in µs since 1970, strictly increasing within the backend. */
+/*
+ * The first of n consecutive timestamps: now in µs since 1970, strictly increasing
+ * within the backend (one clock read for a whole batch).
+ */
 static int64
-write_timestamp(void)
+write_timestamps(int n)
 {
 	int64		now = GetCurrentTimestamp() + UNIX_TO_PG_USECS;
 
 	if (now <= last_timestamp)
 		now = last_timestamp + 1;
-	last_timestamp = now;
+	last_timestamp = now + n - 1;
 	return now;
 }
+
+
+static bool any_may_repeat_rows(List *plans);
 
 /*
  * Could the plan under an UPDATE or DELETE give one target row more than once? Only
@@ -111,20 +117,6 @@ write_timestamp(void)
  * scan returns each row once. Without one, the statement keeps no list of the rows
  * it has done, so a large UPDATE needs no memory per row.
  */
-static bool plan_may_repeat_rows(Plan *plan);
-
-/* plan_may_repeat_rows of any plan in the list */
-static bool
-any_may_repeat_rows(List *plans)
-{
-	ListCell   *lc;
-
-	foreach(lc, plans)
-		if (plan_may_repeat_rows(lfirst(lc)))
-			return true;
-	return false;
-}
-
 static bool
 plan_may_repeat_rows(Plan *plan)
 {
@@ -156,6 +148,18 @@ plan_may_repeat_rows(Plan *plan)
 			break;
 	}
 	return plan_may_repeat_rows(outerPlan(plan)) || plan_may_repeat_rows(innerPlan(plan));
+}
+
+/* plan_may_repeat_rows of any plan in the list */
+static bool
+any_may_repeat_rows(List *plans)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		if (plan_may_repeat_rows(lfirst(lc)))
+			return true;
+	return false;
 }
 
 /* ---- planning ---- */
@@ -210,7 +214,8 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		m->junk_name = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_name");
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
-		m->delete_ts = write_timestamp();
+		if (op == CMD_UPDATE)
+			m->delete_ts = write_timestamps(1);
 		if (plan_may_repeat_rows(subplan))
 		{
 			m->seen_cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt,
@@ -516,12 +521,13 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 	ColfamModifyState *m = rinfo->ri_FdwState;
 	MemoryContext old = MemoryContextSwitchTo(m->cxt);
 	RowMut	   *rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
+	int64		ts = write_timestamps(*numSlots);
 
 	/* a timestamp per row: of two rows writing one column, the later one wins */
 	for (int i = 0; i < *numSlots; i++)
 	{
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
-		row_to_mutations(m, slots[i], &rows[i], write_timestamp(), false);
+		row_to_mutations(m, slots[i], &rows[i], ts + i, false);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);
@@ -623,7 +629,7 @@ colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		return NULL;
 	}
 	add_deletion(&r, has_super ? &super : NULL, m->table->rows_mapping ? NULL : &name,
-				 write_timestamp());
+				 write_timestamps(1));
 	send_batch(m, &r, 1);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
@@ -645,7 +651,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				nname = {0};
 	bool		has_super;
 	bool		moved;
-	int64		ts = write_timestamp();
+	int64		ts = write_timestamps(1);
 
 	old_identity(m, planSlot, &oldrow, &super, &has_super, &name);
 	if (already_done(m, &oldrow, has_super, &super, &name))

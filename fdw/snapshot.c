@@ -38,7 +38,6 @@
 #include "catalog/pg_inherits.h"
 #include "foreign/foreign.h"
 #include "nodes/nodeFuncs.h"
-#include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"

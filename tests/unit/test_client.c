@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_client.c — client/: libcolfam against an in-test fake server.
  *
- * The fake is a thread on 127.0.0.1 (ephemeral port) that reads frames, decodes each
+ * The fake is a thread on 127.0.0.1 (ephemeral port), or on a unix socket for the
+ * tests of waits (a reply's first bytes are waited for differently there), that reads frames, decodes each
  * call with the codec's server side (cf_t_read_message_header, cf_t_read_args),
  * records it, and does what the test scripted: answer a result, a TApplicationException
  * or raw bytes, close, or never answer; or ask a handler that simulates a server (the
@@ -23,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,7 +64,8 @@ typedef void (*handler_fn) (fake *f, cf_t_method m, const cf_t_args *args, cf_ar
 struct fake
 {
 	int			lfd;
-	int			port;
+	int			port;			/* 0 on a unix socket */
+	char		path[64];		/* the unix socket's path, "" on TCP */
 	pthread_t	thread;
 	atomic_bool stop;
 	step		steps[MAX_STEPS];
@@ -294,17 +297,56 @@ listen_loopback(int *port)
 	return fd;
 }
 
+/* A listening unix-domain socket at a new path under /tmp, written to path. */
+static int
+listen_unix(char *path, size_t size)
+{
+	static atomic_int seq;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int			fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(path, size, "/tmp/colfam-fake-%d-%d.sock", (int) getpid(),
+			 atomic_fetch_add(&seq, 1));
+	unlink(path);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, path);
+	assert_int_equal(bind(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	return fd;
+}
+
+/* Starts a fake on TCP, or on a unix socket when over_unix. */
 static fake *
-fake_start(handler_fn handler)
+fake_start_on(handler_fn handler, bool over_unix)
 {
 	fake	   *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	f->lfd = listen_loopback(&f->port);
+	if (over_unix)
+		f->lfd = listen_unix(f->path, sizeof(f->path));
+	else
+		f->lfd = listen_loopback(&f->port);
 	f->handler = handler;
 	atomic_init(&f->stop, false);
 	assert_int_equal(pthread_create(&f->thread, NULL, fake_main, f), 0);
 	return f;
+}
+
+static fake *
+fake_start(handler_fn handler)
+{
+	return fake_start_on(handler, false);
+}
+
+/* The fake's address as a hosts option: its socket's path or 127.0.0.1:port. */
+static void
+fake_hosts(const fake *f, char *hosts, size_t size)
+{
+	if (f->path[0] != '\0')
+		snprintf(hosts, size, "%s", f->path);
+	else
+		snprintf(hosts, size, "127.0.0.1:%d", f->port);
 }
 
 /* Script a step; call before the client sends the call it answers. */
@@ -324,6 +366,8 @@ fake_stop(fake *f)
 	atomic_store(&f->stop, true);
 	pthread_join(f->thread, NULL);
 	close(f->lfd);
+	if (f->path[0] != '\0')
+		unlink(f->path);
 	for (int i = 0; i < atomic_load(&f->n_calls); i++)
 	{
 		free(f->frames[i]);
@@ -366,7 +410,7 @@ connect_fake(fake *f)
 {
 	char		hosts[64];
 
-	snprintf(hosts, sizeof(hosts), "127.0.0.1:%d", f->port);
+	fake_hosts(f, hosts, sizeof(hosts));
 	return connect_to(hosts, 2000);
 }
 
@@ -934,10 +978,17 @@ requests_over_max_frame_are_not_sent(void **state)
 	fake_stop(f);
 }
 
+/* The transports of the wait tests (their prestate): TCP, and a unix socket. */
+static bool over_tcp = false;
+static bool over_unix = true;
+
+/* A wait test over one transport, named after both. */
+#define WAIT_TEST(f, how) {#f " (" #how ")", f, NULL, NULL, &how}
+
 static void
 a_silent_server_times_out(void **state)
 {
-	fake	   *f = fake_start(canned_handler);
+	fake	   *f = fake_start_on(canned_handler, *(bool *) *state);
 	char		hosts[64];
 	cfc_conn   *c;
 	cf_arena   *a = cf_arena_new(0);
@@ -945,8 +996,7 @@ a_silent_server_times_out(void **state)
 	int64_t		t0;
 	int64_t		took;
 
-	(void) state;
-	snprintf(hosts, sizeof(hosts), "127.0.0.1:%d", f->port);
+	fake_hosts(f, hosts, sizeof(hosts));
 	c = connect_to(hosts, 300);
 	fake_push(f, (step) {.kind = ACT_HANG});
 	t0 = test_clock_ms();
@@ -1173,14 +1223,13 @@ cancel_cb(void *arg)
 static void
 the_cancel_callback_stops_a_wait(void **state)
 {
-	fake	   *f = fake_start(canned_handler);
+	fake	   *f = fake_start_on(canned_handler, *(bool *) *state);
 	cfc_conn   *c = connect_fake(f);	/* io timeout 2 s */
 	cancel_state cs = {0, 3};
 	cf_slice	str;
 	int64_t		t0;
 	int64_t		took;
 
-	(void) state;
 	expect_ok(cfc_describe_version(c, NULL, &str));	/* connected before the hang */
 	cfc_set_cancel(c, cancel_cb, &cs);
 	fake_push(f, (step) {.kind = ACT_HANG});
@@ -1245,11 +1294,10 @@ signals_during_waits_are_harmless(void **state)
 	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
 	cf_slice	str;
 
-	(void) state;
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
 	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
-	f = fake_start(canned_handler);		/* its thread inherits the blocked SIGALRM */
+	f = fake_start_on(canned_handler, *(bool *) *state);	/* it inherits the blocked SIGALRM */
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 	c = connect_fake(f);
 	assert_non_null(value);
@@ -2500,13 +2548,16 @@ main(void)
 		cmocka_unit_test(garbage_replies_are_protocol_errors_and_reset),
 		cmocka_unit_test(a_reply_too_big_for_memory_is_no_memory),
 		cmocka_unit_test(requests_over_max_frame_are_not_sent),
-		cmocka_unit_test(a_silent_server_times_out),
+		WAIT_TEST(a_silent_server_times_out, over_tcp),
+		WAIT_TEST(a_silent_server_times_out, over_unix),
 		cmocka_unit_test(connect_timeout_to_a_blackhole),
 		cmocka_unit_test(failover_to_the_next_host),
 		cmocka_unit_test(mid_call_failure_retries_idempotent_calls_only),
 		cmocka_unit_test(resends_are_bounded_by_max_attempts),
-		cmocka_unit_test(the_cancel_callback_stops_a_wait),
-		cmocka_unit_test(signals_during_waits_are_harmless),
+		WAIT_TEST(the_cancel_callback_stops_a_wait, over_tcp),
+		WAIT_TEST(the_cancel_callback_stops_a_wait, over_unix),
+		WAIT_TEST(signals_during_waits_are_harmless, over_tcp),
+		WAIT_TEST(signals_during_waits_are_harmless, over_unix),
 		cmocka_unit_test(login_and_keyspace_on_every_connect),
 		cmocka_unit_test(an_abandoned_call_resets_the_connection),
 		cmocka_unit_test(column_pager_pages_a_wide_row),

@@ -12,9 +12,8 @@
  *  - Thread safety: a cfc_conn belongs to one thread at a time (one connection per
  *    thread); distinct connections share nothing and may be used concurrently.
  *  - Blocking waits come in slices of CFC_POLL_SLICE_MS (a poll() while connecting or
- *    sending; while receiving, a recv() under SO_RCVTIMEO, or a poll() for a reply's
- *    first bytes over a unix socket), so a cancel callback (the FDW's interrupt
- *    check) is honoured within that time: the call returns
+ *    sending, a recv() under SO_RCVTIMEO while receiving), so a cancel callback
+ *    (the FDW's interrupt check) is honoured within that time: the call returns
  *    CF_ERR_CANCELLED and the connection is closed (a reply may still be in flight).
  *    The callback should return true rather than longjmp; if it does longjmp (an
  *    ereport from CHECK_FOR_INTERRUPTS) the next call notices the abandoned call and

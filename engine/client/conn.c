@@ -6,17 +6,13 @@
  * in slices of CFC_POLL_SLICE_MS, with the cancel callback asked between slices, up to
  * the timeout. Once connected it blocks with SO_RCVTIMEO of one slice, so a reply is
  * read by recv() alone, which returns when bytes arrive or a slice has passed (then
- * the cancel callback and the timeout are checked, and it waits again): over TCP a
- * round trip is one send and one recv. Over a unix socket the first bytes of a reply
- * are waited for in poll() instead, and then read by a recv() that finds them there.
- * When colfamd reads the request, the kernel frees its buffer and wakes whoever sleeps
- * on our end of the socket to say there is room to write (unix_write_space): a recv()
- * asleep there wakes for that, finds nothing to read and sleeps again — a context
- * switch and a wake-up per request, both dear on a virtual machine — while a poll()
- * for POLLIN alone is not woken by it. The extra system call per reply is cheaper:
- * with the front-page join (three round trips) at 4 clients, context switches per
- * query fell from ~11 to ~8.2, and CPU per query fell in most alternating runs. TCP
- * wakes a sleeping reader for room only when a writer ran out of it. send() never blocks (MSG_DONTWAIT; a full socket buffer is waited for with
+ * the cancel callback and the timeout are checked, and it waits again): a round trip
+ * is one send and one recv, where a poll() before each recv cost a third system call
+ * per call. (Over a unix socket, colfamd's read of a request wakes a recv() asleep on
+ * our end for nothing — room to write, unix_write_space — which a poll() for POLLIN
+ * would not see: the front-page join went from ~11 to ~8.2 context switches per query
+ * with one. Its CPU per query, and the benchmarks' throughput, did not improve, twice
+ * measured; so recv() it stays.) send() never blocks (MSG_DONTWAIT; a full socket buffer is waited for with
  * poll) and uses MSG_NOSIGNAL: a dead peer is an error, not a SIGPIPE. EINTR is not an
  * error (a backend gets signals; a socket with a timeout is not restarted by
  * SA_RESTART, so a cancel is seen at once); it just starts the next slice.
@@ -615,34 +611,12 @@ cfc_send_frame(cfc_conn *c, const char *what, bool *lost)
 }
 
 /*
- * Waits one slice in poll() for bytes, then reads them (see the top of the file).
- * Returns what recv() does; a slice without bytes is -1 with errno EAGAIN.
- */
-static ssize_t
-poll_then_recv(cfc_conn *c, uint8_t *into, size_t room)
-{
-	struct pollfd pfd = {.fd = c->fd,.events = POLLIN};
-	int			slice_ms = c->io_timeout_ms < CFC_POLL_SLICE_MS ? c->io_timeout_ms
-		: CFC_POLL_SLICE_MS;
-	int			r = poll(&pfd, 1, slice_ms);
-
-	if (r > 0)
-		return recv(c->fd, into, room, MSG_DONTWAIT);
-	if (r == 0)
-		errno = EAGAIN;
-	return -1;
-}
-
-/*
  * Receives exactly n bytes into dst: first from the buffer, then from the socket (big
  * remainders straight into dst, small ones through the buffer to save syscalls).
- * first_bytes: these are a reply's first, so over a unix socket the wait is a poll().
  */
 static cf_status *
-recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool first_bytes,
-		   bool *lost)
+recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool *lost)
 {
-	bool		use_poll = first_bytes && c->hosts[c->host].unix_socket;
 	int64_t		deadline = 0;	/* of the wait in progress, 0 when none */
 
 	for (;;)
@@ -668,8 +642,7 @@ recv_exact(cfc_conn *c, uint8_t *dst, size_t n, const char *what, bool first_byt
 			into = c->rbuf, room = CFC_RBUF_SIZE;
 		if (deadline == 0)
 			deadline = now_ms() + c->io_timeout_ms;
-		/* either returns within a slice */
-		r = use_poll ? poll_then_recv(c, into, room) : recv(c->fd, into, room, 0);
+		r = recv(c->fd, into, room, 0);	/* returns within a slice */
 		if (r > 0)
 		{
 			deadline = 0;		/* progress: the next wait has its own timeout */
@@ -702,7 +675,7 @@ cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena, const uint8_t **p
 	uint8_t    *p;
 	cf_status  *s;
 
-	if ((s = recv_exact(c, hdr, 4, what, true, lost)) != NULL)
+	if ((s = recv_exact(c, hdr, 4, what, lost)) != NULL)
 		return s;
 	n = cf_load_be32(hdr);
 	if (n > c->max_frame)
@@ -723,7 +696,7 @@ cfc_recv_frame(cfc_conn *c, const char *what, cf_arena *arena, const uint8_t **p
 		cfc_close_socket(c);	/* the frame is unread: the stream is out of step */
 		return s;
 	}
-	if ((s = recv_exact(c, p, n, what, false, lost)) != NULL)
+	if ((s = recv_exact(c, p, n, what, lost)) != NULL)
 		return s;
 	*payload = p;
 	*len = n;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "server/config_int.h"
+#include "util/cpulist.h"
 #include "util/env.h"
 #include "util/unixsock.h"
 
@@ -103,6 +104,9 @@ const cfg_key cfg_keys[] = {
 	INTK(rpc_max_connections, "1024", 1, 1000000,
 		 "client connections open at once; more are refused"),
 	INTK(rpc_io_threads, "0", 0, 1024, "network event loops (0: one per CPU)"),
+	OPTK(rpc_io_cpus, "pin the event loops, loop i to the i-th of these CPUs: auto (the "
+		 "CPUs colfamd may run on) or a list such as 0,2-3; for a machine colfamd and its "
+		 "local clients have to themselves (server/server.h); empty or none: not pinned"),
 	INTK(rpc_worker_threads, "0", 0, 4096,
 		 "threads running requests (0: concurrent_reads + concurrent_writes)"),
 	INTK(rpc_connection_buffer_in_kb, "4096", 64, 1 << 20,
@@ -603,6 +607,15 @@ cf_config_validate(const cf_config *cfg)
 		return s;
 	if (cfg->rpc_unix_socket && (s = check_unix_socket(cfg->rpc_unix_socket)) != NULL)
 		return s;
+	if (cfg->rpc_io_cpus)
+	{
+		int		   *cpus;
+		size_t		n;
+
+		if ((s = cf_cpu_list_parse(cfg->rpc_io_cpus, &cpus, &n)) != NULL)
+			return cf_status_wrap(s, "rpc_io_cpus");
+		free(cpus);
+	}
 	if (cfg->auth_access_file && (s = check_readable("auth_access_file", cfg->auth_access_file)))
 		return s;
 	if (cfg->initial_token)
@@ -811,4 +824,5 @@ cf_config_server_options(const cf_config *cfg, cf_server_options *o)
 	o->recv_buffer = cfg->rpc_recv_buff_size_in_bytes;
 	o->unix_path = cfg->rpc_unix_socket;
 	o->unix_mode = (unsigned) cfg->rpc_unix_socket_mode;
+	o->io_cpus = cfg->rpc_io_cpus;
 }

@@ -85,6 +85,7 @@ typedef struct cf_config
 	int			rpc_recv_buff_size_in_bytes;	/* 0: the OS default */
 	int			rpc_max_connections;	/* 1024 */
 	int			rpc_io_threads; /* event loops; 0: one per CPU */
+	char	   *rpc_io_cpus;	/* optional: the CPUs the loops are pinned to */
 	int			rpc_worker_threads; /* 0: concurrent_reads + concurrent_writes */
 	int			rpc_connection_buffer_in_kb;	/* 4096: see server.h */
 	int			rpc_timeout_in_ms;	/* 10000 */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "server/server_int.h"
+#include "util/cpulist.h"
 #include "util/log.h"
 #include "util/unixsock.h"
 
@@ -294,6 +295,13 @@ cf_server_create(const cf_server_options *opts, const cf_server_handler *h, cf_s
 		cf_server_free(srv);
 		return cf_status_make(CF_ERR_NO_MEMORY, "server: out of memory");
 	}
+	if (opts->io_cpus != NULL &&
+		(s = cf_cpu_list_parse(opts->io_cpus, &srv->io_cpus, &srv->n_io_cpus)) != NULL)
+	{
+		cf_server_free(srv);
+		return cf_status_wrap(s, "server: io_cpus");
+	}
+	srv->o.io_cpus = NULL;		/* the caller's text is not kept */
 	if ((s = open_listener(srv)) != NULL ||
 		(srv->unix_path != NULL && (s = open_unix_listener(srv)) != NULL))
 	{
@@ -392,6 +400,34 @@ watch_listener(cf_server *srv)
 	return NULL;
 }
 
+void
+cf_srv_name_thread(pthread_t thread, const char *what, unsigned i)
+{
+	char		name[16];		/* the kernel's limit, NUL included */
+
+	snprintf(name, sizeof(name), "%s-%u", what, i);
+	(void) pthread_setname_np(thread, name);	/* a name is a courtesy, never an error */
+}
+
+/* Pins loop i to its CPU (io_cpus); a failure leaves it unpinned, with a warning. */
+static void
+pin_loop(cf_server *srv, unsigned i)
+{
+	cpu_set_t	set;
+	int			cpu;
+	int			rc;
+
+	if (srv->n_io_cpus == 0)
+		return;
+	cpu = srv->io_cpus[i % srv->n_io_cpus];
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	rc = pthread_setaffinity_np(srv->loops[i].thread, sizeof(set), &set);
+	if (rc != 0)
+		cf_log_warn(SRV_LOG, "event loop %u stays unpinned: pinning it to CPU %d failed: %s",
+					i, cpu, strerror(rc));
+}
+
 cf_status *
 cf_server_start(cf_server *srv)
 {
@@ -437,9 +473,22 @@ cf_server_start(cf_server *srv)
 		if (rc != 0)
 			s = cf_status_errno(rc, "starting event loop thread %u of %u", i + 1, srv->nloops);
 		else
+		{
 			srv->loops[i].running = true;
+			cf_srv_name_thread(srv->loops[i].thread, "cf-loop", i);
+			pin_loop(srv, i);
+		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (s == NULL && srv->n_io_cpus > 0)
+	{
+		char		list[256];
+		unsigned	n = srv->nloops < srv->n_io_cpus ? srv->nloops : (unsigned) srv->n_io_cpus;
+
+		cf_log_info(SRV_LOG, "event loops pinned to CPUs %s%s",
+					cf_cpu_list_format(srv->io_cpus, n, list, sizeof(list)),
+					srv->nloops > srv->n_io_cpus ? " (round robin: more loops than CPUs)" : "");
+	}
 	if (s == NULL)
 		cf_log_debug(SRV_LOG, "serving %s%s%s with %u event loops (%s) and %u workers",
 					 srv->addrstr, srv->unix_path ? " and " : "",
@@ -618,6 +667,7 @@ cf_server_free(cf_server *srv)
 	pthread_cond_destroy(&srv->cv);
 	free(srv->address);
 	free(srv->unix_path);
+	free(srv->io_cpus);
 	free(srv);
 }
 

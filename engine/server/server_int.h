@@ -155,6 +155,8 @@ struct cf_server
 
 	srv_loop   *loops;
 	unsigned	nloops;
+	int		   *io_cpus;		/* loop i's CPU is io_cpus[i % n_io_cpus]; NULL: none */
+	size_t		n_io_cpus;
 
 	/* the worker pool (workers.c) */
 	pthread_t  *workers;
@@ -217,6 +219,9 @@ cf_srv_now_us(void)
 {
 	return cf_env_mono_micros(cf_env_posix());
 }
+
+/* in server.c: names a server thread "<what>-<i>" (cf-loop-0), for top -H and /proc */
+void		cf_srv_name_thread(pthread_t thread, const char *what, unsigned i);
 
 /* in loop.c */
 long		cf_srv_thread_nvcsw(void);

@@ -75,6 +75,7 @@ cf_srv_pool_start(cf_server *srv)
 		if (rc != 0)
 			return cf_status_errno(rc, "starting worker thread %u of %u", i + 1,
 								   srv->nworkers);
+		cf_srv_name_thread(srv->workers[i], "cf-worker", i);
 		srv->nworkers_started++;
 	}
 	return NULL;

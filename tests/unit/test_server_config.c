@@ -132,6 +132,7 @@ static const char every_key_yaml[] =
 	"rpc_recv_buff_size_in_bytes: 131072\n"
 	"rpc_max_connections: 50\n"
 	"rpc_io_threads: 3\n"
+	"rpc_io_cpus: auto\n"
 	"rpc_worker_threads: 7\n"
 	"rpc_connection_buffer_in_kb: 128\n"
 	"rpc_timeout_in_ms: 2500\n"
@@ -177,6 +178,7 @@ check_every_key(const cf_config *c)
 	assert_int_equal(c->rpc_recv_buff_size_in_bytes, 131072);
 	assert_int_equal(c->rpc_max_connections, 50);
 	assert_int_equal(c->rpc_io_threads, 3);
+	assert_string_equal(c->rpc_io_cpus, "auto");
 	assert_int_equal(c->rpc_worker_threads, 7);
 	assert_int_equal(c->rpc_connection_buffer_in_kb, 128);
 	assert_int_equal(c->rpc_timeout_in_ms, 2500);
@@ -237,7 +239,8 @@ every_key_from_command_line(void **state)
 		"--initial_token", "0a0b", "--auto_bootstrap", "yes",
 		"--rpc_address", "0.0.0.0", "--rpc-port", "9161", "--rpc_keepalive=off",
 		"--rpc_send_buff_size_in_bytes", "65536", "--rpc_recv_buff_size_in_bytes", "131072",
-		"--rpc_max_connections", "50", "--rpc_io_threads", "3", "--rpc_worker_threads", "7",
+		"--rpc_max_connections", "50", "--rpc_io_threads", "3", "--rpc_io_cpus", "auto",
+		"--rpc_worker_threads", "7",
 		"--rpc_connection_buffer_in_kb", "128", "--rpc_timeout_in_ms", "2500",
 		"--thrift_framed_transport_size_in_mb", "4", "--thrift_max_message_length_in_mb", "5",
 		"--shutdown_timeout_in_ms", "1234",
@@ -612,6 +615,18 @@ whole_config_checks(void **state)
 	EXPECT_ERROR(cf_config_validate(&c), CF_ERR_INVALID, "SimpleAuthority needs auth_access_file");
 	OK(cf_config_set(&c, "authority", "", "t"));
 
+	OK(cf_config_set(&c, "rpc_io_cpus", "0,x", "t"));
+	EXPECT_ERROR(cf_config_validate(&c), CF_ERR_INVALID, "rpc_io_cpus: \"0,x\" is not a CPU "
+				 "list (valid: none, auto, or CPU numbers and ranges such as 0,2-3");
+	OK(cf_config_set(&c, "rpc_io_cpus", "1023", "t"));	/* no machine here has that many */
+	EXPECT_ERROR(cf_config_validate(&c), CF_ERR_INVALID, "rpc_io_cpus: CPU 1023 is not one "
+				 "this process may run on (it may run on ");
+	OK(cf_config_set(&c, "rpc_io_cpus", "auto", "t"));
+	OK(cf_config_validate(&c));
+	OK(cf_config_set(&c, "rpc_io_cpus", "none", "t"));
+	OK(cf_config_validate(&c));
+	OK(cf_config_set(&c, "rpc_io_cpus", "", "t"));
+
 	OK(cf_config_set(&c, "initial_token", "abc", "t"));
 	EXPECT_ERROR(cf_config_validate(&c), CF_ERR_INVALID, "initial_token \"abc\"",
 				 "RandomPartitioner");
@@ -664,6 +679,7 @@ options_of_the_db_and_the_server(void **state)
 	assert_int_equal(s.port, 9160);
 	assert_int_equal(s.worker_threads, 8 + 32);
 	assert_int_equal(s.io_threads, 0);
+	assert_null(s.io_cpus);
 	assert_int_equal(s.max_frame, 15u << 20);
 	assert_int_equal(s.max_connections, 1024);
 	assert_int_equal(s.conn_buffer_limit, 4096u << 10);
@@ -684,6 +700,7 @@ options_of_the_db_and_the_server(void **state)
 	assert_int_equal(s.port, 9161);
 	assert_int_equal(s.worker_threads, 7);
 	assert_int_equal(s.io_threads, 3);
+	assert_string_equal(s.io_cpus, "auto");
 	assert_int_equal(s.max_frame, 4u << 20);
 	assert_int_equal(s.max_connections, 50);
 	assert_int_equal(s.conn_buffer_limit, 128u << 10);

@@ -14,11 +14,13 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1251,6 +1253,105 @@ busy_port_and_bad_addresses(void **state)
 	stop(f);
 }
 
+/*
+ * The CPU (Cpus_allowed_list) and name of each of this process's threads named
+ * cf-loop-N, by N; -1 where there is none. The list must be one CPU to count.
+ */
+static void
+loop_cpus(int *cpu, int n)
+{
+	DIR		   *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	assert_non_null(d);
+	for (int i = 0; i < n; i++)
+		cpu[i] = -1;
+	while ((e = readdir(d)) != NULL)
+	{
+		char		path[300];
+		char		line[256];
+		FILE	   *fp;
+		unsigned	idx;
+		int			c;
+		char		tail;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;			/* the thread ended meanwhile */
+		if (fscanf(fp, "cf-loop-%u", &idx) != 1 || idx >= (unsigned) n)
+		{
+			fclose(fp);
+			continue;
+		}
+		fclose(fp);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		assert_non_null(fp = fopen(path, "r"));
+		while (fgets(line, sizeof(line), fp))
+			if (sscanf(line, "Cpus_allowed_list: %d%c", &c, &tail) == 2 && tail == '\n')
+				cpu[idx] = c;
+		fclose(fp);
+	}
+	closedir(d);
+}
+
+/*
+ * io_cpus pins loop i to the i-th CPU of the list, round robin past its end, and names
+ * the loops; "auto" is every CPU the process may run on; a bad list is refused at
+ * create; without io_cpus nothing is pinned.
+ */
+static void
+loops_pinned_to_io_cpus(void **state)
+{
+	fx		   *f = *state;
+	cpu_set_t	allowed;
+	int			cpus[CPU_SETSIZE];
+	int			n = 0;
+	int			got[3];
+	char		one[16];
+	cf_server  *other = NULL;
+	cf_status  *s;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+
+	f->o.io_threads = 3;
+	f->o.io_cpus = "auto";
+	start(f);
+	loop_cpus(got, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(got[i], cpus[i % n]);
+	assert_true(log_has("event loops pinned to CPUs", ""));
+	stop(f);
+
+	snprintf(one, sizeof(one), "%d", cpus[n - 1]);
+	f->o.io_cpus = one;
+	start(f);
+	loop_cpus(got, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(got[i], cpus[n - 1]);
+	stop(f);
+
+	f->o.io_cpus = NULL;
+	start(f);
+	loop_cpus(got, 3);
+	if (n > 1)
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(got[i], -1);	/* their list is every allowed CPU */
+	stop(f);
+
+	f->o.io_cpus = "0-x";
+	s = cf_server_create(&f->o, &f->h, &other);
+	assert_non_null(s);
+	assert_null(other);
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	assert_non_null(strstr(cf_status_msg(s), "io_cpus: \"0-x\" is not a CPU list"));
+	cf_status_free(s);
+}
+
 /* A client reset while its batch runs: the batch finishes, nothing leaks (ASan). */
 static void
 reset_while_a_batch_runs(void **state)
@@ -1461,6 +1562,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(shutdown_finishes_requests_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(shutdown_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(busy_port_and_bad_addresses, setup, teardown),
+		cmocka_unit_test_setup_teardown(loops_pinned_to_io_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(reset_while_a_batch_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(free_without_shutdown, setup, teardown),
 	};

@@ -42,6 +42,9 @@
 #   BENCH_FDW_ROUNDS     rounds over the three schemas [2]
 #   BENCH_FDW_FETCH_SIZE fetch_size of both FDWs' servers [colfam_fdw's default]
 #   BENCH_FDW_TRANSPORT  unix or tcp: how colfam_fdw reaches colfamd [unix]
+#   BENCH_FDW_IO_CPUS    colfamd's rpc_io_cpus [auto: its event loops pinned one per
+#                        CPU, as on a machine colfamd and PostgreSQL have to themselves;
+#                        none: unpinned]
 #   BENCH_OUT            report path [build/bench/fdw.md]
 set -euo pipefail
 export LC_ALL=C
@@ -63,6 +66,7 @@ ROUNDS=${BENCH_FDW_ROUNDS:-2}
 FETCH=${BENCH_FDW_FETCH_SIZE:-$(awk '/define COLFAM_DEFAULT_FETCH_SIZE/ { print $3 }' fdw/colfam_fdw.h)}
 OUT=${BENCH_OUT:-build/bench/fdw.md}
 TRANSPORT=${BENCH_FDW_TRANSPORT:-unix}
+IO_CPUS=${BENCH_FDW_IO_CPUS:-auto}
 SCHEMAS=(native colfam pgfdw)
 LOAD_TIMEOUT=3600       # seconds any one load step may take
 
@@ -107,7 +111,8 @@ harness_pg_bindir() { echo "$PG_BIN"; }
 C_HOST=127.0.0.2
 C_SOCK=$H_TMP/colfamd.sock
 harness_colfamd colfamd "$C_HOST" "$BIN/colfamd" --seeds "$C_HOST" \
-  --rpc_unix_socket "$C_SOCK" --rpc_unix_socket_mode 0777 || die "colfamd did not start"
+  --rpc_unix_socket "$C_SOCK" --rpc_unix_socket_mode 0777 --rpc_io_cpus "$IO_CPUS" ||
+  die "colfamd did not start (BENCH_FDW_IO_CPUS=$IO_CPUS: auto, none or a CPU list)"
 C_PID=$H_PID C_PORT=$H_PORT
 [[ -S $C_SOCK ]] || die "colfamd made no unix socket at $C_SOCK"
 if [[ $TRANSPORT == unix ]]; then C_HOSTS=$C_SOCK; else C_HOSTS=$C_HOST:$C_PORT; fi
@@ -397,6 +402,8 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "Transports: colfam_fdw → colfamd over $( [[ $TRANSPORT == unix ]] && echo "colfamd's unix socket (rpc_unix_socket)" || echo "TCP on loopback ($C_HOST)");" \
        "postgres_fdw → PG-B over PG-B's unix socket directory; pgbench → PG-A over PG-A's unix socket directory."
+  echo
+  echo "colfamd: rpc_io_cpus $IO_CPUS ($( [[ $IO_CPUS == none ]] && echo "event loops unpinned" || echo "event loops pinned, loop i to the i-th CPU"))."
   echo
   echo "Settings: fetch_size $FETCH on both the colfam_fdw and the postgres_fdw server (postgres_fdw" \
        "with extensions 'colfam_fdw', so timeuuid operators ship); PostgreSQL: shared_buffers 256MB," \

@@ -12,10 +12,11 @@
  * our end for nothing — room to write, unix_write_space — which a poll() for POLLIN
  * would not see: the front-page join went from ~11 to ~8.2 context switches per query
  * with one. Its CPU per query, and the benchmarks' throughput, did not improve, twice
- * measured; so recv() it stays.) send() never blocks (MSG_DONTWAIT; a full socket buffer is waited for with
- * poll) and uses MSG_NOSIGNAL: a dead peer is an error, not a SIGPIPE. EINTR is not an
- * error (a backend gets signals; a socket with a timeout is not restarted by
- * SA_RESTART, so a cancel is seen at once); it just starts the next slice.
+ * measured; so recv() it stays.) send() never blocks (MSG_DONTWAIT; a full socket
+ * buffer is waited for with poll) and uses MSG_NOSIGNAL: a dead peer is an error, not
+ * a SIGPIPE. EINTR is not an error (a backend gets signals; a socket with a timeout is
+ * not restarted by SA_RESTART, so a cancel is seen at once); it just starts the next
+ * slice.
  *
  * A host list entry that begins with '/' is the path of colfamd's unix-domain socket
  * (rpc_unix_socket), as a libpq host that begins with '/' is a socket directory: a

@@ -151,10 +151,7 @@ cf_cpu_list_format(const int *cpus, size_t n, char *out, size_t size)
 		if (j > i)
 			snprintf(item, sizeof(item), "%s%d-%d", i ? "," : "", cpus[i], cpus[j]);
 		else
-		{
 			snprintf(item, sizeof(item), "%s%d", i ? "," : "", cpus[i]);
-			j = i;
-		}
 		ilen = strlen(item);
 		if (len + ilen + 1 > size)
 		{

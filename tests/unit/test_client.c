@@ -2,7 +2,8 @@
  * tests/unit/test_client.c — client/: libcolfam against an in-test fake server.
  *
  * The fake is a thread on 127.0.0.1 (ephemeral port), or on a unix socket for the
- * tests of waits (timeouts, cancels and signals hold on both), that reads frames, decodes each
+ * tests of waits (timeouts, cancels and signals hold on both), that reads frames,
+ * decodes each
  * call with the codec's server side (cf_t_read_message_header, cf_t_read_args),
  * records it, and does what the test scripted: answer a result, a TApplicationException
  * or raw bytes, close, or never answer; or ask a handler that simulates a server (the

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
+
 /* ---------------------------------------------------------------- memtable source */
 
 typedef struct mt_source
@@ -139,7 +141,7 @@ cf_cell_source_memtable(cf_memtable *mt, cf_slice token, cf_slice key, cf_cell_s
 	cf_mt_iter_seek_row(&it, token, key);
 	if (!mt_iter_in_row(&it, token, key))
 		return NULL;			/* nothing of the row here */
-	if ((s = calloc(1, sizeof(*s) + token.len + key.len)) == NULL)
+	if ((s = cf_zalloc(sizeof(*s) + token.len + key.len)) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "row merge: out of memory");
 	s->base.ops = &mt_ops;
 	rowkey = (uint8_t *) (s + 1);
@@ -243,7 +245,7 @@ static const struct cf_cell_source_ops sst_ops = {
 static cf_status *
 sst_source_new(cf_sstable_row *row, cf_sstable_cells *cells, cf_cell_source **out)
 {
-	sst_source *s = calloc(1, sizeof(*s));
+	sst_source *s = cf_zalloc(sizeof(*s));
 	cf_status  *st;
 
 	*out = NULL;
@@ -316,7 +318,7 @@ cf_row_merge_new(const cf_col_order *order, cf_cell_source **sources, size_t n,
 				 bool reversed, cf_row_merge **out)
 {
 	/* the merge, then its sources and flags, in one allocation */
-	cf_row_merge *m = calloc(1, sizeof(*m) + n * (sizeof(*m->src) + sizeof(*m->at_cur)));
+	cf_row_merge *m = cf_zalloc(sizeof(*m) + n * (sizeof(*m->src) + sizeof(*m->at_cur)));
 	size_t		total = 0;
 
 	*out = NULL;

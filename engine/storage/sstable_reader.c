@@ -50,6 +50,7 @@
 #include "storage/block.h"
 #include "storage/bloom.h"
 #include "storage/sstable_format.h"
+#include "util/alloc.h"
 #include "util/buf.h"
 #include "util/cache.h"
 #include "util/crc32c.h"
@@ -740,9 +741,11 @@ thread_scratch(void)
 }
 
 /*
- * A block's deleter. A block that was not cached (a scan's: see load_block) becomes
- * the releasing thread's spare, so a scan reuses one allocation block after block
- * instead of a malloc and a free each.
+ * A block's deleter. A block of at most SPARE_MAX bytes becomes the releasing thread's
+ * spare (the one before it is freed), for load_block's next block: a scan's uncached
+ * blocks reuse one allocation block after block, and a cold read's fill reuses the
+ * block its insert evicted — instead of a malloc and a free of a few KiB each, which
+ * glibc serves from its large bins.
  */
 static void
 blk_free(void *p)
@@ -750,8 +753,7 @@ blk_free(void *p)
 	cblk	   *b = p;
 	load_scratch *sc;
 
-	if (b->recycle && (sc = thread_scratch()) != NULL &&
-		(sc->spare == NULL || sc->spare->cap < b->cap))
+	if (b->recycle && (sc = thread_scratch()) != NULL)
 	{
 		free(sc->spare);
 		sc->spare = b;
@@ -1077,9 +1079,10 @@ index_prefixes(cblk *b, size_t n)
 
 /*
  * Reads, checks, decodes and indexes the block at h as a block of kind into a new
- * cblk: one allocation holding the header, the index and the decoded bytes. uncached:
- * the block will not enter the cache (a scan's); it reuses the thread's spare
- * allocation if that is big enough, and is recycled as the spare when released.
+ * cblk: one allocation holding the header, the index and the decoded bytes, the
+ * thread's spare (see blk_free) when that is big enough. uncached: the block will not
+ * enter the cache (a scan's). A cached block takes the spare only if at most a third
+ * of it would go unused, since the cache charges the whole allocation (blk_charge).
  */
 static cf_status *
 load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool uncached, cblk **out)
@@ -1113,7 +1116,7 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool uncached, cblk 
 	need = sizeof(cblk) + n_pfx * sizeof(uint64_t) + sc->n * sizeof(blk_at) +
 		(sc->n_rows + n_first + sc->n_tops) * sizeof(uint32_t) + sc->n * sc->klen +
 		sc->raw.len;
-	if (uncached && sc->spare && sc->spare->cap >= need)
+	if (sc->spare && sc->spare->cap >= need && (uncached || sc->spare->cap - need <= need / 2))
 	{
 		b = sc->spare;
 		sc->spare = NULL;
@@ -1124,7 +1127,7 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool uncached, cblk 
 			return cf_status_make(CF_ERR_NO_MEMORY, "%s: block", t->path);
 		b->cap = need;
 	}
-	b->recycle = uncached && b->cap <= SPARE_MAX;
+	b->recycle = b->cap <= SPARE_MAX;
 	b->kind = kind;
 	b->size = h.size;
 	b->n = (uint32_t) sc->n;
@@ -1166,14 +1169,14 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool uncached, cblk 
 	return NULL;
 }
 
-/* What a block costs the cache: its bytes, its index and the bookkeeping. */
+/*
+ * What a block costs the cache: its allocation (header, index and decoded bytes, and
+ * any slack of a reused spare) and the bookkeeping.
+ */
 static size_t
 blk_charge(const cblk *b)
 {
-	return b->len + CF_BLOCK_TRAILER_SIZE + b->n * sizeof(blk_at) +
-		(b->n_rows + (b->top_first ? b->n + 1 : 0) + b->n_tops) * sizeof(uint32_t) +
-		(size_t) b->n * b->klen + (b->kind == BLK_KEY_INDEX ? b->n * sizeof(uint64_t) : 0) +
-		sizeof(cblk) + 64;
+	return b->cap + 64;
 }
 
 /*
@@ -1932,7 +1935,7 @@ cells_settle(cf_sstable_cells *ci, cf_status *s, bool valid)
 cf_status *
 cf_sstable_cells_new(const cf_sstable_row *row, cf_sstable_cells **out)
 {
-	cf_sstable_cells *ci = calloc(1, sizeof(*ci));
+	cf_sstable_cells *ci = cf_zalloc(sizeof(*ci));
 
 	*out = NULL;
 	if (ci == NULL)

@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
+
 typedef struct shard shard;
 
 struct cf_cache_handle
@@ -357,7 +359,7 @@ cf_cache_lookup(cf_cache *c, uint64_t id, uint64_t off)
 cf_cache_handle *
 cf_cache_detached(void *value, cf_cache_deleter deleter)
 {
-	cf_cache_handle *e = calloc(1, sizeof(*e));
+	cf_cache_handle *e = cf_zalloc(sizeof(*e));
 
 	if (e == NULL)
 		return NULL;
@@ -379,7 +381,7 @@ cf_cache_insert(cf_cache *c, uint64_t id, uint64_t off, void *value, size_t char
 
 	if (__atomic_load_n(&c->capacity, __ATOMIC_RELAXED) == 0)
 		return cf_cache_detached(value, deleter);
-	if ((e = calloc(1, sizeof(*e))) == NULL)
+	if ((e = cf_zalloc(sizeof(*e))) == NULL)
 		return NULL;
 	e->id = id;
 	e->off = off;

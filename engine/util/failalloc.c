@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "util/alloc.h"
+
 bool
 cf_failalloc_arm(cf_failalloc *f, unsigned long n)
 {
@@ -34,7 +36,7 @@ cf_failalloc_malloc(cf_failalloc *f, size_t n)
 void *
 cf_failalloc_calloc(cf_failalloc *f, size_t n, size_t size)
 {
-	return cf_failalloc_fails(f) ? NULL : calloc(n, size);
+	return cf_failalloc_fails(f) ? NULL : cf_zalloc_array(n, size);
 }
 
 void *

@@ -105,6 +105,68 @@ accept_out_of_fds(cf_server *srv, int listen_fd, int err)
 				"rpc_max_connections)" : "the system has no file descriptor left");
 }
 
+/*
+ * The CPU a unix-socket peer last ran on: its pid from SO_PEERCRED, then field 39 of
+ * /proc/PID/stat (a single-threaded client's, such as a Postgres backend; for a
+ * threaded one, its main thread's). -1 when unknown (no pid in this namespace, no
+ * /proc).
+ */
+static int
+peer_cpu(int fd)
+{
+	struct ucred cr;
+	socklen_t	len = sizeof(cr);
+	char		path[64],
+				buf[1024];
+	const char *p;
+	int			pfd,
+				field = 2;
+	ssize_t		n;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) cr.pid);
+	if ((pfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(pfd, buf, sizeof(buf) - 1);
+	close(pfd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* field 2, the command, is in parentheses and may hold spaces: count after it */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (; *p && field < 39; p++)
+		if (*p == ' ')
+			field++;
+	return field == 39 && *p >= '0' && *p <= '9' ? atoi(p) : -1;
+}
+
+/*
+ * The loop to own a new connection. With the loops pinned (io_cpus), a unix-socket
+ * client goes to a loop on the CPU it last ran on (round robin among several there),
+ * so its requests and replies tend to wake threads on one CPU rather than send an
+ * inter-processor interrupt to the other (see server.h). Otherwise, and when the
+ * client's CPU is unknown or has no loop, round robin over all loops.
+ */
+static srv_loop *
+pick_loop(cf_server *srv, int fd, bool on_unix)
+{
+	unsigned	rr = atomic_fetch_add(&srv->rr, 1);
+	unsigned	on_cpu = 0;
+	int			cpu;
+
+	if (on_unix && srv->n_io_cpus > 0 && (cpu = peer_cpu(fd)) >= 0)
+	{
+		for (unsigned i = 0; i < srv->nloops; i++)
+			on_cpu += srv->io_cpus[i % srv->n_io_cpus] == cpu;
+		for (unsigned i = 0, k = 0; i < srv->nloops; i++)
+			if (srv->io_cpus[i % srv->n_io_cpus] == cpu && k++ == rr % on_cpu)
+				return &srv->loops[i];
+	}
+	return &srv->loops[rr % srv->nloops];
+}
+
 /* Accepts up to ACCEPT_BATCH connections on the unix listener or the TCP one. */
 static void
 accept_some(srv_loop *l, bool on_unix)
@@ -145,7 +207,7 @@ accept_some(srv_loop *l, bool on_unix)
 			log_refusal(srv, peer, why);
 			continue;
 		}
-		to = &srv->loops[atomic_fetch_add(&srv->rr, 1) % srv->nloops];
+		to = pick_loop(srv, fd, on_unix);
 		if (to == l)
 		{
 			cf_srv_conn_new(l, fd, &sa, salen);

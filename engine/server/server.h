@@ -43,8 +43,10 @@
  * stays on one CPU: a wake-up there is a switch, not an inter-processor interrupt,
  * and on a virtual machine an IPI costs an exit to the hypervisor (a same-CPU pipe
  * round trip took 4.3 µs on the 2-CPU test VM, a cross-CPU one 44 µs). colfam_fdw's
- * backends are such clients. Off by default: on a machine shared with other busy
- * processes a pinned loop cannot move away from a CPU they keep busy.
+ * backends are such clients; a unix-socket client is given to the loop on the CPU it
+ * ran on when it connected (round robin when that is unknown). Off by default: on a
+ * machine shared with other busy processes a pinned loop cannot move away from a CPU
+ * they keep busy.
  *
  * Inline requests: a handle on a worker costs two thread hand-offs (loop → worker →
  * loop: a condition variable and an eventfd), several times the work of a short

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "server/server.h"
@@ -191,6 +192,14 @@ h_handle(void *ctx, void *session, cf_slice req, cf_buf *reply)
 		case 'U':
 			for (size_t i = 0; i < req.len; i++)
 				cf_buf_put_u8(reply, (uint8_t) toupper(req.p[i]));
+			break;
+		case 'W':				/* W...: the CPU the handler runs on, as text */
+			{
+				char		cpu[16];
+
+				snprintf(cpu, sizeof(cpu), "%d", sched_getcpu());
+				cf_buf_put(reply, cpu, strlen(cpu));
+			}
 			break;
 		case 'O':				/* oneway: nothing */
 			break;
@@ -1355,6 +1364,76 @@ loops_pinned_to_io_cpus(void **state)
 	cf_status_free(s);
 }
 
+/* A connected unix-domain client socket with 10 s timeouts; -1 on failure. */
+static int
+cli_connect_unix(const char *path)
+{
+	int			fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct timeval tv = {10, 0};
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) != 0)
+	{
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * With the loops pinned, a unix-socket client is served by the loop on the CPU it ran
+ * on when it connected: from each CPU in turn (the test pins itself there), a request
+ * routed inline runs on that CPU. Without pinning any loop may serve it.
+ */
+static void
+unix_clients_go_to_the_loop_on_their_cpu(void **state)
+{
+	fx		   *f = *state;
+	cpu_set_t	allowed,
+				one;
+	int			cpus[CPU_SETSIZE];
+	int			n = 0;
+	char		dir[] = "/tmp/colfam-loop-XXXXXX";
+	char		path[64];
+
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sock", dir);
+	f->o.unix_path = path;
+	f->o.io_threads = (unsigned) (n < 4 ? n : 4);
+	f->o.io_cpus = "auto";
+	f->h.route = h_route;
+	start(f);
+	/* twice from each CPU in a row: round robin would send the second elsewhere */
+	for (int i = 0; i < (int) f->o.io_threads; i++)
+		for (int again = 0; again < 2; again++)
+		{
+			int			fd;
+			char		want[16];
+
+			CPU_ZERO(&one);
+			CPU_SET(cpus[i], &one);
+			assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+			fd = cli_connect_unix(path);
+			assert_true(fd >= 0);
+			snprintf(want, sizeof(want), "%d", cpus[i]);
+			assert_true(roundtrip(fd, "Where@", want));
+			close(fd);
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(allowed), &allowed), 0);
+	stop(f);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* A client reset while its batch runs: the batch finishes, nothing leaks (ASan). */
 static void
 reset_while_a_batch_runs(void **state)
@@ -1566,6 +1645,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(shutdown_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(busy_port_and_bad_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(loops_pinned_to_io_cpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(unix_clients_go_to_the_loop_on_their_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(reset_while_a_batch_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(free_without_shutdown, setup, teardown),
 	};

@@ -33,21 +33,29 @@
 /* Longest method name an unframed client's header may carry and still be answered. */
 #define UNFRAMED_NAME_MAX 1024
 
+long
+cf_srv_peer_pid(int fd)
+{
+	struct ucred cred;
+	socklen_t	clen = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 && cred.pid > 0 ?
+		(long) cred.pid : 0;
+}
+
 void
 cf_srv_format_peer(int fd, const struct sockaddr_storage *sa, socklen_t len, char *out,
 				   size_t n)
 {
 	char		host[INET6_ADDRSTRLEN];
 	char		serv[8];
+	long		pid;
 
 	if (sa->ss_family == AF_UNIX)
 	{
 		/* a client's end of a unix socket has no name: its process is what tells */
-		struct ucred cred;
-		socklen_t	clen = sizeof(cred);
-
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
-			snprintf(out, n, "unix socket, pid %ld", (long) cred.pid);
+		if ((pid = cf_srv_peer_pid(fd)) > 0)
+			snprintf(out, n, "unix socket, pid %ld", pid);
 		else
 			snprintf(out, n, "unix socket");
 	}

@@ -114,8 +114,7 @@ accept_out_of_fds(cf_server *srv, int listen_fd, int err)
 static int
 peer_cpu(int fd)
 {
-	struct ucred cr;
-	socklen_t	len = sizeof(cr);
+	long		pid = cf_srv_peer_pid(fd);
 	char		path[64],
 				buf[1024];
 	const char *p;
@@ -123,9 +122,9 @@ peer_cpu(int fd)
 				field = 2;
 	ssize_t		n;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid <= 0)
+	if (pid <= 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int) cr.pid);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	if ((pfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	n = read(pfd, buf, sizeof(buf) - 1);

@@ -238,6 +238,8 @@ void		cf_srv_conn_advance(srv_conn *c);
 void		cf_srv_conn_close(srv_conn *c);
 void		cf_srv_job_done(srv_conn *c);
 void		cf_srv_reap(srv_loop *l);
+/* The pid of a unix-socket peer (SO_PEERCRED); 0 when unknown (not in this namespace). */
+long		cf_srv_peer_pid(int fd);
 /* The peer of accepted socket fd: "host:port", or "unix socket, pid N" (SO_PEERCRED). */
 void		cf_srv_format_peer(int fd, const struct sockaddr_storage *sa, socklen_t len,
 							   char *out, size_t n);

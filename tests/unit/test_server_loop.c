@@ -33,8 +33,10 @@
 #include "server/server.h"
 #include "support/colfamd.h"
 #include "support/sockio.h"
+#include "support/tmpdir.h"
 #include "thrift/cassandra.h"
 #include "util/log.h"
+#include "util/unixsock.h"
 
 /* ---- the log, captured ---- */
 
@@ -359,17 +361,25 @@ wait_connections(cf_server *srv, uint64_t n)
 
 /* ---- a client ---- */
 
+/* Gives a client socket 10 s send and receive timeouts, so a stuck test fails. */
+static void
+cli_timeouts(int fd)
+{
+	struct timeval tv = {10, 0};
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
 static int
 cli_connect_opt(uint16_t port, int rcvbuf)
 {
 	int			fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct timeval tv = {10, 0};
 	struct sockaddr_in sa = {.sin_family = AF_INET,.sin_port = htons(port)};
 
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	cli_timeouts(fd);
 	if (rcvbuf)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -1369,15 +1379,20 @@ static int
 cli_connect_unix(const char *path)
 {
 	int			fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct timeval tv = {10, 0};
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa;
+	socklen_t	len;
+	cf_status  *s;
 
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) != 0)
+	if ((s = cf_unix_sockaddr(path, &sa, &len)) != NULL)
+	{
+		cf_status_free(s);
+		close(fd);
+		return -1;
+	}
+	cli_timeouts(fd);
+	if (connect(fd, (struct sockaddr *) &sa, len) != 0)
 	{
 		close(fd);
 		return -1;
@@ -1388,7 +1403,7 @@ cli_connect_unix(const char *path)
 /*
  * With the loops pinned, a unix-socket client is served by the loop on the CPU it ran
  * on when it connected: from each CPU in turn (the test pins itself there), a request
- * routed inline runs on that CPU. Without pinning any loop may serve it.
+ * routed inline runs on that CPU.
  */
 static void
 unix_clients_go_to_the_loop_on_their_cpu(void **state)
@@ -1398,15 +1413,15 @@ unix_clients_go_to_the_loop_on_their_cpu(void **state)
 				one;
 	int			cpus[CPU_SETSIZE];
 	int			n = 0;
-	char		dir[] = "/tmp/colfam-loop-XXXXXX";
-	char		path[64];
+	char	   *dir = test_tmpdir_new("cfloop");
+	const char *path;
 
+	assert_non_null(dir);
+	path = test_path(dir, "sock");
 	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &allowed))
 			cpus[n++] = c;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/sock", dir);
 	f->o.unix_path = path;
 	f->o.io_threads = (unsigned) (n < 4 ? n : 4);
 	f->o.io_cpus = "auto";
@@ -1430,8 +1445,7 @@ unix_clients_go_to_the_loop_on_their_cpu(void **state)
 		}
 	assert_int_equal(sched_setaffinity(0, sizeof(allowed), &allowed), 0);
 	stop(f);
-	unlink(path);
-	rmdir(dir);
+	test_tmpdir_free(dir);
 }
 
 /* A client reset while its batch runs: the batch finishes, nothing leaks (ASan). */

@@ -19,6 +19,7 @@
 #include "util/buf.h"
 #include "util/crc32c.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define LOG_COMPONENT "cfstore"
 #define MANIFEST_NAME "MANIFEST"
@@ -510,6 +511,8 @@ cf_cfstore_open(const cf_cfstore_options *opts, cf_cfstore **out)
 	free(gens);
 	if (s == NULL && pthread_create(&cf->flusher, NULL, flusher_main, cf) != 0)
 		s = cf_status_make(CF_ERR_INTERNAL, "opening %s: cannot start the flusher", cf->name);
+	else if (s == NULL)
+		cf_thread_name(cf->flusher, "cf-flush-%s", cf->name);	/* cut to 15 bytes */
 	if (s != NULL)
 	{
 		store_free(cf);

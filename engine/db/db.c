@@ -36,6 +36,7 @@
 #include "storage/compaction.h"
 #include "storage/mutation.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define LOG_COMPONENT "db"
 #define SYSTEM_KS "system"
@@ -1639,6 +1640,7 @@ start_build(cf_db *db, uint32_t index_id)
 		free(b);
 		return;
 	}
+	cf_thread_name(b->thread, "cf-ixbuild-%u", (unsigned) index_id);
 	b->next = db->builds;
 	db->builds = b;
 	pthread_mutex_unlock(&db->mu);
@@ -1921,7 +1923,10 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 		if (pthread_create(&db->maintenance, NULL, maintenance_main, db) != 0)
 			s = cf_status_make(CF_ERR_INTERNAL, "cannot start the maintenance thread");
 		else
+		{
 			db->maintenance_started = true;
+			cf_thread_name(db->maintenance, "cf-maint");
+		}
 	}
 	/* indexes whose build did not finish (a crash, or a close) start it over */
 	for (size_t i = 0; s == NULL && i < db->nstores; i++)

@@ -34,6 +34,7 @@
 #include "server/server_int.h"
 #include "util/cpulist.h"
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/unixsock.h"
 
 #define DEFAULT_MAX_FRAME ((size_t) 15 << 20)
@@ -400,15 +401,6 @@ watch_listener(cf_server *srv)
 	return NULL;
 }
 
-void
-cf_srv_name_thread(pthread_t thread, const char *what, unsigned i)
-{
-	char		name[16];		/* the kernel's limit, NUL included */
-
-	snprintf(name, sizeof(name), "%s-%u", what, i);
-	(void) pthread_setname_np(thread, name);	/* a name is a courtesy, never an error */
-}
-
 /* Pins loop i to its CPU (io_cpus); a failure leaves it unpinned, with a warning. */
 static void
 pin_loop(cf_server *srv, unsigned i)
@@ -475,7 +467,7 @@ cf_server_start(cf_server *srv)
 		else
 		{
 			srv->loops[i].running = true;
-			cf_srv_name_thread(srv->loops[i].thread, "cf-loop", i);
+			cf_thread_name(srv->loops[i].thread, "cf-loop-%u", i);
 			pin_loop(srv, i);
 		}
 	}

@@ -220,9 +220,6 @@ cf_srv_now_us(void)
 	return cf_env_mono_micros(cf_env_posix());
 }
 
-/* in server.c: names a server thread "<what>-<i>" (cf-loop-0), for top -H and /proc */
-void		cf_srv_name_thread(pthread_t thread, const char *what, unsigned i);
-
 /* in loop.c */
 long		cf_srv_thread_nvcsw(void);
 void	   *cf_srv_loop_main(void *arg);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "server/server_int.h"
+#include "util/thread.h"
 
 static void *
 worker_main(void *arg)
@@ -75,7 +76,7 @@ cf_srv_pool_start(cf_server *srv)
 		if (rc != 0)
 			return cf_status_errno(rc, "starting worker thread %u of %u", i + 1,
 								   srv->nworkers);
-		cf_srv_name_thread(srv->workers[i], "cf-worker", i);
+		cf_thread_name(srv->workers[i], "cf-worker-%u", i);
 		srv->nworkers_started++;
 	}
 	return NULL;

@@ -40,6 +40,7 @@
 #include "util/buf.h"
 #include "util/crc32c.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define LOG_COMPONENT "commitlog"
 #define GROUP_MAX_BYTES (1024 * 1024)	/* most bytes one leader writes at once */
@@ -1343,6 +1344,7 @@ cf_commitlog_open(const cf_commitlog_options *opts, cf_commitlog **out)
 			goto fail;
 		}
 		log->bg_running = true;
+		cf_thread_name(log->bg, "cf-clog-sync");
 	}
 	*out = log;
 	return NULL;

@@ -152,18 +152,22 @@ static srv_loop *
 pick_loop(cf_server *srv, int fd, bool on_unix)
 {
 	unsigned	rr = atomic_fetch_add(&srv->rr, 1);
+	srv_loop   *any = &srv->loops[rr % srv->nloops];
 	unsigned	on_cpu = 0;
+	unsigned	pick;
 	int			cpu;
 
-	if (on_unix && srv->n_io_cpus > 0 && (cpu = peer_cpu(fd)) >= 0)
-	{
-		for (unsigned i = 0; i < srv->nloops; i++)
-			on_cpu += srv->io_cpus[i % srv->n_io_cpus] == cpu;
-		for (unsigned i = 0, k = 0; i < srv->nloops; i++)
-			if (srv->io_cpus[i % srv->n_io_cpus] == cpu && k++ == rr % on_cpu)
-				return &srv->loops[i];
-	}
-	return &srv->loops[rr % srv->nloops];
+	if (!on_unix || srv->n_io_cpus == 0 || (cpu = peer_cpu(fd)) < 0)
+		return any;
+	for (unsigned i = 0; i < srv->nloops; i++)
+		on_cpu += srv->io_cpus[i % srv->n_io_cpus] == cpu;
+	if (on_cpu == 0)
+		return any;				/* no loop on the client's CPU */
+	pick = rr % on_cpu;
+	for (unsigned i = 0; i < srv->nloops; i++)
+		if (srv->io_cpus[i % srv->n_io_cpus] == cpu && pick-- == 0)
+			return &srv->loops[i];
+	return any;					/* not reached: pick < on_cpu */
 }
 
 /* Accepts up to ACCEPT_BATCH connections on the unix listener or the TCP one. */

@@ -1561,7 +1561,13 @@ main(int argc, char **argv)
 				wide_max = parse_count(optarg, "-w (most columns of a wide row)");
 				break;
 			case 'q':
-				slices = (int) parse_count(optarg, "-q (slices per row)");
+				{
+					uint64_t	q = parse_count(optarg, "-q (slices per row)");
+
+					if (q > 10000000)
+						die("-q (slices per row) must be at most 10000000, not \"%s\"", optarg);
+					slices = (int) q;
+				}
 				break;
 			case 'd':
 				tmp = optarg;

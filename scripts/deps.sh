@@ -8,7 +8,8 @@
 # Usage: scripts/deps.sh [build|test|bench]   (default: test)
 #   build  compiler, PostgreSQL server headers, engine libraries (libyaml: colfamd's
 #          config; the colfam tool's libxml2, json-c, yajl, readline)
-#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer)
+#   test   build + a PostgreSQL server, pgTAP and pg_prove, cmocka, clang (libFuzzer),
+#          the Apache Thrift compiler and Python library (a reference client)
 #   bench  test + what benchmarks compare against (LevelDB; redis-server and
 #          redis-benchmark, from redis-tools)
 set -euo pipefail
@@ -46,7 +47,8 @@ pkgs=(gcc make pkg-config libc6-dev
 if [[ "$want" != build ]]; then
   pkgs+=("postgresql-$major" "postgresql-$major-pgtap" libtap-parser-sourcehandler-pgtap-perl
          libcmocka-dev perl iproute2
-         clang libclang-rt-dev)   # libFuzzer targets (tests/run.sh fuzz); the runtime is only Recommended by clang
+         clang libclang-rt-dev    # libFuzzer targets (tests/run.sh fuzz); the runtime is only Recommended by clang
+         thrift-compiler python3-thrift)   # a client colfam did not write (tests/shell/thrift_compat.t)
 fi
 if [[ "$want" == bench ]]; then
   pkgs+=(libleveldb-dev redis-server redis-tools)

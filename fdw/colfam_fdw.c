@@ -46,6 +46,7 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ExecForeignUpdate = colfam_exec_update;
 	routine->ExecForeignDelete = colfam_exec_delete;
 	routine->EndForeignModify = colfam_end_modify;
+	routine->BeginForeignInsert = colfam_begin_foreign_insert;
 
 	PG_RETURN_POINTER(routine);
 }

@@ -233,6 +233,7 @@ extern TupleTableSlot *colfam_exec_update(EState *estate, ResultRelInfo *rinfo,
 extern TupleTableSlot *colfam_exec_delete(EState *estate, ResultRelInfo *rinfo,
 										  TupleTableSlot *slot, TupleTableSlot *planSlot);
 extern void colfam_end_modify(EState *estate, ResultRelInfo *rinfo);
+extern void colfam_begin_foreign_insert(ModifyTableState *mtstate, ResultRelInfo *rinfo);
 
 /* in scan.c */
 typedef struct ColfamScanState ColfamScanState;

@@ -188,6 +188,21 @@ colfam_add_update_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *targe
 
 /* ---- execution ---- */
 
+/* The state of writes to rel for the statement of estate: its table, connection, memory. */
+static ColfamModifyState *
+modify_state_create(EState *estate, Relation rel)
+{
+	ColfamModifyState *m = palloc0(sizeof(ColfamModifyState));
+
+	m->table = colfam_get_table(RelationGetRelid(rel));
+	m->super = colfam_get_cf_meta(m->table)->super;
+	m->cl = m->table->write_cl;
+	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
+	m->cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw modify",
+								   ALLOCSET_DEFAULT_SIZES);
+	return m;
+}
+
 void
 colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_private,
 					int subplan_index, int eflags)
@@ -198,13 +213,7 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
-	m = palloc0(sizeof(ColfamModifyState));
-	m->table = colfam_get_table(RelationGetRelid(rel));
-	m->super = colfam_get_cf_meta(m->table)->super;
-	m->cl = m->table->write_cl;
-	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
-	m->cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt, "colfam_fdw modify",
-								   ALLOCSET_DEFAULT_SIZES);
+	m = modify_state_create(mtstate->ps.state, rel);
 	if (op == CMD_UPDATE || op == CMD_DELETE)
 	{
 		Plan	   *subplan = outerPlanState(mtstate)->plan;
@@ -225,6 +234,19 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		}
 	}
 	rinfo->ri_FdwState = m;
+}
+
+/*
+ * Inserts that no INSERT plan of this table set up: COPY FROM into the foreign table,
+ * and rows routed into it as a partition (an INSERT into, or an UPDATE that moves
+ * rows into, a partitioned table). A partition that the same UPDATE also updates
+ * already has its state from BeginForeignModify, which writes inserts as well.
+ */
+void
+colfam_begin_foreign_insert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
+{
+	if (rinfo->ri_FdwState == NULL)
+		rinfo->ri_FdwState = modify_state_create(mtstate->ps.state, rinfo->ri_RelationDesc);
 }
 
 /* The stored bytes of a non-NULL value of attribute att. */
@@ -491,6 +513,35 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 	}
 }
 
+/*
+ * A foreign table that is a partition holds only rows of its partition: PostgreSQL's
+ * INSERT and UPDATE check the bound of their own partitions but leave a foreign one's
+ * to the FDW, and a row outside it would be pruned from every query through the
+ * partitioned table.
+ * Rows routed to the partition were checked by the routing (unless a BEFORE ROW
+ * trigger changed them since); an UPDATE that takes a row out of the bound is an
+ * ERROR, as PostgreSQL cannot move a row out of a foreign partition.
+ */
+static void
+check_partition(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot, bool update)
+{
+	if (!rinfo->ri_RelationDesc->rd_rel->relispartition)
+		return;
+	if (!update && rinfo->ri_RootResultRelInfo != NULL &&
+		!(rinfo->ri_TrigDesc && rinfo->ri_TrigDesc->trig_insert_before_row))
+		return;
+	if (!ExecPartitionCheck(rinfo, slot, estate, false))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("new row for foreign table \"%s\" violates its partition constraint",
+						RelationGetRelationName(rinfo->ri_RelationDesc)),
+				 update ?
+				 errhint("A row cannot move out of a foreign partition: DELETE it and INSERT "
+						 "it into the partitioned table.") :
+				 errhint("INSERT the row into the partitioned table, which routes it to its "
+						 "partition.")));
+}
+
 static void
 send_batch(ColfamModifyState *m, RowMut *rows, int n)
 {
@@ -526,6 +577,7 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 	/* a timestamp per row: of two rows writing one column, the later one wins */
 	for (int i = 0; i < *numSlots; i++)
 	{
+		check_partition(estate, rinfo, slots[i], false);
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
 		row_to_mutations(m, slots[i], &rows[i], ts + i, false);
 	}
@@ -660,6 +712,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		MemoryContextReset(m->cxt);
 		return NULL;
 	}
+	check_partition(estate, rinfo, slot, true);
 	encode_att(m, slot, t->key_att, true, &newrow.key);
 	if (has_super)
 		encode_att(m, slot, t->super_att, true, &nsuper);

@@ -39,6 +39,7 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->AnalyzeForeignTable = colfam_analyze_table;
 
 	routine->AddForeignUpdateTargets = colfam_add_update_targets;
+	routine->PlanForeignModify = colfam_plan_modify;
 	routine->BeginForeignModify = colfam_begin_modify;
 	routine->ExecForeignInsert = colfam_exec_insert;
 	routine->ExecForeignBatchInsert = colfam_exec_batch_insert;
@@ -47,6 +48,7 @@ colfam_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ExecForeignDelete = colfam_exec_delete;
 	routine->EndForeignModify = colfam_end_modify;
 	routine->BeginForeignInsert = colfam_begin_foreign_insert;
+	routine->ExecForeignTruncate = colfam_exec_truncate;
 
 	PG_RETURN_POINTER(routine);
 }

@@ -79,6 +79,7 @@ typedef struct ColfamTable
 	int			read_cl;		/* their Thrift values */
 	int			write_cl;
 	int			fetch_size;
+	bool		truncatable;	/* TRUNCATE may empty its CF (table option, else server's) */
 	int			natts;
 	ColfamColumn *cols;			/* [attnum - 1] */
 	/* the attribute of each single role; InvalidAttrNumber if the table has none */
@@ -220,6 +221,9 @@ extern List *colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid);
 /* in modify.c */
 extern void colfam_add_update_targets(PlannerInfo *root, Index rtindex,
 									  RangeTblEntry *target_rte, Relation target_relation);
+extern List *colfam_plan_modify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+								int subplan_index);
+extern void colfam_exec_truncate(List *rels, DropBehavior behavior, bool restart_seqs);
 extern void colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 								List *fdw_private, int subplan_index, int eflags);
 extern TupleTableSlot *colfam_exec_insert(EState *estate, ResultRelInfo *rinfo,

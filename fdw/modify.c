@@ -34,14 +34,18 @@
 #include "colfam_table.h"
 
 #include "access/sysattr.h"
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/appendinfo.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -188,6 +192,89 @@ colfam_add_update_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *targe
 
 /* ---- execution ---- */
 
+/*
+ * INSERT ... ON CONFLICT DO NOTHING asks to keep what is stored; a column family's
+ * writes always replace it (and 0.7 has no conditional write), so the clause would be
+ * silently ignored. (DO UPDATE needs a unique index, which a foreign table has not:
+ * PostgreSQL refuses it first.)
+ */
+static void
+refuse_on_conflict(OnConflictAction action, Relation rel)
+{
+	if (action != ONCONFLICT_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ON CONFLICT is not supported on foreign table \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("A write to a column family replaces the columns it names; "
+						   "colfamd has no write that keeps what is stored."),
+				 errhint("Leave out ON CONFLICT to replace existing columns, or INSERT only "
+						 "the rows a NOT EXISTS subquery finds missing (not atomic).")));
+}
+
+List *
+colfam_plan_modify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+				   int subplan_index)
+{
+	RangeTblEntry *rte = planner_rt_fetch(resultRelation, root);
+	Relation	rel = table_open(rte->relid, NoLock);
+
+	refuse_on_conflict(plan->onConflictAction, rel);
+	table_close(rel, NoLock);
+	return NIL;
+}
+
+/*
+ * TRUNCATE of foreign tables: each one's column family is truncated in colfamd, once
+ * however many of the tables map it. Every table must be truncatable before any CF is
+ * touched. Like every write of the FDW it happens at once: ROLLBACK does not undo it.
+ */
+void
+colfam_exec_truncate(List *rels, DropBehavior behavior, bool restart_seqs)
+{
+	List	   *tables = NIL;
+	List	   *done = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rels)
+	{
+		ColfamTable *t = colfam_get_table(RelationGetRelid((Relation) lfirst(lc)));
+
+		if (!t->truncatable)
+		{
+			bool		own = colfam_option(GetForeignTable(t->relid)->options,
+											"truncatable") != NULL;
+
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("foreign table \"%s\" does not allow truncates", t->relname),
+					 own ? errdetail("Its option truncatable is false.") :
+					 errdetail("Its server \"%s\" has truncatable false.", t->servername),
+					 errhint("ALTER FOREIGN TABLE %s OPTIONS (%s truncatable 'true') allows it.",
+							 quote_identifier(t->relname), own ? "SET" : "ADD")));
+		}
+		tables = lappend(tables, t);
+	}
+	foreach(lc, tables)
+	{
+		ColfamTable *t = lfirst(lc);
+		char	   *id = psprintf("%u/%s/%s", t->serverid, t->keyspace, t->column_family);
+		cf_status  *st;
+
+		if (list_member(done, makeString(id)))
+			continue;
+		done = lappend(done, makeString(id));
+		colfam_snapshot_before_write(t);
+		st = cfc_truncate(colfam_connect(t->serverid, t->keyspace), t->column_family);
+		if (st != NULL)
+			colfam_report(st, psprintf("truncating %s.%s", t->keyspace, t->column_family),
+						  NULL, 0);
+		ereport(DEBUG1,
+				(errmsg_internal("colfam_fdw: truncated %s.%s", t->keyspace,
+								 t->column_family)));
+	}
+}
+
 /* The state of writes to rel for the statement of estate: its table, connection, memory. */
 static ColfamModifyState *
 modify_state_create(EState *estate, Relation rel)
@@ -245,6 +332,10 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 void
 colfam_begin_foreign_insert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 {
+	ModifyTable *plan = (ModifyTable *) mtstate->ps.plan;	/* NULL for COPY */
+
+	if (plan != NULL)
+		refuse_on_conflict(plan->onConflictAction, rinfo->ri_RelationDesc);
 	if (rinfo->ri_FdwState == NULL)
 		rinfo->ri_FdwState = modify_state_create(mtstate->ps.state, rinfo->ri_RelationDesc);
 }

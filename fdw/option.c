@@ -24,6 +24,7 @@
 #include "catalog/pg_user_mapping.h"
 #include "commands/defrem.h"
 #include "lib/stringinfo.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "util/unixsock.h"
@@ -54,6 +55,7 @@ static void check_read_consistency(DefElem *def);
 static void check_write_consistency(DefElem *def);
 static void check_fetch_size(DefElem *def);
 static void check_connect_timeout(DefElem *def);
+static void check_truncatable(DefElem *def);
 static void check_nonempty(DefElem *def);
 static void check_any(DefElem *def);
 static void check_mapping(DefElem *def);
@@ -67,6 +69,7 @@ static const ColfamOption colfam_options[] = {
 	{"write_consistency", ForeignServerRelationId, check_write_consistency},
 	{"fetch_size", ForeignServerRelationId, check_fetch_size},
 	{"connect_timeout", ForeignServerRelationId, check_connect_timeout},
+	{"truncatable", ForeignServerRelationId, check_truncatable},
 
 	{"username", UserMappingRelationId, check_nonempty},
 	{"password", UserMappingRelationId, check_any},
@@ -77,6 +80,7 @@ static const ColfamOption colfam_options[] = {
 	{"read_consistency", ForeignTableRelationId, check_read_consistency},
 	{"write_consistency", ForeignTableRelationId, check_write_consistency},
 	{"fetch_size", ForeignTableRelationId, check_fetch_size},
+	{"truncatable", ForeignTableRelationId, check_truncatable},
 
 	{"role", AttributeRelationId, check_role},
 	{"name", AttributeRelationId, check_column_name},
@@ -390,6 +394,17 @@ check_fetch_size(DefElem *def)
 		bad_value(def, value,
 				  psprintf("fetch_size is a whole number of columns or rows per request "
 						   "from 1 to %d.", COLFAM_FETCH_SIZE_MAX));
+}
+
+static void
+check_truncatable(DefElem *def)
+{
+	const char *value = defGetString(def);
+	bool		b;
+
+	if (!parse_bool(value, &b))
+		bad_value(def, value,
+				  "truncatable is a boolean: true or false (also on/off, yes/no, 1/0).");
 }
 
 static void

@@ -225,6 +225,12 @@ read_table(Oid relid)
 	if (s == NULL)
 		s = colfam_option(server->options, "fetch_size");
 	t->fetch_size = s != NULL ? atoi(s) : COLFAM_DEFAULT_FETCH_SIZE;
+	s = colfam_option(ft->options, "truncatable");
+	if (s == NULL)
+		s = colfam_option(server->options, "truncatable");
+	t->truncatable = true;
+	if (s != NULL)
+		(void) parse_bool(s, &t->truncatable);
 
 	rel = table_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);

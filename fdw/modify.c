@@ -1,11 +1,13 @@
 /*-------------------------------------------------------------------------
- * fdw/modify.c — INSERT, UPDATE and DELETE on foreign tables: SQL rows become row
- * mutations sent with batch_mutate at the table's write_consistency.
+ * fdw/modify.c — INSERT, UPDATE, DELETE, COPY FROM and TRUNCATE on foreign tables:
+ * SQL rows become row mutations sent with batch_mutate at the table's
+ * write_consistency.
  *
  *  'columns' mapping: a SQL row is one column. INSERT writes it (key, [super_column,]
  *    column_name, value; ttl if set; writetime if set, else now). DELETE removes it.
- *    UPDATE writes the new column, and removes the old one when key, super_column or
- *    column_name changed.
+ *    UPDATE writes the new column (at now unless it sets the writetime), and removes
+ *    the old one when key, super_column or column_name changed. RETURNING sees the
+ *    timestamp written; a DELETE's RETURNING the row its scan read.
  *  'rows' mapping: a SQL row is one row (one super column of a Super CF). INSERT
  *    writes every non-NULL named column and each member of the extra jsonb (strings
  *    as their text, other JSON values as their JSON text). UPDATE writes the non-NULL
@@ -89,6 +91,7 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_key;
 	AttrNumber	junk_super;
 	AttrNumber	junk_name;
+	AttrNumber	junk_row;		/* the whole old row (UPDATE; DELETE with RETURNING) */
 	int64		delete_ts;		/* UPDATE: removals of old columns, below its writes */
 	seen_hash  *seen;			/* UPDATE, DELETE whose plan may give a row twice: the
 								 * rows done, in seen_cxt; else NULL */
@@ -188,6 +191,19 @@ colfam_add_update_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *targe
 		add_junk(root, rtindex, target_relation, t->super_att, "colfam_super");
 	if (!t->rows_mapping)
 		add_junk(root, rtindex, target_relation, t->name_att, "colfam_name");
+
+	/*
+	 * DELETE ... RETURNING needs the deleted row, which the FDW must put in the slot it
+	 * returns: have the scan give the whole row, as PostgreSQL itself asks for UPDATE
+	 * and for row triggers (then it adds the same Var, so it is not added twice).
+	 */
+	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL &&
+		!(target_relation->trigdesc &&
+		  (target_relation->trigdesc->trig_delete_after_row ||
+		   target_relation->trigdesc->trig_delete_before_row)))
+		add_row_identity_var(root, makeVar(rtindex, InvalidAttrNumber, RECORDOID, -1,
+										   InvalidOid, 0),
+							 rtindex, "wholerow");
 }
 
 /* ---- execution ---- */
@@ -308,6 +324,7 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		m->junk_key = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_key");
 		m->junk_super = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_super");
 		m->junk_name = ExecFindJunkAttributeInTlist(subplan->targetlist, "colfam_name");
+		m->junk_row = ExecFindJunkAttributeInTlist(subplan->targetlist, "wholerow");
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
 		if (op == CMD_UPDATE)
@@ -489,10 +506,15 @@ writetime_micros(ColfamTable *t, Datum d)
 	return us;
 }
 
-/* The columns a SQL row writes, appended to r. */
+/*
+ * The columns a SQL row writes, appended to r, at timestamp ts; in the 'columns'
+ * mapping at the row's writetime instead when it has one and own_writetime (an INSERT,
+ * or an UPDATE that sets it: the writetime an UPDATE read back from the column is the
+ * version it replaces, and writing at it again could lose to that very version).
+ */
 static void
 row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts,
-				 bool delete_nulls)
+				 bool delete_nulls, bool own_writetime)
 {
 	ColfamTable *t = m->table;
 	cf_slice	super,
@@ -541,7 +563,7 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 				ttl = (int32) v;
 			}
 		}
-		if (t->writetime_att != InvalidAttrNumber)
+		if (t->writetime_att != InvalidAttrNumber && own_writetime)
 		{
 			Datum		d = slot_getattr(slot, t->writetime_att, &isnull);
 
@@ -633,6 +655,34 @@ check_partition(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot, bool
 						 "partition.")));
 }
 
+/*
+ * A written row's writetime column, when the row did not give the timestamp it was
+ * written at, becomes that timestamp: RETURNING and AFTER ROW triggers see the row as
+ * stored. (Nobody else sees the slot: skipped when neither is there.)
+ */
+static void
+show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
+{
+	ColfamModifyState *m = rinfo->ri_FdwState;
+	AttrNumber	att = m->table->writetime_att;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Datum	   *values;
+	bool	   *nulls;
+
+	if (rinfo->ri_projectReturning == NULL && rinfo->ri_TrigDesc == NULL)
+		return;
+	slot_getallattrs(slot);
+	values = palloc(sizeof(Datum) * desc->natts);
+	nulls = palloc(sizeof(bool) * desc->natts);
+	memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+	memcpy(nulls, slot->tts_isnull, sizeof(bool) * desc->natts);
+	values[att - 1] = m->table->cols[att - 1].typid == TIMESTAMPTZOID ?
+		TimestampTzGetDatum(ts - UNIX_TO_PG_USECS) : Int64GetDatum(ts);
+	nulls[att - 1] = false;
+	/* formed before the slot lets go of the tuple its values point into */
+	ExecForceStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot, true);
+}
+
 static void
 send_batch(ColfamModifyState *m, RowMut *rows, int n)
 {
@@ -670,11 +720,19 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 	{
 		check_partition(estate, rinfo, slots[i], false);
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
-		row_to_mutations(m, slots[i], &rows[i], ts + i, false);
+		row_to_mutations(m, slots[i], &rows[i], ts + i, false, true);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
+	for (int i = 0; i < *numSlots; i++)
+	{
+		bool		isnull;
+
+		if (m->table->writetime_att != InvalidAttrNumber &&
+			(slot_getattr(slots[i], m->table->writetime_att, &isnull), isnull))
+			show_writetime(rinfo, slots[i], ts + i);
+	}
 	return slots;
 }
 
@@ -753,6 +811,27 @@ already_done(ColfamModifyState *m, const RowMut *r, bool has_super, const cf_sli
 	return found;
 }
 
+/* The row a DELETE removed, as its scan read it, into slot (for RETURNING). */
+static void
+deleted_row(ColfamModifyState *m, TupleTableSlot *planSlot, TupleTableSlot *slot)
+{
+	HeapTupleData tuple;
+	bool		isnull;
+	Datum		d;
+
+	if (!AttributeNumberIsValid(m->junk_row))
+		elog(ERROR, "colfam_fdw: the deleted row for RETURNING is missing");
+	d = ExecGetJunkAttribute(planSlot, m->junk_row, &isnull);
+	if (isnull)
+		elog(ERROR, "colfam_fdw: the deleted row for RETURNING is NULL");
+	tuple.t_data = DatumGetHeapTupleHeader(d);
+	tuple.t_len = HeapTupleHeaderGetDatumLength(tuple.t_data);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = m->table->relid;
+	/* a copy the slot owns: the slot keeps the HeapTuple itself, not just its data */
+	ExecForceStoreHeapTuple(heap_copytuple(&tuple), slot, true);
+}
+
 TupleTableSlot *
 colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				   TupleTableSlot *planSlot)
@@ -776,6 +855,8 @@ colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	send_batch(m, &r, 1);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
+	if (rinfo->ri_projectReturning != NULL)
+		deleted_row(m, planSlot, slot);
 	return slot;
 }
 
@@ -794,6 +875,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				nname = {0};
 	bool		has_super;
 	bool		moved;
+	bool		own_writetime;
 	int64		ts = write_timestamps(1);
 
 	old_identity(m, planSlot, &oldrow, &super, &has_super, &name);
@@ -824,7 +906,10 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	 */
 	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
-	row_to_mutations(m, slot, &newrow, ts, true);
+	own_writetime = t->writetime_att != InvalidAttrNumber &&
+		bms_is_member(t->writetime_att - FirstLowInvalidHeapAttributeNumber,
+					  ExecGetUpdatedCols(rinfo, estate));
+	row_to_mutations(m, slot, &newrow, ts, true, own_writetime);
 	if (!moved)
 		send_batch(m, &newrow, 1);
 	else if (cf_slice_eq(oldrow.key, newrow.key))
@@ -844,6 +929,8 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
+	if (t->writetime_att != InvalidAttrNumber && !own_writetime)
+		show_writetime(rinfo, slot, ts);
 	return slot;
 }
 

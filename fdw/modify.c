@@ -656,9 +656,22 @@ check_partition(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot, bool
 }
 
 /*
- * A written row's writetime column, when the row did not give the timestamp it was
- * written at, becomes that timestamp: RETURNING and AFTER ROW triggers see the row as
- * stored. (Nobody else sees the slot: skipped when neither is there.)
+ * The WITH CHECK OPTIONs of the views a row is written through, checked before the row
+ * is written: PostgreSQL checks them after the FDW's write and leaves a row that fails
+ * to the transaction's rollback, which does not undo a column family's write.
+ */
+static void
+check_view_options(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot)
+{
+	if (rinfo->ri_WithCheckOptions != NIL)
+		ExecWithCheckOptions(WCO_VIEW_CHECK, rinfo, slot, estate);
+}
+
+/*
+ * A row's writetime column, when the row does not give the timestamp it is written
+ * at, becomes that timestamp before it is written: its views' check options,
+ * RETURNING and AFTER ROW triggers see the row as stored. (Nobody else sees the slot:
+ * skipped when none of them is there.)
  */
 static void
 show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
@@ -669,7 +682,8 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 	Datum	   *values;
 	bool	   *nulls;
 
-	if (rinfo->ri_projectReturning == NULL && rinfo->ri_TrigDesc == NULL)
+	if (rinfo->ri_projectReturning == NULL && rinfo->ri_TrigDesc == NULL &&
+		rinfo->ri_WithCheckOptions == NIL)
 		return;
 	slot_getallattrs(slot);
 	values = palloc(sizeof(Datum) * desc->natts);
@@ -711,28 +725,31 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 						 TupleTableSlot **planSlots, int *numSlots)
 {
 	ColfamModifyState *m = rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(m->cxt);
-	RowMut	   *rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
+	MemoryContext old;
+	RowMut	   *rows;
 	int64		ts = write_timestamps(*numSlots);
 
 	/* a timestamp per row: of two rows writing one column, the later one wins */
 	for (int i = 0; i < *numSlots; i++)
 	{
+		bool		isnull;
+
 		check_partition(estate, rinfo, slots[i], false);
+		if (m->table->writetime_att != InvalidAttrNumber &&
+			(slot_getattr(slots[i], m->table->writetime_att, &isnull), isnull))
+			show_writetime(rinfo, slots[i], ts + i);
+		check_view_options(estate, rinfo, slots[i]);
+	}
+	old = MemoryContextSwitchTo(m->cxt);
+	rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
+	for (int i = 0; i < *numSlots; i++)
+	{
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
 		row_to_mutations(m, slots[i], &rows[i], ts + i, false, true);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
-	for (int i = 0; i < *numSlots; i++)
-	{
-		bool		isnull;
-
-		if (m->table->writetime_att != InvalidAttrNumber &&
-			(slot_getattr(slots[i], m->table->writetime_att, &isnull), isnull))
-			show_writetime(rinfo, slots[i], ts + i);
-	}
 	return slots;
 }
 
@@ -886,6 +903,16 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		return NULL;
 	}
 	check_partition(estate, rinfo, slot, true);
+	own_writetime = t->writetime_att != InvalidAttrNumber &&
+		bms_is_member(t->writetime_att - FirstLowInvalidHeapAttributeNumber,
+					  ExecGetUpdatedCols(rinfo, estate));
+	if (t->writetime_att != InvalidAttrNumber && !own_writetime)
+	{
+		MemoryContextSwitchTo(old);
+		show_writetime(rinfo, slot, ts);
+		MemoryContextSwitchTo(m->cxt);
+	}
+	check_view_options(estate, rinfo, slot);
 	encode_att(m, slot, t->key_att, true, &newrow.key);
 	if (has_super)
 		encode_att(m, slot, t->super_att, true, &nsuper);
@@ -906,9 +933,6 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	 */
 	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
-	own_writetime = t->writetime_att != InvalidAttrNumber &&
-		bms_is_member(t->writetime_att - FirstLowInvalidHeapAttributeNumber,
-					  ExecGetUpdatedCols(rinfo, estate));
 	row_to_mutations(m, slot, &newrow, ts, true, own_writetime);
 	if (!moved)
 		send_batch(m, &newrow, 1);
@@ -929,8 +953,6 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
-	if (t->writetime_att != InvalidAttrNumber && !own_writetime)
-		show_writetime(rinfo, slot, ts);
 	return slot;
 }
 

@@ -1,0 +1,58 @@
+-- ===================================================================
+-- edge: PostgreSQL features the FDW's other suites do not use, where a foreign table
+-- that is not transactional must not behave as PostgreSQL's rollback would fix it.
+--  - a view WITH CHECK OPTION: PostgreSQL checks the row after the FDW wrote it; a
+--    row that fails must not be written (nor an UPDATE's old row removed);
+-- The suite loads tests/data/seeds/edge.cli into a colfamd at $COLFAM_HOSTS.
+-- ===================================================================
+\getenv colfam_hosts COLFAM_HOSTS
+CREATE EXTENSION IF NOT EXISTS colfam_fdw;
+CREATE SCHEMA edge;
+SET search_path = edge, public;
+CREATE SERVER edge_srv FOREIGN DATA WRAPPER colfam_fdw
+  OPTIONS (hosts :'colfam_hosts', keyspace 'Edge', fetch_size '3');
+CREATE FOREIGN TABLE cols (key text COLLATE "C", column_name text COLLATE "C", value text,
+                           written bigint OPTIONS (role 'writetime'))
+  SERVER edge_srv OPTIONS (column_family 'Cols');
+-- the same CF without the writetime (the check's errors show the failing row)
+CREATE FOREIGN TABLE cols_nt (key text COLLATE "C", column_name text COLLATE "C", value text)
+  SERVER edge_srv OPTIONS (column_family 'Cols');
+
+-- ---- views WITH CHECK OPTION: a row that fails the check is not written ----
+CREATE VIEW v_cols AS SELECT * FROM cols_nt WHERE key = 'v' WITH CHECK OPTION;
+CREATE VIEW v_small AS SELECT * FROM cols_nt WHERE value < '5' WITH LOCAL CHECK OPTION;
+CREATE VIEW v_recent AS SELECT * FROM cols WHERE written > 1000 WITH CHECK OPTION;
+INSERT INTO v_cols VALUES ('v', 'a', '1'), ('v', 'b', '2');
+INSERT INTO v_cols VALUES ('w', 'a', '1');
+-- a batch (INSERT ... SELECT): no row of the batch the failing row is in
+INSERT INTO v_cols
+  SELECT CASE WHEN i = 3 THEN 'w' ELSE 'v' END, 'n' || i, 'x' FROM generate_series(1, 5) i;
+SELECT key, column_name, value FROM cols ORDER BY key, column_name;
+-- an UPDATE that moves the row out of the view: neither written nor the old one removed
+UPDATE v_cols SET key = 'w' WHERE column_name = 'a';
+UPDATE v_cols SET column_name = 'a2', value = '9' WHERE column_name = 'a';
+UPDATE v_small SET value = '9' WHERE key = 'v';
+SELECT key, column_name, value FROM cols ORDER BY key, column_name;
+UPDATE v_cols SET value = value || '!' WHERE column_name = 'a2' RETURNING key, column_name, value;
+-- the check sees the writetime the row is written at (NULL before the write)
+INSERT INTO v_recent (key, column_name, value) VALUES ('v', 'c', '3')
+  RETURNING key, column_name, written > 1000 AS written_now;
+INSERT INTO v_recent VALUES ('v', 'd', '4', 7);
+UPDATE v_recent SET value = '5' WHERE column_name = 'c'
+  RETURNING column_name, value, written > 1000 AS written_now;
+UPDATE v_recent SET written = 7 WHERE column_name = 'c';
+SELECT key, column_name, value, written > 1000 AS written_now FROM cols ORDER BY key, column_name;
+-- through a partitioned table with a foreign partition
+CREATE TABLE parts (key text COLLATE "C", column_name text COLLATE "C", value text)
+  PARTITION BY LIST (key);
+CREATE TABLE parts_local PARTITION OF parts FOR VALUES IN ('l');
+CREATE FOREIGN TABLE parts_remote PARTITION OF parts FOR VALUES IN ('r')
+  SERVER edge_srv OPTIONS (column_family 'Part');
+CREATE VIEW v_parts AS SELECT * FROM parts WHERE value <> 'bad' WITH CHECK OPTION;
+INSERT INTO v_parts VALUES ('r', 'p', 'bad');
+INSERT INTO v_parts VALUES ('r', 'p', 'good'), ('l', 'p', 'good');
+UPDATE v_parts SET value = 'bad' WHERE key = 'r';
+SELECT key, column_name, value FROM parts ORDER BY key, column_name;
+
+DROP SCHEMA edge CASCADE;
+DROP EXTENSION colfam_fdw CASCADE;

@@ -3,6 +3,9 @@
 -- that is not transactional must not behave as PostgreSQL's rollback would fix it.
 --  - a view WITH CHECK OPTION: PostgreSQL checks the row after the FDW wrote it; a
 --    row that fails must not be written (nor an UPDATE's old row removed);
+--  - 'rows' mapping: a row must not write one Cassandra column twice with different
+--    values (an extra jsonb member naming a column that a SQL column holds, two SQL
+--    columns naming one): colfamd's tie-break would pick the value read back.
 -- The suite loads tests/data/seeds/edge.cli into a colfamd at $COLFAM_HOSTS.
 -- ===================================================================
 \getenv colfam_hosts COLFAM_HOSTS
@@ -17,6 +20,9 @@ CREATE FOREIGN TABLE cols (key text COLLATE "C", column_name text COLLATE "C", v
 -- the same CF without the writetime (the check's errors show the failing row)
 CREATE FOREIGN TABLE cols_nt (key text COLLATE "C", column_name text COLLATE "C", value text)
   SERVER edge_srv OPTIONS (column_family 'Cols');
+CREATE FOREIGN TABLE rows_t (key text COLLATE "C", name text, age bigint,
+                             extra jsonb OPTIONS (role 'extra'))
+  SERVER edge_srv OPTIONS (column_family 'Rows', mapping 'rows');
 
 -- ---- views WITH CHECK OPTION: a row that fails the check is not written ----
 CREATE VIEW v_cols AS SELECT * FROM cols_nt WHERE key = 'v' WITH CHECK OPTION;
@@ -53,6 +59,29 @@ INSERT INTO v_parts VALUES ('r', 'p', 'bad');
 INSERT INTO v_parts VALUES ('r', 'p', 'good'), ('l', 'p', 'good');
 UPDATE v_parts SET value = 'bad' WHERE key = 'r';
 SELECT key, column_name, value FROM parts ORDER BY key, column_name;
+
+-- ---- 'rows' mapping: one Cassandra column written once ----
+-- an extra member naming a column that a SQL column holds
+INSERT INTO rows_t VALUES ('u1', 'a', 1, '{"name": "zzz"}');
+INSERT INTO rows_t VALUES ('u1', NULL, 1, '{"name": "zzz"}');
+INSERT INTO rows_t VALUES ('u1', 'Ann', 34, '{"city": "Oslo"}');
+UPDATE rows_t SET extra = extra || '{"age": "x"}' WHERE key = 'u1';
+UPDATE rows_t SET extra = extra || '{"zip": "0150"}' WHERE key = 'u1' RETURNING *;
+SELECT * FROM rows_t ORDER BY key;
+-- two SQL columns over one Cassandra column: the same value (or one NULL in an INSERT)
+CREATE FOREIGN TABLE rows_2 (key text COLLATE "C", name text, alias text OPTIONS (name 'name'),
+                             age bigint, age_bytes bytea OPTIONS (name 'age'))
+  SERVER edge_srv OPTIONS (column_family 'Rows', mapping 'rows');
+SELECT * FROM rows_2 ORDER BY key;
+INSERT INTO rows_2 VALUES ('u2', 'Bob', 'Rob', NULL, NULL);
+INSERT INTO rows_2 VALUES ('u2', 'Bob', 'Bob', 7, NULL);
+INSERT INTO rows_2 (key, alias, age_bytes) VALUES ('u3', 'Cy', '\x0000000000000009');
+SELECT * FROM rows_2 ORDER BY key;
+UPDATE rows_2 SET alias = 'Robert' WHERE key = 'u2';
+UPDATE rows_2 SET name = NULL WHERE key = 'u2';
+UPDATE rows_2 SET name = 'Robert', alias = 'Robert' WHERE key = 'u2';
+UPDATE rows_2 SET age = NULL, age_bytes = NULL WHERE key = 'u2' RETURNING *;
+SELECT * FROM rows_2 ORDER BY key;
 
 DROP SCHEMA edge CASCADE;
 DROP EXTENSION colfam_fdw CASCADE;

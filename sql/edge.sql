@@ -3,6 +3,9 @@
 -- that is not transactional must not behave as PostgreSQL's rollback would fix it.
 --  - a view WITH CHECK OPTION: PostgreSQL checks the row after the FDW wrote it; a
 --    row that fails must not be written (nor an UPDATE's old row removed);
+--  - ORDER BY over a names predicate (column_name = ANY, super_column = ANY): the
+--    names are asked a page at a time in the query's order, each page comes back
+--    sorted, never reversed: Postgres sorts;
 --  - 'rows' mapping: a row must not write one Cassandra column twice with different
 --    values (an extra jsonb member naming a column that a SQL column holds, two SQL
 --    columns naming one): colfamd's tie-break would pick the value read back.
@@ -20,6 +23,9 @@ CREATE FOREIGN TABLE cols (key text COLLATE "C", column_name text COLLATE "C", v
 -- the same CF without the writetime (the check's errors show the failing row)
 CREATE FOREIGN TABLE cols_nt (key text COLLATE "C", column_name text COLLATE "C", value text)
   SERVER edge_srv OPTIONS (column_family 'Cols');
+CREATE FOREIGN TABLE scols (key text COLLATE "C", super_column text COLLATE "C",
+                            column_name text COLLATE "C", value text)
+  SERVER edge_srv OPTIONS (column_family 'SuperCols');
 CREATE FOREIGN TABLE rows_t (key text COLLATE "C", name text, age bigint,
                              extra jsonb OPTIONS (role 'extra'))
   SERVER edge_srv OPTIONS (column_family 'Rows', mapping 'rows');
@@ -59,6 +65,25 @@ INSERT INTO v_parts VALUES ('r', 'p', 'bad');
 INSERT INTO v_parts VALUES ('r', 'p', 'good'), ('l', 'p', 'good');
 UPDATE v_parts SET value = 'bad' WHERE key = 'r';
 SELECT key, column_name, value FROM parts ORDER BY key, column_name;
+
+-- ---- ORDER BY over a names predicate (fetch_size 3: five names are two pages) ----
+INSERT INTO cols_nt SELECT 'o', 'n' || i, 'v' || i FROM generate_series(1, 9) i;
+SELECT column_name FROM cols_nt WHERE key = 'o' AND column_name = ANY ('{n7,n2,n9,n1}')
+  ORDER BY column_name LIMIT 2;
+SELECT column_name FROM cols_nt WHERE key = 'o' AND column_name IN ('n3', 'n1', 'n8', 'n5', 'n2')
+  ORDER BY column_name DESC;
+SELECT column_name FROM cols_nt WHERE key = 'o' AND column_name = ANY ('{n2,n7}')
+  ORDER BY column_name DESC LIMIT 1;
+EXPLAIN (COSTS OFF) SELECT column_name FROM cols_nt
+  WHERE key = 'o' AND column_name = ANY ('{n2,n7}') ORDER BY column_name DESC LIMIT 1;
+-- a single name is one column at most: the scan's order stands
+EXPLAIN (COSTS OFF) SELECT column_name FROM cols_nt
+  WHERE key = 'o' AND column_name = 'n2' ORDER BY column_name DESC LIMIT 1;
+INSERT INTO scols SELECT 'p', 's' || i % 4, 'c' || i, 'v' || i FROM generate_series(1, 12) i;
+SELECT super_column, column_name FROM scols WHERE key = 'p' AND super_column IN ('s0', 's2', 's1')
+  ORDER BY super_column DESC, column_name;
+SELECT super_column, column_name FROM scols WHERE key = 'p' AND super_column = 's1'
+  AND column_name IN ('c9', 'c1', 'c5') ORDER BY column_name DESC LIMIT 2;
 
 -- ---- 'rows' mapping: one Cassandra column written once ----
 -- an extra member naming a column that a SQL column holds

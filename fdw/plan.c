@@ -200,13 +200,15 @@ encoding_is_total(Oid typid)
 /*
  * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
  * (which matches keys by bytes and names by comparator equality) finds exactly the
- * rows SQL's = finds. text needs a deterministic collation.
+ * rows SQL's = finds. text needs a deterministic collation: with none (two implicit
+ * collations in conflict) SQL's = is an ERROR, which Postgres raises when it is left
+ * to Postgres.
  */
 static bool
 equality_is_bytewise(Oid typid, Oid collid)
 {
-	if ((typid == TEXTOID || typid == VARCHAROID) && OidIsValid(collid) &&
-		!get_collation_isdeterministic(collid))
+	if ((typid == TEXTOID || typid == VARCHAROID) &&
+		(!OidIsValid(collid) || !get_collation_isdeterministic(collid)))
 		return false;
 	return encoding_is_total(typid);
 }
@@ -397,8 +399,8 @@ make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	{
 		if (col->role == COLFAM_ROLE_FIELD)
 			return false;		/* only EQ reaches an index */
-		if (OidIsValid(inputcollid) && inputcollid != col->collid)
-			return false;
+		if (inputcollid != col->collid)
+			return false;		/* or none: SQL's comparison is an ERROR */
 	}
 	if (col->role == COLFAM_ROLE_FIELD)
 		return c->exact_eq && field_indexed(ri->meta, col->name);

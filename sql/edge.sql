@@ -6,6 +6,8 @@
 --  - ORDER BY over a names predicate (column_name = ANY, super_column = ANY): the
 --    names are asked a page at a time in the query's order, each page comes back
 --    sorted, never reversed: Postgres sorts;
+--  - a text comparison with no collation (two implicit ones in conflict) is an ERROR
+--    in SQL: never pushed (and answered as bytes), Postgres raises it;
 --  - 'rows' mapping: a row must not write one Cassandra column twice with different
 --    values (an extra jsonb member naming a column that a SQL column holds, two SQL
 --    columns naming one): colfamd's tie-break would pick the value read back.
@@ -84,6 +86,20 @@ SELECT super_column, column_name FROM scols WHERE key = 'p' AND super_column IN 
   ORDER BY super_column DESC, column_name;
 SELECT super_column, column_name FROM scols WHERE key = 'p' AND super_column = 's1'
   AND column_name IN ('c9', 'c1', 'c5') ORDER BY column_name DESC LIMIT 2;
+
+-- ---- text comparisons under no collation: Postgres's ERROR, not bytes' answer ----
+CREATE COLLATION edge_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT v.x, c.column_name FROM (VALUES ('N1' COLLATE edge_ci)) v(x),
+  LATERAL (SELECT * FROM cols_nt WHERE key = 'o' AND column_name = v.x) c;
+SELECT v.x, c.column_name FROM (VALUES ('n8' COLLATE edge_ci)) v(x),
+  LATERAL (SELECT * FROM cols_nt WHERE key = 'o' AND column_name >= v.x) c;
+SELECT v.x, c.column_name FROM (VALUES ('O' COLLATE edge_ci)) v(x),
+  LATERAL (SELECT * FROM cols_nt WHERE key = v.x) c;
+SELECT v.k, count(c.*) FROM (VALUES ('O' COLLATE edge_ci)) v(k)
+  LEFT JOIN cols_nt c ON c.key = v.k GROUP BY v.k;
+-- under the explicit collation, its answer
+SELECT count(*) FROM cols_nt WHERE key = 'O' COLLATE edge_ci;
+SELECT column_name FROM cols_nt WHERE key = 'o' AND column_name = 'N1' COLLATE edge_ci;
 
 -- ---- 'rows' mapping: one Cassandra column written once ----
 -- an extra member naming a column that a SQL column holds

@@ -14,7 +14,10 @@
  *    columns and removes the ones set to NULL; with an extra column, whose members
  *    are all the row's other columns, it also removes the members the new extra no
  *    longer has (the old row goes, below the new one's timestamp). DELETE removes
- *    the row (the super column).
+ *    the row (the super column). A row writes each Cassandra column once: an extra
+ *    member naming a column that a SQL column holds, or two SQL columns that name
+ *    one Cassandra column with different values, is an ERROR (at one timestamp,
+ *    colfamd's tie-break would choose the value read back).
  * Timestamps are microseconds since 1970, strictly increasing within a backend, so
  * two writes of one transaction never tie (each row of a batched INSERT has its own:
  * of two rows writing one column, the later wins). An UPDATE removes old columns at a
@@ -81,6 +84,13 @@ typedef struct SeenEntry
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/* A SQL column of the 'rows' mapping and the Cassandra column it names. */
+typedef struct FieldName
+{
+	const char *name;
+	AttrNumber	att;
+} FieldName;
+
 typedef struct ColfamModifyState
 {
 	ColfamTable *table;
@@ -96,6 +106,11 @@ typedef struct ColfamModifyState
 	seen_hash  *seen;			/* UPDATE, DELETE whose plan may give a row twice: the
 								 * rows done, in seen_cxt; else NULL */
 	MemoryContext seen_cxt;
+	/* 'rows' mapping: the Cassandra columns the SQL columns name (see field_names) */
+	FieldName  *fields;			/* sorted by name, then attnum */
+	int			nfields;
+	AttrNumber *same_as;		/* [attnum - 1]: the first column naming the same
+								 * Cassandra column, or InvalidAttrNumber */
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -291,6 +306,52 @@ colfam_exec_truncate(List *rels, DropBehavior behavior, bool restart_seqs)
 	}
 }
 
+static int
+field_name_cmp(const void *a, const void *b)
+{
+	const FieldName *x = a;
+	const FieldName *y = b;
+	int			c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : (int) x->att - (int) y->att;
+}
+
+/* bsearch's comparison: by name only */
+static int
+field_name_key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const FieldName *) a)->name, ((const FieldName *) b)->name);
+}
+
+/*
+ * 'rows' mapping: the Cassandra column names of the SQL columns, sorted (an extra
+ * member is looked up in them), and for each column the first one naming the same
+ * Cassandra column (two SQL columns may read one, e.g. as bigint and as bytea; a row
+ * must not write it twice with different values).
+ */
+static void
+field_names(ColfamModifyState *m)
+{
+	ColfamTable *t = m->table;
+
+	m->fields = palloc(sizeof(FieldName) * Max(t->natts, 1));
+	m->same_as = palloc0(sizeof(AttrNumber) * Max(t->natts, 1));
+	for (int a = 1; a <= t->natts; a++)
+		if (t->cols[a - 1].role == COLFAM_ROLE_FIELD)
+		{
+			m->fields[m->nfields].name = t->cols[a - 1].name;
+			m->fields[m->nfields++].att = a;
+		}
+	qsort(m->fields, m->nfields, sizeof(FieldName), field_name_cmp);
+	for (int i = 1, first = 0; i < m->nfields; i++)
+	{
+		if (strcmp(m->fields[i].name, m->fields[first].name) != 0)
+			first = i;
+		else
+			m->same_as[m->fields[i].att - 1] = m->fields[first].att;
+	}
+}
+
 /* The state of writes to rel for the statement of estate: its table, connection, memory. */
 static ColfamModifyState *
 modify_state_create(EState *estate, Relation rel)
@@ -303,6 +364,8 @@ modify_state_create(EState *estate, Relation rel)
 	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
 	m->cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw modify",
 								   ALLOCSET_DEFAULT_SIZES);
+	if (m->table->rows_mapping)
+		field_names(m);
 	return m;
 }
 
@@ -507,6 +570,55 @@ writetime_micros(ColfamTable *t, Datum d)
 }
 
 /*
+ * 'rows' mapping: columns w and a of a row name one Cassandra column, which w wrote
+ * (has_value, written: its encoded value, or none: a deletion). a may only write the
+ * same again: two writes at one timestamp would leave colfamd's tie-break (the greater
+ * value, a deletion over a value) to decide.
+ */
+static void
+check_same_write(ColfamModifyState *m, AttrNumber w, AttrNumber a, const bool *has_value,
+				 const cf_slice *written)
+{
+	ColfamTable *t = m->table;
+	bool		h1 = has_value[w - 1];
+	bool		h2 = has_value[a - 1];
+
+	if (h1 && h2 ? cf_slice_eq(written[w - 1], written[a - 1]) : h1 == h2)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("columns \"%s\" and \"%s\" of foreign table \"%s\" write Cassandra column \"%s\" with different values",
+					t->cols[w - 1].attname, t->cols[a - 1].attname, t->relname,
+					t->cols[a - 1].name),
+			 errhint("Give the columns that name one Cassandra column the same value.")));
+}
+
+/*
+ * 'rows' mapping: member key of the extra column (attribute a) must not name a
+ * Cassandra column that a SQL column holds: both would be written, and the row read
+ * back would show the SQL column with whichever value colfamd's tie-break kept.
+ */
+static void
+check_extra_member(ColfamModifyState *m, AttrNumber a, const char *key)
+{
+	ColfamTable *t = m->table;
+	FieldName	probe = {key, 0};
+	FieldName  *f;
+
+	if (m->nfields == 0)
+		return;
+	f = bsearch(&probe, m->fields, m->nfields, sizeof(FieldName), field_name_key_cmp);
+	if (f == NULL)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("member \"%s\" of column \"%s\" of foreign table \"%s\" names the Cassandra column of column \"%s\"",
+					key, t->cols[a - 1].attname, t->relname, t->cols[f->att - 1].attname),
+			 errhint("Set column \"%s\" instead: \"%s\" holds only the columns that no other column names.",
+					 t->cols[f->att - 1].attname, t->cols[a - 1].attname)));
+}
+
+/*
  * The columns a SQL row writes, appended to r, at timestamp ts; in the 'columns'
  * mapping at the row's writetime instead when it has one and own_writetime (an INSERT,
  * or an UPDATE that sets it: the writetime an UPDATE read back from the column is the
@@ -521,6 +633,9 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 				name,
 				value;
 	cf_slice   *sp = NULL;
+	cf_slice   *written;
+	bool	   *has_value;
+	AttrNumber *writer;			/* [first - 1]: the column that wrote its Cassandra column */
 
 	if (t->super_att != InvalidAttrNumber)
 	{
@@ -574,16 +689,33 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 		return;
 	}
 
+	written = palloc(sizeof(cf_slice) * Max(t->natts, 1));
+	has_value = palloc(sizeof(bool) * Max(t->natts, 1));
+	writer = palloc0(sizeof(AttrNumber) * Max(t->natts, 1));
 	for (int a = 1; a <= t->natts; a++)
 	{
 		ColfamColumn *c = &t->cols[a - 1];
 
 		if (c->role == COLFAM_ROLE_FIELD)
 		{
+			AttrNumber	first = m->same_as[a - 1];
+
+			if (first == InvalidAttrNumber)
+				first = a;
 			name = cf_slice_str(c->name);
-			if (encode_att(m, slot, a, false, &value))
-				add_column(r, sp, name, value, ts, false, 0);
-			else if (delete_nulls)
+			has_value[a - 1] = encode_att(m, slot, a, false, &written[a - 1]);
+			if (!has_value[a - 1] && !delete_nulls)
+				continue;		/* writes nothing */
+			if (writer[first - 1] != InvalidAttrNumber)
+			{
+				/* the Cassandra column is written already: only again as it is */
+				check_same_write(m, writer[first - 1], a, has_value, written);
+				continue;
+			}
+			writer[first - 1] = a;
+			if (has_value[a - 1])
+				add_column(r, sp, name, written[a - 1], ts, false, 0);
+			else
 				add_deletion(r, sp, &name, ts);
 		}
 		else if (c->role == COLFAM_ROLE_EXTRA)
@@ -609,7 +741,10 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 			while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 			{
 				if (tok == WJB_KEY)
+				{
 					key = pnstrdup(v.val.string.val, v.val.string.len);
+					check_extra_member(m, a, key);
+				}
 				else if (tok == WJB_VALUE && key != NULL)
 				{
 					char	   *text = v.type == jbvString
@@ -656,9 +791,22 @@ check_partition(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot, bool
 }
 
 /*
- * A written row's writetime column, when the row did not give the timestamp it was
- * written at, becomes that timestamp: RETURNING and AFTER ROW triggers see the row as
- * stored. (Nobody else sees the slot: skipped when neither is there.)
+ * The WITH CHECK OPTIONs of the views a row is written through, checked before the row
+ * is written: PostgreSQL checks them after the FDW's write and leaves a row that fails
+ * to the transaction's rollback, which does not undo a column family's write.
+ */
+static void
+check_view_options(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot)
+{
+	if (rinfo->ri_WithCheckOptions != NIL)
+		ExecWithCheckOptions(WCO_VIEW_CHECK, rinfo, slot, estate);
+}
+
+/*
+ * A row's writetime column, when the row does not give the timestamp it is written
+ * at, becomes that timestamp before it is written: its views' check options,
+ * RETURNING and AFTER ROW triggers see the row as stored. (Nobody else sees the slot:
+ * skipped when none of them is there.)
  */
 static void
 show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
@@ -669,7 +817,8 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 	Datum	   *values;
 	bool	   *nulls;
 
-	if (rinfo->ri_projectReturning == NULL && rinfo->ri_TrigDesc == NULL)
+	if (rinfo->ri_projectReturning == NULL && rinfo->ri_TrigDesc == NULL &&
+		rinfo->ri_WithCheckOptions == NIL)
 		return;
 	slot_getallattrs(slot);
 	values = palloc(sizeof(Datum) * desc->natts);
@@ -711,28 +860,31 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 						 TupleTableSlot **planSlots, int *numSlots)
 {
 	ColfamModifyState *m = rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(m->cxt);
-	RowMut	   *rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
+	MemoryContext old;
+	RowMut	   *rows;
 	int64		ts = write_timestamps(*numSlots);
 
 	/* a timestamp per row: of two rows writing one column, the later one wins */
 	for (int i = 0; i < *numSlots; i++)
 	{
+		bool		isnull;
+
 		check_partition(estate, rinfo, slots[i], false);
+		if (m->table->writetime_att != InvalidAttrNumber &&
+			(slot_getattr(slots[i], m->table->writetime_att, &isnull), isnull))
+			show_writetime(rinfo, slots[i], ts + i);
+		check_view_options(estate, rinfo, slots[i]);
+	}
+	old = MemoryContextSwitchTo(m->cxt);
+	rows = palloc0(sizeof(RowMut) * Max(*numSlots, 1));
+	for (int i = 0; i < *numSlots; i++)
+	{
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
 		row_to_mutations(m, slots[i], &rows[i], ts + i, false, true);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
-	for (int i = 0; i < *numSlots; i++)
-	{
-		bool		isnull;
-
-		if (m->table->writetime_att != InvalidAttrNumber &&
-			(slot_getattr(slots[i], m->table->writetime_att, &isnull), isnull))
-			show_writetime(rinfo, slots[i], ts + i);
-	}
 	return slots;
 }
 
@@ -886,6 +1038,16 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		return NULL;
 	}
 	check_partition(estate, rinfo, slot, true);
+	own_writetime = t->writetime_att != InvalidAttrNumber &&
+		bms_is_member(t->writetime_att - FirstLowInvalidHeapAttributeNumber,
+					  ExecGetUpdatedCols(rinfo, estate));
+	if (t->writetime_att != InvalidAttrNumber && !own_writetime)
+	{
+		MemoryContextSwitchTo(old);
+		show_writetime(rinfo, slot, ts);
+		MemoryContextSwitchTo(m->cxt);
+	}
+	check_view_options(estate, rinfo, slot);
 	encode_att(m, slot, t->key_att, true, &newrow.key);
 	if (has_super)
 		encode_att(m, slot, t->super_att, true, &nsuper);
@@ -906,9 +1068,6 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	 */
 	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
-	own_writetime = t->writetime_att != InvalidAttrNumber &&
-		bms_is_member(t->writetime_att - FirstLowInvalidHeapAttributeNumber,
-					  ExecGetUpdatedCols(rinfo, estate));
 	row_to_mutations(m, slot, &newrow, ts, true, own_writetime);
 	if (!moved)
 		send_batch(m, &newrow, 1);
@@ -929,8 +1088,6 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
-	if (t->writetime_att != InvalidAttrNumber && !own_writetime)
-		show_writetime(rinfo, slot, ts);
 	return slot;
 }
 

@@ -200,13 +200,15 @@ encoding_is_total(Oid typid)
 /*
  * Types whose bytes and SQL equality are one-to-one: an equality sent to colfamd
  * (which matches keys by bytes and names by comparator equality) finds exactly the
- * rows SQL's = finds. text needs a deterministic collation.
+ * rows SQL's = finds. text needs a deterministic collation: with none (two implicit
+ * collations in conflict) SQL's = is an ERROR, which Postgres raises when it is left
+ * to Postgres.
  */
 static bool
 equality_is_bytewise(Oid typid, Oid collid)
 {
-	if ((typid == TEXTOID || typid == VARCHAROID) && OidIsValid(collid) &&
-		!get_collation_isdeterministic(collid))
+	if ((typid == TEXTOID || typid == VARCHAROID) &&
+		(!OidIsValid(collid) || !get_collation_isdeterministic(collid)))
 		return false;
 	return encoding_is_total(typid);
 }
@@ -397,8 +399,8 @@ make_cand(PlannerInfo *root, RelOptInfo *baserel, ColfamRelInfo *ri,
 	{
 		if (col->role == COLFAM_ROLE_FIELD)
 			return false;		/* only EQ reaches an index */
-		if (OidIsValid(inputcollid) && inputcollid != col->collid)
-			return false;
+		if (inputcollid != col->collid)
+			return false;		/* or none: SQL's comparison is an ERROR */
 	}
 	if (col->role == COLFAM_ROLE_FIELD)
 		return c->exact_eq && field_indexed(ri->meta, col->name);
@@ -783,8 +785,8 @@ pathkey_ok(ColfamRelInfo *ri, PathKey *pk, AttrNumber att)
 /*
  * Can a one-row scan produce `pathkeys`? The order a slice comes back in: by name
  * (Standard CF, or the sub-columns of one super column), by super column then by
- * name ascending (a Super CF: reversing walks the super columns down only).
- * *reversed says which way to walk.
+ * name ascending (a Super CF: reversing walks the super columns down only); a
+ * slice of several names has none. *reversed says which way to walk.
  */
 static bool
 ordering_matches(ColfamRelInfo *ri, RelOptInfo *baserel, List *cands, List *pathkeys,
@@ -796,8 +798,18 @@ ordering_matches(ColfamRelInfo *ri, RelOptInfo *baserel, List *cands, List *path
 			   *second = NULL;
 	AttrNumber	a1,
 				a2 = InvalidAttrNumber;
+	Cand	   *names;
 
 	if (t->rows_mapping || pathkeys == NIL || list_length(pathkeys) > 2)
+		return false;
+	/*
+	 * A names predicate (name = ANY(...), the one colfam_get_plan pushes) is asked a
+	 * page of names at a time in the query's order of them, each page coming back
+	 * sorted, never reversed: no order over the whole scan.
+	 */
+	names = find_cand(cands, !ri->meta->super || pinned ? COLFAM_ROLE_NAME : COLFAM_ROLE_SUPER,
+					  false, true, false);
+	if (names != NULL && names->is_array)
 		return false;
 	first = linitial(pathkeys);
 	a1 = pathkey_att(first, baserel);

@@ -828,8 +828,13 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 	values[att - 1] = m->table->cols[att - 1].typid == TIMESTAMPTZOID ?
 		TimestampTzGetDatum(ts - UNIX_TO_PG_USECS) : Int64GetDatum(ts);
 	nulls[att - 1] = false;
-	/* formed before the slot lets go of the tuple its values point into */
+	/*
+	 * Formed before the slot lets go of the tuple its values point into. The arrays
+	 * are freed: this runs in the statement's memory, once a row.
+	 */
 	ExecForceStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot, true);
+	pfree(values);
+	pfree(nulls);
 }
 
 static void

@@ -39,7 +39,6 @@
 #include "colfam_table.h"
 
 #include "access/sysattr.h"
-#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "common/int.h"
@@ -103,6 +102,7 @@ typedef struct ColfamModifyState
 	AttrNumber	junk_name;
 	AttrNumber	junk_row;		/* the whole old row (UPDATE; DELETE with RETURNING) */
 	int64		delete_ts;		/* UPDATE: removals of old columns, below its writes */
+	bool		sets_writetime; /* UPDATE: it assigns the writetime column */
 	seen_hash  *seen;			/* UPDATE, DELETE whose plan may give a row twice: the
 								 * rows done, in seen_cxt; else NULL */
 	MemoryContext seen_cxt;
@@ -230,13 +230,13 @@ colfam_add_update_targets(PlannerInfo *root, Index rtindex, RangeTblEntry *targe
  * PostgreSQL refuses it first.)
  */
 static void
-refuse_on_conflict(OnConflictAction action, Relation rel)
+refuse_on_conflict(OnConflictAction action, Oid relid)
 {
 	if (action != ONCONFLICT_NONE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ON CONFLICT is not supported on foreign table \"%s\"",
-						RelationGetRelationName(rel)),
+						get_rel_name(relid)),
 				 errdetail("A write to a column family replaces the columns it names; "
 						   "colfamd has no write that keeps what is stored."),
 				 errhint("Leave out ON CONFLICT to replace existing columns, or INSERT only "
@@ -247,11 +247,7 @@ List *
 colfam_plan_modify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 				   int subplan_index)
 {
-	RangeTblEntry *rte = planner_rt_fetch(resultRelation, root);
-	Relation	rel = table_open(rte->relid, NoLock);
-
-	refuse_on_conflict(plan->onConflictAction, rel);
-	table_close(rel, NoLock);
+	refuse_on_conflict(plan->onConflictAction, planner_rt_fetch(resultRelation, root)->relid);
 	return NIL;
 }
 
@@ -391,7 +387,14 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 		if (!AttributeNumberIsValid(m->junk_key))
 			elog(ERROR, "colfam_fdw: the row key of the rows to modify is missing");
 		if (op == CMD_UPDATE)
+		{
+			AttrNumber	wt = m->table->writetime_att;
+
 			m->delete_ts = write_timestamps(1);
+			m->sets_writetime = wt != InvalidAttrNumber &&
+				bms_is_member(wt - FirstLowInvalidHeapAttributeNumber,
+							  ExecGetUpdatedCols(rinfo, mtstate->ps.state));
+		}
 		if (plan_may_repeat_rows(subplan))
 		{
 			m->seen_cxt = AllocSetContextCreate(mtstate->ps.state->es_query_cxt,
@@ -415,7 +418,7 @@ colfam_begin_foreign_insert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 	ModifyTable *plan = (ModifyTable *) mtstate->ps.plan;	/* NULL for COPY */
 
 	if (plan != NULL)
-		refuse_on_conflict(plan->onConflictAction, rinfo->ri_RelationDesc);
+		refuse_on_conflict(plan->onConflictAction, RelationGetRelid(rinfo->ri_RelationDesc));
 	if (rinfo->ri_FdwState == NULL)
 		rinfo->ri_FdwState = modify_state_create(mtstate->ps.state, rinfo->ri_RelationDesc);
 }
@@ -1032,7 +1035,6 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 				nname = {0};
 	bool		has_super;
 	bool		moved;
-	bool		own_writetime;
 	int64		ts = write_timestamps(1);
 
 	old_identity(m, planSlot, &oldrow, &super, &has_super, &name);
@@ -1043,10 +1045,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		return NULL;
 	}
 	check_partition(estate, rinfo, slot, true);
-	own_writetime = t->writetime_att != InvalidAttrNumber &&
-		bms_is_member(t->writetime_att - FirstLowInvalidHeapAttributeNumber,
-					  ExecGetUpdatedCols(rinfo, estate));
-	if (t->writetime_att != InvalidAttrNumber && !own_writetime)
+	if (t->writetime_att != InvalidAttrNumber && !m->sets_writetime)
 	{
 		MemoryContextSwitchTo(old);
 		show_writetime(rinfo, slot, ts);
@@ -1073,7 +1072,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	 */
 	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
-	row_to_mutations(m, slot, &newrow, ts, true, own_writetime);
+	row_to_mutations(m, slot, &newrow, ts, true, m->sets_writetime);
 	if (!moved)
 		send_batch(m, &newrow, 1);
 	else if (cf_slice_eq(oldrow.key, newrow.key))

@@ -281,10 +281,10 @@ serve(colfamd *d)
 	if (!write_pid_file(d))
 		goto fail;
 	cf_config_db_options(cfg, cf_env_posix(), &dbo);
-	cf_log_info(LOG, "opening the database: data in %s, commit log in %s (%s sync), %s",
-				dbo.data_dir, dbo.commitlog_dir,
+	cf_log_info(LOG, "opening the database: data in %s, commit log in %s (%s sync), %s, "
+				"block cache %d MiB", dbo.data_dir, dbo.commitlog_dir,
 				cfg->commitlog_sync == CF_COMMITLOG_BATCH ? "batch" : "periodic",
-				cf_partitioner_name(cfg->partitioner));
+				cf_partitioner_name(cfg->partitioner), cfg->block_cache_size_in_mb);
 	if ((s = cf_db_open(&dbo, &d->db)) != NULL)
 	{
 		cf_log_error(LOG, "cannot open the database: %s", cf_status_msg(s));

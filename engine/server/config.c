@@ -145,6 +145,8 @@ const cfg_key cfg_keys[] = {
 	"flush a memtable past this many operations, for every CF (0: each CF's own)"},
 	INTK(memtable_flush_after_mins, "60", 1, 525600, "default of new CFs: flush after this age"),
 	INTK(column_index_size_in_kb, "64", 1, 16384, "granularity of the column index within a row"),
+	INTK(block_cache_size_in_mb, "64", 1, 1 << 20,
+		 "decoded SSTable blocks kept in memory, for every CF together"),
 	INTK(min_compaction_threshold, "4", 0, 1000000,
 		 "default of new CFs: fewest SSTables compacted together (0: no compaction)"),
 	INTK(max_compaction_threshold, "32", 0, 1000000,
@@ -804,6 +806,7 @@ cf_config_db_options(const cf_config *cfg, cf_env *env, cf_db_options *o)
 	o->batch_window_us = (int64_t) cfg->commitlog_sync_batch_window_in_ms * 1000;
 	o->memtable_max_bytes = (size_t) cfg->memtable_throughput_in_mb << 20;
 	o->memtable_max_ops = (uint64_t) llround(cfg->memtable_operations_in_millions * 1e6);
+	o->block_cache_bytes = (size_t) cfg->block_cache_size_in_mb << 20;
 	o->background_compaction = true;
 }
 

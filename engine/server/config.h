@@ -112,6 +112,7 @@ typedef struct cf_config
 	double		memtable_operations_in_millions;	/* 0: each CF's own */
 	int			memtable_flush_after_mins;	/* 60: default of new CFs */
 	int			column_index_size_in_kb;	/* 64 */
+	int			block_cache_size_in_mb;	/* 64: decoded blocks, all CFs */
 	int			min_compaction_threshold;	/* 4: default of new CFs */
 	int			max_compaction_threshold;	/* 32 */
 

@@ -6,7 +6,7 @@
 . "$COLFAM_ROOT/tests/lib/harness.sh"
 harness_init
 B=$COLFAM_ROOT/build/release/bin
-tap_plan 26
+tap_plan 27
 
 # thrift_client HOST PORT NAME:SEQID...: sends the calls framed in one write and prints one
 # line per reply: "<type> <name> seqid=<n> apptype=<n> message=<text>".
@@ -61,6 +61,7 @@ pid_file: $node/colfamd.pid
 shutdown_timeout_in_ms: 3000
 rpc_prot: 1
 endpoint_snitch: org.apache.cassandra.locator.SimpleSnitch
+block_cache_size_in_mb: 8
 EOF
 log=$H_TMP/node1.log
 
@@ -78,6 +79,8 @@ tap_ok $? "a Cassandra key colfamd does not use is an info line"
 tap_ok $? "the pid file holds colfamd's pid"
 [[ -f $node/commitlog/LOCK && -d $node/data/system ]]
 tap_ok $? "the database is open in the configured directories"
+grep -q "opening the database: .*, block cache 8 MiB" "$log"
+tap_ok $? "it opens the database with the configured block cache"
 
 out=$(thrift_client $host "$port" describe_version:7 2>&1)
 [[ "$out" == "REPLY describe_version seqid=7 apptype=-1 message=19.4.0" ]]

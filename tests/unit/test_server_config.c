@@ -104,6 +104,7 @@ defaults(void **state)
 	assert_true(c.memtable_operations_in_millions == 0.0);
 	assert_int_equal(c.memtable_flush_after_mins, 60);
 	assert_int_equal(c.column_index_size_in_kb, 64);
+	assert_int_equal(c.block_cache_size_in_mb, 64);
 	assert_int_equal(c.min_compaction_threshold, 4);
 	assert_int_equal(c.max_compaction_threshold, 32);
 	assert_int_equal(c.log_level, CF_LOG_INFO);
@@ -155,6 +156,7 @@ static const char every_key_yaml[] =
 	"memtable_operations_in_millions: 0.5\n"
 	"memtable_flush_after_mins: 30\n"
 	"column_index_size_in_kb: 32\n"
+	"block_cache_size_in_mb: 512\n"
 	"min_compaction_threshold: 2\n"
 	"max_compaction_threshold: 8\n"
 	"log_level: WARN\n"
@@ -203,6 +205,7 @@ check_every_key(const cf_config *c)
 	assert_true(c->memtable_operations_in_millions == 0.5);
 	assert_int_equal(c->memtable_flush_after_mins, 30);
 	assert_int_equal(c->column_index_size_in_kb, 32);
+	assert_int_equal(c->block_cache_size_in_mb, 512);
 	assert_int_equal(c->min_compaction_threshold, 2);
 	assert_int_equal(c->max_compaction_threshold, 8);
 	assert_int_equal(c->log_level, CF_LOG_WARN);
@@ -253,6 +256,7 @@ every_key_from_command_line(void **state)
 		"--concurrent_reads", "16", "--concurrent_writes", "64",
 		"--memtable_throughput_in_mb", "128", "--memtable_operations_in_millions", "0.5",
 		"--memtable_flush_after_mins", "30", "--column_index_size_in_kb", "32",
+		"--block-cache-size-in-mb", "512",
 		"--min_compaction_threshold", "2", "--max_compaction_threshold", "8",
 		"-l", "warning", "--pid-file", "/run/colfamd.pid", NULL,
 	};
@@ -346,6 +350,8 @@ bad_values_name_key_value_and_valid_values(void **state)
 				 CF_ERR_INVALID, "c.yaml:2", "rpc_port", "\"abc\"", "an integer from 1 to 65535");
 	EXPECT_ERROR(cf_config_load_string(&c, "rpc_port: 70000\n", "c.yaml"),
 				 CF_ERR_INVALID, "c.yaml:1", "rpc_port", "\"70000\"", "from 1 to 65535");
+	EXPECT_ERROR(cf_config_load_string(&c, "block_cache_size_in_mb: 0\n", "c.yaml"),
+				 CF_ERR_INVALID, "block_cache_size_in_mb", "\"0\"", "from 1 to 1048576");
 	EXPECT_ERROR(cf_config_load_string(&c, "rpc_port: 9160x\n", "c.yaml"),
 				 CF_ERR_INVALID, "\"9160x\"");
 	EXPECT_ERROR(cf_config_load_string(&c, "rpc_keepalive: maybe\n", "c.yaml"),
@@ -673,6 +679,7 @@ options_of_the_db_and_the_server(void **state)
 	assert_int_equal(d.sync_period_us, 10000000);
 	assert_int_equal(d.memtable_max_bytes, 0);	/* each CF's own */
 	assert_int_equal(d.memtable_max_ops, 0);
+	assert_int_equal(d.block_cache_bytes, (size_t) 64 << 20);
 	assert_true(d.background_compaction);
 	cf_config_server_options(&c, &s);
 	assert_string_equal(s.address, "127.0.0.1");
@@ -694,6 +701,7 @@ options_of_the_db_and_the_server(void **state)
 	assert_int_equal(d.sync_period_us, 777000);
 	assert_int_equal(d.batch_window_us, 3000);
 	assert_int_equal(d.memtable_max_bytes, (size_t) 128 << 20);
+	assert_int_equal(d.block_cache_bytes, (size_t) 512 << 20);
 	assert_int_equal(d.memtable_max_ops, 500000);
 	cf_config_server_options(&c, &s);
 	assert_string_equal(s.address, "0.0.0.0");

@@ -131,7 +131,7 @@ count_fuzz() {
 }
 
 suite_fuzz() {
-  local cc=${FUZZ_CC:-clang} secs=${FUZZ_SECONDS:-20} f name rc=0
+  local cc=${FUZZ_CC:-clang} secs=${FUZZ_SECONDS:-20} f name rc=0 dict
   if ! command -v "$cc" >/dev/null 2>&1; then
     echo "SKIP: $cc not found (scripts/deps.sh test installs clang); fuzz targets not run"
     return 0
@@ -146,8 +146,18 @@ suite_fuzz() {
     if [[ $name == thrift ]]; then
       CF_THRIFT_SEED_DIR=build/fuzz/corpus/$name build/release/tests/test_thrift_codec || return 1
     fi
+    # the shell's parser: the seeds' cassandra-cli scripts
+    if [[ $name == cli ]]; then
+      cp tests/data/seeds/*.cli "build/fuzz/corpus/$name/" || return 1
+    fi
+    # the SSTable reader: its two templates unchanged
+    if [[ $name == sstable ]]; then
+      CF_FUZZ_SEED_DIR=build/fuzz/corpus/$name "$f" || return 1
+    fi
+    dict=()
+    [[ -f tests/fuzz/fuzz_$name.dict ]] && dict=(-dict="tests/fuzz/fuzz_$name.dict")
     if timeout --kill-after=10 $((secs + 60)) "$f" -max_total_time="$secs" -max_len=65536 \
-         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}" \
          -artifact_prefix=build/fuzz/artifacts/"$name"- "build/fuzz/corpus/$name" \
          > "$H_TMP/fuzz-$name.log" 2>&1; then
       grep -E '^(Done|stat::number_of_executed_units)' "$H_TMP/fuzz-$name.log"

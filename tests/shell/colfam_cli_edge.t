@@ -18,11 +18,8 @@ tap_run "a non-ASCII byte outside quotes is named, with the way out" 1 \
   sh -c "printf 'create column family \\303\\234n;\\n' | '$B/colfam' shell"
 
 harness_init
-port=$(harness_free_port 127.0.0.1)
-printf 'rpc_address: 127.0.0.1\nrpc_port: %s\ndata_file_directories: [%s]\ncommitlog_directory: %s\n' \
-  "$port" "$H_TMP/data" "$H_TMP/commitlog" > "$H_TMP/colfamd.yaml"
-harness_spawn colfamd "$B/colfamd" -c "$H_TMP/colfamd.yaml"
-harness_wait_tcp 127.0.0.1 "$port" 20
+harness_colfamd node 127.0.0.1 "$B/colfamd" || exit 1
+port=$H_PORT
 sh_run() { "$B/colfam" shell -h 127.0.0.1 -p "$port" -B "$@"; }
 sh_run >/dev/null <<'CLI'
 create keyspace K with replication_factor = 1;

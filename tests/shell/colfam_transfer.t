@@ -25,11 +25,8 @@ tap_run "import: nobody listening, the address is named" 1 "127.0.0.1:$port" \
 
 # Against a live node: malformed and refused input names where, and what got in.
 harness_init
-port=$(harness_free_port 127.0.0.1)
-printf 'rpc_address: 127.0.0.1\nrpc_port: %s\ndata_file_directories: [%s]\ncommitlog_directory: %s\n' \
-  "$port" "$H_TMP/data" "$H_TMP/commitlog" > "$H_TMP/colfamd.yaml"
-harness_spawn colfamd "$B/colfamd" -c "$H_TMP/colfamd.yaml"
-harness_wait_tcp 127.0.0.1 "$port" 20
+harness_colfamd node 127.0.0.1 "$B/colfamd" || exit 1
+port=$H_PORT
 C=("$B/colfam")
 CON=(-h 127.0.0.1 -p "$port" -k K)
 printf "create keyspace K with replication_factor = 1;\nuse K;\n%s\n%s\n" \

@@ -15,6 +15,7 @@
  *   create|update column family CF [with ATTR = V [and ...]]; drop column family CF;
  *   describe keyspace [K]; describe cluster; show keyspaces; show cluster name;
  *   show api version; help [TOPIC]; quit; exit;
+ *   assume CF comparator|sub_comparator|validator|keys as TYPE;
  * A term (key, name, value) is 'string', integer, identifier, or a function
  * call: bytes('hex'), integer(n), long(n), utf8('s'), ascii('s'), lexicaluuid('u'),
  * lexicaluuid(), timeuuid('u'), timeuuid(). An attribute value is a scalar or
@@ -120,7 +121,8 @@ typedef enum cft_stmt_kind
 	CFT_SHOW_CLUSTER_NAME,
 	CFT_SHOW_API_VERSION,
 	CFT_HELP,
-	CFT_QUIT
+	CFT_QUIT,
+	CFT_ASSUME
 } cft_stmt_kind;
 
 typedef struct cft_stmt
@@ -142,7 +144,9 @@ typedef struct cft_stmt
 	cft_term	value;			/* set */
 	bool		has_ttl;
 	int32_t		ttl;
-	const char *as_type;		/* get ... as TYPE (NULL: none) */
+	const char *as_type;		/* get ... as TYPE (NULL: none); assume's TYPE */
+	const char *assumed;		/* assume: "comparator", "sub_comparator",
+								 * "validator" or "keys" */
 
 	cft_expr   *exprs;			/* get ... where */
 	size_t		n_exprs;

@@ -6,6 +6,7 @@
  */
 #include "tools/cli_exec.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,23 @@ struct cft_shell
 	cf_arena   *arena;			/* per statement */
 	cf_arena   *ks_arena;		/* the cached keyspace definition */
 	cf_t_ks_def *ks_def;		/* NULL: not fetched */
+	struct assumption *assumptions; /* assume statements, newest first */
 	char		prompt[300];
 };
+
+/*
+ * What an assume statement said of keyspace.cf: its names, sub-column names, values
+ * (without column_metadata of their own) or keys are shown and read as type. Kept for
+ * the session, whatever the schema becomes.
+ */
+typedef struct assumption
+{
+	struct assumption *next;
+	char	   *keyspace;
+	char	   *cf;
+	const char *what;			/* cft_stmt.assumed */
+	cft_type	type;
+} assumption;
 
 /* What printing and converting need to know of a column family. */
 typedef struct cf_info
@@ -42,6 +58,8 @@ typedef struct cf_info
 	cft_type	cmp;
 	cft_type	sub;
 	cft_type	dflt;
+	bool		key_assumed;	/* assume CF keys as key */
+	cft_type	key;			/* the keys' type (BytesType without an assumption) */
 } cf_info;
 
 static cf_status *
@@ -102,6 +120,15 @@ cft_shell_free(cft_shell *sh)
 	free(sh->host);
 	free(sh->keyspace);
 	free(sh->user);
+	while (sh->assumptions)
+	{
+		assumption *next = sh->assumptions->next;
+
+		free(sh->assumptions->keyspace);
+		free(sh->assumptions->cf);
+		free(sh->assumptions);
+		sh->assumptions = next;
+	}
 	free(sh);
 }
 
@@ -197,6 +224,37 @@ cf_info_of(const cf_t_cf_def *d, cf_info *ci)
 	ci->sub = d->has_subcomparator_type ? type_or_bytes(d->subcomparator_type) : CFT_BYTES;
 	ci->dflt = d->has_default_validation_class ?
 		type_or_bytes(d->default_validation_class) : CFT_BYTES;
+	ci->key_assumed = false;
+	ci->key = CFT_BYTES;
+}
+
+/* Applies the session's assumptions about cf (of the current keyspace), oldest first. */
+static void
+apply_assumptions(const cft_shell *sh, const char *cf, cf_info *ci)
+{
+	const assumption *found[4] = {NULL, NULL, NULL, NULL};
+
+	/* the newest assumption of each kind wins */
+	for (const assumption *a = sh->assumptions; a; a = a->next)
+	{
+		int			k = a->what[0] == 'c' ? 0 : a->what[0] == 's' ? 1 :
+			a->what[0] == 'v' ? 2 : 3;
+
+		if (found[k] == NULL && strcmp(a->keyspace, sh->keyspace) == 0 &&
+			strcmp(a->cf, cf) == 0)
+			found[k] = a;
+	}
+	if (found[0])
+		ci->cmp = found[0]->type;
+	if (found[1])
+		ci->sub = found[1]->type;
+	if (found[2])
+		ci->dflt = found[2]->type;
+	if (found[3])
+	{
+		ci->key_assumed = true;
+		ci->key = found[3]->type;
+	}
 }
 
 static cf_status *
@@ -213,6 +271,7 @@ cf_lookup(cft_shell *sh, const char *cf, cf_info *ci)
 		if (cf_slice_eq(ks->cf_defs[i].name, cf_slice_str(cf)))
 		{
 			cf_info_of(&ks->cf_defs[i], ci);
+			apply_assumptions(sh, cf, ci);
 			return NULL;
 		}
 	return cf_status_make(CF_ERR_INVALID, "unknown column family %s in keyspace %s; "
@@ -262,11 +321,14 @@ fmt(cft_shell *sh, cft_type type, cf_slice v)
 	return s ? s : "";
 }
 
-/* A row key: its text when it is printable UTF-8, else hex. */
+/* A row key: under its assumed type, else its text when it is printable UTF-8, else hex. */
 static const char *
-fmt_key(cft_shell *sh, cf_slice k)
+fmt_key(cft_shell *sh, const cf_info *ci, cf_slice k)
 {
 	bool		text = cf_utf8_invalid_at(k.p, k.len) == k.len;
+
+	if (ci->key_assumed)
+		return fmt(sh, ci->key, k);
 
 	for (size_t i = 0; text && i < k.len; i++)
 		if (k.p[i] < 0x20 || k.p[i] == 0x7f)
@@ -316,7 +378,7 @@ print_rows(cft_shell *sh, const cf_info *ci, const cf_t_key_slice *rows, size_t 
 {
 	for (size_t i = 0; i < n; i++)
 	{
-		fprintf(sh->opt.out, "-------------------\nRowKey: %s\n", fmt_key(sh, rows[i].key));
+		fprintf(sh->opt.out, "-------------------\nRowKey: %s\n", fmt_key(sh, ci, rows[i].key));
 		for (size_t j = 0; j < rows[i].n_columns; j++)
 			print_cosc(sh, ci, &rows[i].columns[j], NULL);
 	}
@@ -344,7 +406,7 @@ resolve(cft_shell *sh, const cft_path *p, resolved *r)
 	memset(r, 0, sizeof(*r));
 	if ((st = cf_lookup(sh, p->cf, &r->ci)) != NULL)
 		return st;
-	if ((st = term_bytes(sh, &p->key, CFT_BYTES, &r->key)) != NULL)
+	if ((st = term_bytes(sh, &p->key, r->ci.key, &r->key)) != NULL)
 		return st;
 	if (r->ci.super)
 	{
@@ -588,9 +650,9 @@ exec_list(cft_shell *sh, const cft_stmt *s)
 		return st;
 	a.range.has_start_key = true;
 	a.range.has_end_key = true;
-	if (s->has_start && (st = term_bytes(sh, &s->start, CFT_BYTES, &a.range.start_key)) != NULL)
+	if (s->has_start && (st = term_bytes(sh, &s->start, ci.key, &a.range.start_key)) != NULL)
 		return st;
-	if (s->has_end && (st = term_bytes(sh, &s->end, CFT_BYTES, &a.range.end_key)) != NULL)
+	if (s->has_end && (st = term_bytes(sh, &s->end, ci.key, &a.range.end_key)) != NULL)
 		return st;
 	a.range.count = s->has_limit ? s->limit : LIST_DEFAULT_LIMIT;
 	if (!s->has_limit)
@@ -976,6 +1038,38 @@ exec_describe(cft_shell *sh, const cft_stmt *s)
 	}
 }
 
+/* assume CF what as TYPE: recorded for the session once CF and TYPE are known. */
+static cf_status *
+exec_assume(cft_shell *sh, const cft_stmt *s)
+{
+	cf_info		ci;
+	cft_type	t;
+	assumption *a;
+	cf_status  *st;
+
+	if ((st = cf_lookup(sh, s->name, &ci)) != NULL)
+		return st;
+	if ((st = cft_type_parse(cf_slice_str(s->as_type), "type", &t)) != NULL)
+		return st;
+	if (strcmp(s->assumed, "sub_comparator") == 0 && !ci.super)
+		return cf_status_make(CF_ERR_INVALID, "%s is a standard column family: it has no "
+							  "sub_comparator", s->name);
+	if ((a = calloc(1, sizeof(*a))) == NULL ||
+		(a->keyspace = strdup(sh->keyspace)) == NULL || (a->cf = strdup(s->name)) == NULL)
+	{
+		if (a)
+			free(a->keyspace);
+		free(a);
+		return nomem();
+	}
+	a->what = s->assumed;
+	a->type = t;
+	a->next = sh->assumptions;
+	sh->assumptions = a;
+	fprintf(sh->opt.out, "Assumption for column family '%s' added successfully.\n", s->name);
+	return NULL;
+}
+
 static const char help_text[] =
 "List of all CLI commands:\n"
 "help;                                                      Display this help.\n"
@@ -1013,6 +1107,10 @@ static const char help_text[] =
 "count <cf>['<key>'];                                       Count columns in record.\n"
 "count <cf>['<key>']['<super>'];                            Count columns in a super column.\n"
 "truncate <column_family>;                                  Truncate specified column family.\n"
+"assume <cf> comparator as <type>;                          Show and read the column names as <type>.\n"
+"assume <cf> sub_comparator as <type>;                      Show and read the sub-column names as <type>.\n"
+"assume <cf> validator as <type>;                           Show and read the values as <type>.\n"
+"assume <cf> keys as <type>;                                Show and read the row keys as <type>.\n"
 "list <cf>;                                                 List all rows in the column family.\n"
 "list <cf>[<startKey>:];                                    List rows starting at the key.\n"
 "list <cf>[<startKey>:<endKey>] limit N;                    List at most N rows in the range.\n"
@@ -1020,6 +1118,28 @@ static const char help_text[] =
 "Values: 'text', integers, and the functions bytes('hex'), integer(n), long(n), utf8('s'),\n"
 "ascii('s'), lexicaluuid(['u']), timeuuid(['u']); a plain term is converted by the\n"
 "comparator or validator of the column family.\n";
+
+/*
+ * Whether the help line line[0..n) documents topic t: one of its commands (the line's
+ * start, or after "; " as in "exit; quit;") begins with t's words, whole words.
+ */
+static bool
+help_line_matches(const char *line, size_t n, const char *t, size_t tl)
+{
+	for (size_t p = 0; p + tl <= n; p++)
+	{
+		char		next;
+
+		if (p > 0 && !(p >= 2 && line[p - 2] == ';' && line[p - 1] == ' '))
+			continue;
+		if (strncasecmp(line + p, t, tl) != 0)
+			continue;
+		next = p + tl < n ? line[p + tl] : '\0';
+		if (!isalnum((unsigned char) next) && next != '_')
+			return true;
+	}
+	return false;
+}
 
 static void
 exec_help(cft_shell *sh, const cft_stmt *s)
@@ -1034,14 +1154,17 @@ exec_help(cft_shell *sh, const cft_stmt *s)
 		fputs(help_text, sh->opt.out);
 		return;
 	}
-	/* help TOPIC: the lines of the list that start with the topic's words */
-	line = help_text;
-	while (*line)
+	/*
+	 * help TOPIC: the lines of the command list (after its title, up to the blank
+	 * line before the notes on values) that start with the topic's words
+	 */
+	line = strchr(help_text, '\n') + 1;
+	while (*line && *line != '\n')
 	{
 		const char *end = strchr(line, '\n');
 		size_t		n = end ? (size_t) (end - line) : strlen(line);
 
-		if (n >= tl && strncasecmp(line, t, tl) == 0)
+		if (help_line_matches(line, n, t, tl))
 		{
 			fprintf(sh->opt.out, "%.*s\n", (int) n, line);
 			any = true;
@@ -1120,6 +1243,9 @@ cft_shell_exec(cft_shell *sh, const cft_stmt *s, bool *quit)
 			if (quit)
 				*quit = true;
 			st = NULL;
+			break;
+		case CFT_ASSUME:
+			st = exec_assume(sh, s);
 			break;
 		default:
 			st = cf_status_make(CF_ERR_INTERNAL, "unknown statement kind %d", (int) s->kind);

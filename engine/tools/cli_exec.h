@@ -18,9 +18,12 @@
  *                  show api version.
  * Names are shown under the CF's comparator (sub-columns under its subcomparator) and
  * values under the column's validation class (column_metadata), else the CF's
- * default_validation_class, else BytesType (hex): cli_types.h's cft_bytes_format. The
- * current keyspace's definition is fetched with describe_keyspace and cached until a
- * schema statement or use.
+ * default_validation_class, else BytesType (hex): cli_types.h's cft_bytes_format.
+ * assume CF comparator|sub_comparator|validator|keys as TYPE ("Assumption for column
+ * family 'CF' added successfully.") overrides the comparator, subcomparator, default
+ * validation class or the keys' type (printable text, else hex) for printing and for
+ * reading plain terms, for the rest of the session. The current keyspace's definition
+ * is fetched with describe_keyspace and cached until a schema statement or use.
  *
  * Whole rows stream: get CF['key'] reads its columns 1000 a time (get_slice paging),
  * printing as it goes.

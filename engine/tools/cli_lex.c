@@ -248,6 +248,12 @@ cft_lex(const char *src, size_t len, cf_arena *arena, cft_tok **out, size_t *n_o
 			static const char single[] = ";[](){}=,:/.<>";
 			size_t		start = lx.pos;
 
+			if ((unsigned char) c >= 0x80)
+				return cf_status_make(CF_ERR_INVALID,
+									  "line %d, column %d: unexpected non-ASCII byte 0x%02x: "
+									  "unquoted names are A-Z, a-z, 0-9, _ and -; put other "
+									  "text in quotes ('...')",
+									  tok.line, tok.col, (unsigned char) c);
 			if (c == '\0' || strchr(single, c) == NULL)
 				return cf_status_make(CF_ERR_INVALID,
 									  "line %d, column %d: unexpected character '%c'%s",

@@ -626,7 +626,31 @@ parse_help(parser *p, cft_stmt *s)
 
 static const char statement_hint[] =
 "hint: statements are connect, use, set, get, del, count, list, truncate, create, "
-"update, drop, describe, show, help, quit and exit";
+"update, drop, describe, show, assume, help, quit and exit";
+
+/* assume CF comparator|sub_comparator|validator|keys as TYPE (after "assume") */
+static cf_status *
+parse_assume(parser *p, cft_stmt *s)
+{
+	static const char *const what[] = {"comparator", "sub_comparator", "validator", "keys"};
+	const cft_tok *t;
+	cf_status  *st;
+
+	if ((st = parse_name(p, "a column family name after assume", &s->name)) != NULL)
+		return st;
+	t = peek(p);
+	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		if (is_kw(t, what[i]))
+			s->assumed = what[i];
+	if (s->assumed == NULL)
+		return expected_at(t, "comparator, sub_comparator, validator or keys after the "
+						   "column family");
+	next(p);
+	if ((st = expect_kw(p, "as", "'as' and a type")) != NULL)
+		return st;
+	return parse_name(p, "a type after as (utf8, long, timeuuid, ... or a marshal type)",
+					  &s->as_type);
+}
 
 static cf_status *
 parse_statement(parser *p, cft_stmt *s)
@@ -751,6 +775,11 @@ parse_statement(parser *p, cft_stmt *s)
 	}
 	else if (is_kw(t, "quit") || is_kw(t, "exit"))
 		s->kind = CFT_QUIT;
+	else if (is_kw(t, "assume"))
+	{
+		s->kind = CFT_ASSUME;
+		st = parse_assume(p, s);
+	}
 	else
 		return cf_status_make(CF_ERR_INVALID, "line %d, column %d: unknown statement '%.40s'\n%s",
 							  t->line, t->col, t->text, statement_hint);
@@ -885,6 +914,8 @@ cft_stmt_name(cft_stmt_kind k)
 			return "help";
 		case CFT_QUIT:
 			return "quit";
+		case CFT_ASSUME:
+			return "assume";
 	}
 	return "?";
 }

@@ -88,11 +88,56 @@ cft_type_class(cft_type t)
 	return t < CFT_TYPE_COUNT_ ? classes[t] : "?";
 }
 
+/*
+ * text's first 60 bytes or so for a message, in out (cap >= 256): valid UTF-8 as it
+ * is, a control character or a byte of invalid UTF-8 as \xNN, and "..." after a cut.
+ */
+static const char *
+quote_text(const char *text, char *out, size_t cap)
+{
+	const uint8_t *p = (const uint8_t *) text;
+	size_t		n = strlen(text),
+				i = 0,
+				o = 0;
+
+	while (i < n && i < 60 && o + 8 < cap)
+	{
+		size_t		ok = cf_utf8_invalid_at(p + i, n - i);
+
+		if (p[i] >= 0x20 && p[i] != 0x7f && (p[i] < 0x80 || ok > 0))
+		{
+			/* one whole character: a lead byte and its continuation bytes */
+			size_t		len = 1;
+
+			while (i + len < n && (p[i + len] & 0xc0) == 0x80)
+				len++;
+			if (o + len + 8 >= cap)
+				break;
+			memcpy(out + o, p + i, len);
+			o += len;
+			i += len;
+		}
+		else
+		{
+			o += (size_t) snprintf(out + o, cap - o, "\\x%02x", p[i]);
+			i++;
+		}
+	}
+	if (i < n)
+		o += (size_t) snprintf(out + o, cap - o, "...");
+	out[o] = '\0';
+	return out;
+}
+
 static cf_status *
 not_a(const cft_term *t, const char *text, cft_type type, const char *why)
 {
-	return cf_status_make(CF_ERR_INVALID, "line %d, column %d: '%.60s' is not a %s (%s)%s%s",
-						  t->line, t->col, text, types[type].name, types[type].desc,
+	const char *name = types[type].name;
+	char		q[256];
+
+	return cf_status_make(CF_ERR_INVALID, "line %d, column %d: '%s' is not %s %s (%s)%s%s",
+						  t->line, t->col, quote_text(text, q, sizeof(q)),
+						  strchr("AEIO", name[0]) ? "an" : "a", name, types[type].desc,
 						  why ? ": " : "", why ? why : "");
 }
 

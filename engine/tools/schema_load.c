@@ -917,6 +917,40 @@ find_cf(const cf_t_ks_def *ks, cf_slice name)
 	return NULL;
 }
 
+/*
+ * Sets on dst (a column family's definition as the server has it) the attributes src
+ * (as the file writes it) sets: what the file leaves out keeps its value, so an
+ * --update never drops an index or resets a cache the file does not mention.
+ */
+static void
+overlay_cf_def(cf_t_cf_def *dst, const cf_t_cf_def *src)
+{
+#define TAKE(f) do { if (src->has_##f) { dst->has_##f = true; dst->f = src->f; } } while (0)
+	TAKE(column_type);
+	TAKE(comparator_type);
+	TAKE(subcomparator_type);
+	TAKE(comment);
+	TAKE(row_cache_size);
+	TAKE(key_cache_size);
+	TAKE(read_repair_chance);
+	TAKE(gc_grace_seconds);
+	TAKE(default_validation_class);
+	TAKE(min_compaction_threshold);
+	TAKE(max_compaction_threshold);
+	TAKE(row_cache_save_period_in_seconds);
+	TAKE(key_cache_save_period_in_seconds);
+	TAKE(memtable_flush_after_mins);
+	TAKE(memtable_throughput_in_mb);
+	TAKE(memtable_operations_in_millions);
+#undef TAKE
+	if (src->has_column_metadata)
+	{
+		dst->has_column_metadata = true;
+		dst->column_metadata = src->column_metadata;
+		dst->n_column_metadata = src->n_column_metadata;
+	}
+}
+
 cf_status *
 cft_schema_apply(cft_backend *b, const cf_t_ks_def *ks, bool update, FILE *log)
 {
@@ -972,8 +1006,8 @@ cft_schema_apply(cft_backend *b, const cf_t_ks_def *ks, bool update, FILE *log)
 			args.cf_def = *cf;
 			if (prev != NULL)
 			{
-				args.cf_def.has_id = prev->has_id;
-				args.cf_def.id = prev->id;
+				args.cf_def = *prev;
+				overlay_cf_def(&args.cf_def, cf);
 				st = cf_status_wrap(cft_call(b, CF_T_M_SYSTEM_UPDATE_COLUMN_FAMILY, &args, a,
 											 &res), "updating column family %.*s", cl, cn);
 			}

@@ -47,8 +47,10 @@ cf_status  *cft_schema_load_file(const char *path, cf_arena *arena,
 /*
  * Creates keyspace ks through b: system_add_keyspace if it does not exist. If it
  * exists: CF_ERR_INVALID unless update, else system_update_keyspace and, per column
- * family, system_update_column_family (existing, with its id) or
- * system_add_column_family (new). One line per change goes to log (may be NULL).
+ * family, system_update_column_family (existing: its definition on the server with
+ * the attributes the file sets, so indexes and settings the file does not mention
+ * stay) or system_add_column_family (new). One line per change goes to log (may be
+ * NULL).
  */
 cf_status  *cft_schema_apply(cft_backend *b, const cf_t_ks_def *ks, bool update, FILE *log);
 

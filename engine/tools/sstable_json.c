@@ -240,6 +240,7 @@ typedef struct importer
 	size_t		n_cols;
 	size_t		batch_columns;	/* columns (and deletions) in the batch */
 	uint64_t	batch_rows;		/* rows begun in this batch */
+	uint64_t	row_columns;	/* columns of the current row read so far */
 	uint64_t	batch_bytes;
 
 	/* the row, super column and column being read */
@@ -413,6 +414,7 @@ add_deletion(importer *im, int64_t ts, bool whole_super)
 	}
 	im->super_mut = -1;			/* sub-columns after this start a new mutation */
 	im->batch_columns++;
+	im->row_columns++;
 	return true;
 nomem:
 	im->err = cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
@@ -430,6 +432,7 @@ add_column(importer *im)
 		return false;
 	im->batch_bytes += im->col.name.len + im->col.value.len;
 	im->batch_columns++;
+	im->row_columns++;
 	if (!im->in_super)
 	{
 		m = new_mutation(im);
@@ -501,6 +504,7 @@ on_start_map(void *ctx)
 							"columns [[name, value, timestamp, isDeleted], ...]", im->cf);
 			im->state = S_SUPERS;
 			im->batch_rows++;
+			im->row_columns = 0;
 			return 1;
 		case S_SUPER_VALUE:
 			im->state = S_SUPER_FIELDS;
@@ -522,6 +526,8 @@ on_map_key(void *ctx, const unsigned char *s, size_t n)
 		case S_ROWS:
 			free(im->key_buf);
 			im->key_buf = NULL;
+			if (n == 0)
+				return fail(im, "a row key is empty (\"\"); keys need at least one byte");
 			if (!unhex(im, NULL, s, n, &im->key_buf, &im->key_len, "a row key"))
 				return 0;
 			im->state = S_ROW_VALUE;
@@ -529,6 +535,9 @@ on_map_key(void *ctx, const unsigned char *s, size_t n)
 		case S_SUPERS:
 			free(im->super_buf);
 			im->super_buf = NULL;
+			if (n == 0)
+				return fail(im, "a super column name is empty (\"\"); names need at least "
+							"one byte");
 			if (!unhex(im, NULL, s, n, &im->super_buf, &im->super_len, "a super column name"))
 				return 0;
 			im->state = S_SUPER_VALUE;
@@ -584,6 +593,7 @@ on_start_array(void *ctx)
 							im->cf);
 			im->state = S_STD_COLS;
 			im->batch_rows++;
+			im->row_columns = 0;
 			return 1;
 		case S_SUB_START:
 			im->state = S_SUB_COLS;
@@ -596,13 +606,23 @@ on_start_array(void *ctx)
 			 */
 			if (im->batch_columns >= (size_t) im->max_cols)
 			{
-				cf_status  *st = flush_batch(im);
+				/*
+				 * A row none of whose columns is in the full batch is not imported
+				 * by it: it is counted with the next batch.
+				 */
+				bool		row_waits = im->row_columns == 0;
+				cf_status  *st;
 
-				if (st != NULL)
+				if (row_waits)
+					im->batch_rows--;
+				if ((st = flush_batch(im)) != NULL)
 				{
 					im->err = st;
 					return 0;
 				}
+				if (row_waits)
+					im->batch_rows++;
+			im->row_columns = 0;
 			}
 			im->col_parent = im->state;
 			im->state = S_COL;
@@ -768,6 +788,7 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 	uint64_t	lines = 0;
 	cf_status  *st = NULL;
 	bool		eof = false;
+	bool		at_end = false;
 
 	if (batch_columns < 1)
 		return cf_status_make(CF_ERR_INVALID, "import: the batch size must be positive");
@@ -803,10 +824,14 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 		}
 		ys = n > 0 ? yajl_parse(h, buf, n) : yajl_status_ok;
 		if (ys == yajl_status_ok && eof)
+		{
 			ys = yajl_complete_parse(h);
+			/* it consumed nothing: the error is where the input ends */
+			at_end = true;
+		}
 		if (ys != yajl_status_ok)
 		{
-			size_t		used = yajl_get_bytes_consumed(h);
+			size_t		used = at_end ? n : yajl_get_bytes_consumed(h);
 			unsigned char *msg = NULL;
 			const char *why;
 
@@ -814,14 +839,18 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 				used = n;
 			if (im.err != NULL)
 				why = cf_status_msg(im.err);
+			else if (at_end)
+				why = "the file ends in the middle of the JSON (truncated?)";
 			else
 			{
 				msg = yajl_get_error(h, 0, buf, n);
 				why = msg ? (const char *) msg : "malformed JSON";
 			}
 			if (im.err != NULL && cf_status_code(im.err) != CF_ERR_INVALID)
-				st = cf_status_wrap(im.err, "%s:%" PRIu64, name,
-									lines + count_lines(buf, used) + 1);
+				st = cf_status_wrap(im.err, "%s:%" PRIu64 " (%" PRIu64 " columns of %" PRIu64
+									" rows were imported before it, the rest was not)", name,
+									lines + count_lines(buf, used) + 1,
+									im.acked_columns, im.acked_rows);
 			else
 			{
 				/* strip yajl's trailing newline */
@@ -846,8 +875,10 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 	}
 	if (st == NULL && im.state != S_END)
 		st = cf_status_make(CF_ERR_INVALID, "%s: the file ends before its closing '}'", name);
-	if (st == NULL)
-		st = flush_batch(&im);
+	if (st == NULL && (st = flush_batch(&im)) != NULL)
+		st = cf_status_wrap(st, "%s: the last batch (%" PRIu64 " columns of %" PRIu64
+							" rows were imported before it, the rest was not)", name,
+							im.acked_columns, im.acked_rows);
 	if (h)
 		yajl_free(h);
 	cf_arena_free(im.arena);

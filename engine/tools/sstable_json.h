@@ -22,9 +22,11 @@
  *
  * Import: yajl's callback parser on 64 KiB reads; mutations are collected into
  * batch_mutate calls of at most batch_columns columns. A malformed file stops with
- * "FILE:LINE: (byte OFFSET) message"; the batches sent before the error are
+ * "FILE:LINE: (byte OFFSET) message" (a file cut short: the position of its end), and
+ * a batch the server refuses with "FILE: ..."; the batches sent before the error are
  * acknowledged and stay, the columns of the unsent batch are not written, and the
- * message says how many columns were imported.
+ * message says how many columns, and of how many rows, were imported. An empty row
+ * key or super column name is refused before it is sent.
  */
 #ifndef CF_TOOLS_SSTABLE_JSON_H
 #define CF_TOOLS_SSTABLE_JSON_H

@@ -5,7 +5,7 @@
 . "$COLFAM_ROOT/tests/lib/harness.sh"
 B=$COLFAM_ROOT/build/release/bin
 S=$COLFAM_ROOT/tests/data/seeds
-tap_plan 12
+tap_plan 14
 
 tap_run "bloggyappy.xml: Comments is a super CF of TimeUUIDs with BytesType sub-columns" 0 \
   'create column family Comments with column_type = Super and comparator = TimeUUIDType and subcomparator = BytesType;' \
@@ -45,4 +45,17 @@ harness_spawn colfamd "$B/colfamd" -c "$H_TMP/colfamd.yaml"
 harness_wait_tcp 127.0.0.1 "$port" 20
 tap_run "bloggyappy.xml loads into a live node" 0 'created keyspace BloggyAppy with 4 column families' \
   "$B/colfam" schema load -h 127.0.0.1 -p "$port" "$S/bloggyappy.xml"
+# --update sets what the file says and keeps what it does not mention
+printf '%s\n' 'use BloggyAppy;' \
+  "update column family Authors with rows_cached = 7 and default_validation_class = UTF8Type and column_metadata = [{column_name: 'age', validation_class: LongType, index_type: KEYS}];" \
+  | "$B/colfam" shell -h 127.0.0.1 -p "$port" -B >/dev/null
+tap_run "--update of a loaded keyspace" 0 'updated column family BloggyAppy.Authors' \
+  "$B/colfam" schema load --update -h 127.0.0.1 -p "$port" "$S/bloggyappy.xml"
+kept() {
+  printf 'describe keyspace BloggyAppy;\n' | "$B/colfam" shell -h 127.0.0.1 -p "$port" -B |
+    sed -n '/ColumnFamily: Authors/,/ColumnFamily: BlogEntries/p' |
+    grep -c -e 'Index Type: KEYS' -e 'Row cache size / save period: 7.0' \
+      -e 'validator: org.apache.cassandra.db.marshal.UTF8Type'
+}
+tap_run "... keeps the index, row cache and validator the file does not mention" 0 '^3$' kept
 exit $T_FAILED

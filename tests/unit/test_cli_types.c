@@ -117,7 +117,7 @@ conversions(void **state)
 
 	expect_error("'abc'", CFT_LONG, "line 1, column 19: 'abc' is not a LongType (a 64-bit integer)");
 	expect_error("'99999999999999999999'", CFT_LONG, "out of range");
-	expect_error("'1.5'", CFT_INTEGER, "is not a IntegerType");
+	expect_error("'1.5'", CFT_INTEGER, "is not an IntegerType");
 	expect_error("'caf\xc3\xa9'", CFT_ASCII, "byte above 0x7f");
 	expect_error("'\xff'", CFT_UTF8, "not valid UTF-8");
 	expect_error("bytes('abc')", CFT_BYTES, "odd number of hex digits");

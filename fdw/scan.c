@@ -270,11 +270,26 @@ encode_values(ExprState *es, ExprContext *econtext, const ColfamValue *v,
 	return out;
 }
 
-/* Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked. */
+/* 2^127: RandomPartitioner's largest token. */
+#define RP_MAX_TOKEN "170141183460469231731687303715884105728"
+
+/*
+ * Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked.
+ * NaN and Infinity, which numeric orders after every number, become 2^127 (no token is
+ * greater); -Infinity becomes -1 (before every token): the callers' clamps then read
+ * them as the ring's ends, and colfamd is never sent a token that is not a number.
+ */
 static char *
 token_text(Datum num, bool ceiling, int minus)
 {
-	Datum		r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
+	Numeric		n = DatumGetNumeric(num);
+	Datum		r;
+
+	if (numeric_is_nan(n) || numeric_is_inf(n))
+		return pstrdup(numeric_is_nan(n) ||
+					   DatumGetCString(DirectFunctionCall1(numeric_out, num))[0] != '-'
+					   ? RP_MAX_TOKEN : "-1");
+	r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
 
 	if (minus)
 		r = DirectFunctionCall2(numeric_sub, r, NumericGetDatum(int64_to_numeric(minus)));
@@ -286,9 +301,6 @@ numeric_sign_of(const char *text)
 {
 	return text[0] == '-' ? -1 : (strcmp(text, "0") == 0 ? 0 : 1);
 }
-
-/* 2^127: RandomPartitioner's largest token. */
-#define RP_MAX_TOKEN "170141183460469231731687303715884105728"
 
 static int
 cmp_decimal(const char *a, const char *b)

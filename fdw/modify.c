@@ -10,7 +10,13 @@
  *    timestamp written; a DELETE's RETURNING the row its scan read.
  *  'rows' mapping: a SQL row is one row (one super column of a Super CF). INSERT
  *    writes every non-NULL named column and each member of the extra jsonb (strings
- *    as their text, other JSON values as their JSON text). UPDATE writes the non-NULL
+ *    as their text, other JSON values as their JSON text; a string "0x..." is the
+ *    bytes its hex digits spell, as a scan shows a name or value that is not UTF-8
+ *    text or that starts with 0x, so a row read and written back is the same row).
+ *    A row that would write no column is an ERROR: a Cassandra row exists only
+ *    through its columns, and INSERT would count a row that is never read back.
+ *    (An UPDATE that sets every column NULL removes them all, as a DELETE would:
+ *    the columns are what the statement names.) UPDATE writes the non-NULL
  *    columns and removes the ones set to NULL; with an extra column, whose members
  *    are all the row's other columns, it also removes the members the new extra no
  *    longer has (the old row goes, below the new one's timestamp). DELETE removes
@@ -428,9 +434,11 @@ static cf_slice
 encode(ColfamModifyState *m, AttrNumber att, Datum d)
 {
 	StringInfoData buf;
+	ColfamValueContext ctx = {0};
 
+	ctx.column = m->table->cols[att - 1].attname;
 	initStringInfo(&buf);
-	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, NULL);
+	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, &ctx);
 	return cf_slice_of(buf.data, buf.len);
 }
 
@@ -863,6 +871,27 @@ send_batch(ColfamModifyState *m, RowMut *rows, int n)
 					  n == 1 ? (const char *) rows[0].key.p : NULL, n == 1 ? rows[0].key.len : 0);
 }
 
+/*
+ * 'rows' mapping: an INSERTed row r that writes no column (every column but the key
+ * and super column NULL, no extra member) would store nothing, since a Cassandra row
+ * exists only through its columns: refused, rather than counted as inserted and then
+ * never read back. (Raised before its batch is sent: no row of the batch is written.)
+ */
+static void
+pg_attribute_noreturn()
+empty_row(ColfamModifyState *m, const RowMut *r)
+{
+	ColfamTable *t = m->table;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_NOT_NULL_VIOLATION),
+			 errmsg("row %s of foreign table \"%s\" has no column to store",
+					colfam_quote_key((const char *) r->key.p, r->key.len), t->relname),
+			 errdetail("Its columns but the key%s are NULL (or an extra without a member that has a value), and a Cassandra row exists only through its columns: nothing would be stored.",
+					   t->super_att != InvalidAttrNumber ? " and the super column" : ""),
+			 errhint("Give at least one column of the row a value, or leave the row out.")));
+}
+
 TupleTableSlot **
 colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **slots,
 						 TupleTableSlot **planSlots, int *numSlots)
@@ -889,6 +918,8 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 	{
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
 		row_to_mutations(m, slots[i], &rows[i], ts + i, false, true);
+		if (rows[i].n == 0)
+			empty_row(m, &rows[i]);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);

@@ -1121,11 +1121,16 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 			: Int32GetDatum(col->ttl));
 }
 
-/* A name or value for the extra jsonb: text when it is clean UTF-8, else 0x-hex. */
+/*
+ * A name or value for the extra jsonb: its text when it is clean UTF-8 that does not
+ * start with 0x, else "0x" and its hex, which a write turns back into the bytes
+ * (modify.c): no two names look alike, and a row read and written back is unchanged.
+ */
 static void
 json_bytes(StringInfo buf, cf_slice b)
 {
 	bool		clean = memchr(b.p, 0, b.len) == NULL &&
+		!(b.len >= 2 && b.p[0] == '0' && b.p[1] == 'x') &&
 		pg_verify_mbstr(PG_UTF8, (const char *) b.p, (int) b.len, true);
 
 	if (clean)

@@ -24,25 +24,18 @@ CREATE SCHEMA edge2;
 SET search_path = edge2, public;
 CREATE SERVER edge2_srv FOREIGN DATA WRAPPER colfam_fdw
   OPTIONS (hosts :'colfam_hosts', keyspace 'Edge2', fetch_size '4');
--- the same CF as bytes and as each type
-CREATE FOREIGN TABLE vals (key text COLLATE "C", column_name bytea, value bytea)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_big (key text COLLATE "C", column_name bytea, value bigint)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_num (key text COLLATE "C", column_name bytea, value numeric)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_dbl (key text COLLATE "C", column_name bytea, value double precision)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_ts (key text COLLATE "C", column_name bytea, value timestamptz)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_bool (key text COLLATE "C", column_name bytea, value boolean)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_text (key text COLLATE "C", column_name bytea, value text)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_vc (key text COLLATE "C", column_name bytea, value varchar(3))
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
-CREATE FOREIGN TABLE v_json (key text COLLATE "C", column_name bytea, value jsonb)
-  SERVER edge2_srv OPTIONS (column_family 'Vals');
+-- the same CF as bytes (vals) and as each type (v_big, ...)
+DO $$
+DECLARE
+  t text[];
+BEGIN
+  FOREACH t SLICE 1 IN ARRAY ARRAY[['vals', 'bytea'], ['v_big', 'bigint'], ['v_num', 'numeric'],
+      ['v_dbl', 'double precision'], ['v_ts', 'timestamptz'], ['v_bool', 'boolean'],
+      ['v_text', 'text'], ['v_vc', 'varchar(3)'], ['v_json', 'jsonb']] LOOP
+    EXECUTE format('CREATE FOREIGN TABLE %I (key text COLLATE "C", column_name bytea, value %s)
+                    SERVER edge2_srv OPTIONS (column_family ''Vals'')', t[1], t[2]);
+  END LOOP;
+END $$;
 
 -- ---- types both ways: what is written reads back equal ----
 CREATE TABLE l_big (column_name bytea, value bigint);

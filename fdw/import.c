@@ -4,7 +4,10 @@
  *
  *  - A CF with column_metadata (static, object-like rows) gets the 'rows' mapping:
  *    key, [super_column,] one SQL column per declared column (its validator's type),
- *    and `extra jsonb` for the columns nothing declares.
+ *    and `extra jsonb` for the columns nothing declares. A declared name that is a
+ *    role's (key, super_column, extra) becomes colN OPTIONS (name '...'); one that no
+ *    option can spell (not UTF-8 text, e.g. a LongType name) is left out, with a
+ *    NOTICE: the extra column shows it.
  *  - Any other CF gets the 'columns' mapping: key, [super_column,] column_name (the
  *    comparator's type, or the sub-comparator's in a Super CF), value (the default
  *    validator's type).
@@ -20,6 +23,8 @@
 #include "colfam_table.h"
 
 #include "catalog/pg_collation_d.h"
+#include "catalog/pg_type_d.h"
+#include "mb/pg_wchar.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
 #include "lib/stringinfo.h"
@@ -74,24 +79,54 @@ import_options(List *options)
 	return o;
 }
 
-/* The SQL type of a comparator or validator, as it goes into CREATE FOREIGN TABLE. */
+/*
+ * The SQL type of a comparator or validator, as it goes into CREATE FOREIGN TABLE,
+ * with the column options opts (NULL for none) in their place: after the type,
+ * before its COLLATE clause.
+ */
 static char *
-sql_type(const char *marshal, const ImportOptions *o, const char *cf, const char *what)
+sql_type(const char *marshal, const ImportOptions *o, const char *cf, const char *what,
+		 const char *opts)
 {
 	Oid			typid;
 	Oid			collid;
+	const char *type;
 
 	/* "C" orders text by its UTF-8 bytes: BytesType's order, so slices push down */
 	if (strcmp(marshal, "BytesType") == 0 && o->bytes_as_text)
-		return "text COLLATE \"C\"";
-	if (!colfam_marshal_type(marshal, &typid, &collid))
+	{
+		typid = TEXTOID;
+		collid = C_COLLATION_OID;
+	}
+	else if (!colfam_marshal_type(marshal, &typid, &collid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
 				 errmsg("column family \"%s\": %s %s has no SQL type", cf, what, marshal),
 				 errhint("Use IMPORT FOREIGN SCHEMA ... EXCEPT (\"%s\") and define the table by hand.", cf)));
-	if (collid == C_COLLATION_OID)
-		return psprintf("%s COLLATE \"C\"", format_type_be(typid));
-	return format_type_be(typid);
+	type = format_type_be(typid);
+	return psprintf("%s%s%s%s%s", type,
+					opts != NULL ? " OPTIONS (" : "", opts != NULL ? opts : "",
+					opts != NULL ? ")" : "",
+					collid == C_COLLATION_OID ? " COLLATE \"C\"" : "");
+}
+
+/*
+ * Can a 'rows' column's option "name" (a string in the database encoding, compared as
+ * the name's bytes) name column c? Only when its name is UTF-8 text without U+0000
+ * that the database encoding spells with the same bytes (UTF-8, or plain ASCII).
+ */
+static bool
+nameable(const ColfamColumnMeta *c)
+{
+	if (c->name_len == 0 || memchr(c->name, '\0', c->name_len) != NULL ||
+		pg_encoding_verifymbstr(PG_UTF8, c->name, c->name_len) != c->name_len)
+		return false;
+	if (GetDatabaseEncoding() == PG_UTF8)
+		return true;
+	for (int i = 0; i < c->name_len; i++)
+		if (IS_HIGHBIT_SET(c->name[i]))
+			return false;
+	return true;
 }
 
 static bool
@@ -132,7 +167,7 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 						 o.key_bytea ? "bytea" : "text COLLATE \"C\"");
 		if (m->super)
 			appendStringInfo(&sql, ",\n  super_column %s",
-							 sql_type(m->comparator, &o, names[i], "comparator"));
+							 sql_type(m->comparator, &o, names[i], "comparator", NULL));
 		if (rows)
 		{
 			for (int j = 0; j < m->ncolumns; j++)
@@ -140,18 +175,27 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 				ColfamColumnMeta *c = &m->columns[j];
 				const char *colname = c->name;
 
-				if (strlen(colname) != (size_t) c->name_len || strcmp(colname, "key") == 0 ||
-					strcmp(colname, "super_column") == 0 || strcmp(colname, "extra") == 0)
+				if (!nameable(c))
 				{
-					/* a binary name, or one that collides with a role: name it by option */
-					appendStringInfo(&sql, ",\n  %s %s OPTIONS (name %s)",
-									 quote_identifier(psprintf("col%d", j + 1)),
-									 sql_type(c->validation_class, &o, names[i], "validator"),
-									 quote_literal_cstr(colname));
+					/* no option can name it: left to the extra column (as 0x-hex) */
+					ereport(NOTICE,
+							(errmsg("column family \"%s\": column %s is not imported",
+									names[i], colfam_quote_key(c->name, c->name_len)),
+							 errdetail("The option \"name\" names a column by its UTF-8 text; this name is not UTF-8 text without U+0000."),
+							 o.extra ? errhint("Its value is in the \"extra\" column.") : 0));
+					continue;
+				}
+				if (strcmp(colname, "key") == 0 || strcmp(colname, "super_column") == 0 ||
+					strcmp(colname, "extra") == 0)
+				{
+					/* a name that collides with a role: name it by option */
+					appendStringInfo(&sql, ",\n  %s %s", quote_identifier(psprintf("col%d", j + 1)),
+									 sql_type(c->validation_class, &o, names[i], "validator",
+											  psprintf("name %s", quote_literal_cstr(colname))));
 					continue;
 				}
 				appendStringInfo(&sql, ",\n  %s %s", quote_identifier(colname),
-								 sql_type(c->validation_class, &o, names[i], "validator"));
+								 sql_type(c->validation_class, &o, names[i], "validator", NULL));
 			}
 			if (o.extra)
 				appendStringInfoString(&sql, ",\n  extra jsonb OPTIONS (role 'extra')");
@@ -160,9 +204,9 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		{
 			appendStringInfo(&sql, ",\n  column_name %s,\n  value %s",
 							 sql_type(m->super ? m->subcomparator : m->comparator, &o,
-									  names[i], m->super ? "subcomparator" : "comparator"),
+									  names[i], m->super ? "subcomparator" : "comparator", NULL),
 							 sql_type(m->default_validation_class, &o, names[i],
-									  "default validator"));
+									  "default validator", NULL));
 		}
 		appendStringInfo(&sql, "\n) SERVER %s OPTIONS (keyspace %s, column_family %s%s)",
 						 quote_identifier(server->servername),

@@ -10,7 +10,13 @@
  *    timestamp written; a DELETE's RETURNING the row its scan read.
  *  'rows' mapping: a SQL row is one row (one super column of a Super CF). INSERT
  *    writes every non-NULL named column and each member of the extra jsonb (strings
- *    as their text, other JSON values as their JSON text). UPDATE writes the non-NULL
+ *    as their text, other JSON values as their JSON text; a string "0x..." is the
+ *    bytes its hex digits spell, as a scan shows a name or value that is not UTF-8
+ *    text or that starts with 0x, so a row read and written back is the same row).
+ *    A row that would write no column is an ERROR: a Cassandra row exists only
+ *    through its columns, and INSERT would count a row that is never read back.
+ *    (An UPDATE that sets every column NULL removes them all, as a DELETE would:
+ *    the columns are what the statement names.) UPDATE writes the non-NULL
  *    columns and removes the ones set to NULL; with an extra column, whose members
  *    are all the row's other columns, it also removes the members the new extra no
  *    longer has (the old row goes, below the new one's timestamp). DELETE removes
@@ -46,6 +52,7 @@
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/appendinfo.h"
 #include "parser/parsetree.h"
@@ -57,6 +64,7 @@
 #include "utils/timestamp.h"
 
 #include "client/client.h"
+#include "util/hex.h"
 
 #define COLFAM_INSERT_BATCH 100
 
@@ -428,9 +436,11 @@ static cf_slice
 encode(ColfamModifyState *m, AttrNumber att, Datum d)
 {
 	StringInfoData buf;
+	ColfamValueContext ctx = {0};
 
+	ctx.column = m->table->cols[att - 1].attname;
 	initStringInfo(&buf);
-	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, NULL);
+	colfam_datum_to_bytes(m->table->cols[att - 1].typid, d, &buf, &ctx);
 	return cf_slice_of(buf.data, buf.len);
 }
 
@@ -602,23 +612,53 @@ check_same_write(ColfamModifyState *m, AttrNumber w, AttrNumber a, const bool *h
  * back would show the SQL column with whichever value colfamd's tie-break kept.
  */
 static void
-check_extra_member(ColfamModifyState *m, AttrNumber a, const char *key)
+check_extra_member(ColfamModifyState *m, AttrNumber a, cf_slice key)
 {
 	ColfamTable *t = m->table;
-	FieldName	probe = {key, 0};
+	FieldName	probe = {NULL, 0};
 	FieldName  *f;
 
-	if (m->nfields == 0)
-		return;
+	if (m->nfields == 0 || memchr(key.p, '\0', key.len) != NULL)
+		return;					/* a field's name has no U+0000 */
+	probe.name = colfam_copy_bytes(key.p, key.len);
 	f = bsearch(&probe, m->fields, m->nfields, sizeof(FieldName), field_name_key_cmp);
 	if (f == NULL)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("member \"%s\" of column \"%s\" of foreign table \"%s\" names the Cassandra column of column \"%s\"",
-					key, t->cols[a - 1].attname, t->relname, t->cols[f->att - 1].attname),
+					probe.name, t->cols[a - 1].attname, t->relname, t->cols[f->att - 1].attname),
 			 errhint("Set column \"%s\" instead: \"%s\" holds only the columns that no other column names.",
 					 t->cols[f->att - 1].attname, t->cols[a - 1].attname)));
+}
+
+/*
+ * The bytes a string of the extra column (attribute a) stands for: "0x" and hex
+ * digits are those bytes (a scan shows so every name and value that is not UTF-8
+ * text, or that starts with 0x); any other string is its text in UTF-8.
+ */
+static cf_slice
+extra_bytes(ColfamModifyState *m, AttrNumber a, const char *s, int len)
+{
+	char	   *utf8;
+
+	if (len >= 2 && s[0] == '0' && s[1] == 'x')
+	{
+		size_t		n = (size_t) (len - 2) / 2;
+		uint8	   *out = palloc(n + 1);
+
+		if (len % 2 != 0 || cf_hex_decode(s + 2, n, out) >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("string \"%s\" of column \"%s\" of foreign table \"%s\" is not 0x and hex digits",
+							pnstrdup(s, len), m->table->cols[a - 1].attname, m->table->relname),
+					 errdetail("A string that starts with 0x stands for the bytes its hex digits spell, as the column shows names and values that are not UTF-8 text or that start with 0x."),
+					 errhint("Write a text that starts with 0x as 0x and the hex of its UTF-8 bytes: \"0x3078\" is \"0x\".")));
+		return cf_slice_of(out, n);
+	}
+	utf8 = pg_server_to_any(s, len, PG_UTF8);
+	/* unconverted, the result is s itself, which is not NUL-terminated */
+	return utf8 == s ? cf_slice_of(s, len) : cf_slice_str(utf8);
 }
 
 /*
@@ -729,7 +769,8 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 			JsonbIterator *it;
 			JsonbValue	v;
 			JsonbIteratorToken tok;
-			char	   *key = NULL;
+			cf_slice	key = {0};
+			bool		have_key = false;
 
 			if (isnull)
 				continue;
@@ -745,19 +786,24 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 			{
 				if (tok == WJB_KEY)
 				{
-					key = pnstrdup(v.val.string.val, v.val.string.len);
+					key = extra_bytes(m, a, v.val.string.val, v.val.string.len);
+					have_key = true;
 					check_extra_member(m, a, key);
 				}
-				else if (tok == WJB_VALUE && key != NULL)
+				else if (tok == WJB_VALUE && have_key)
 				{
-					char	   *text = v.type == jbvString
-						? pnstrdup(v.val.string.val, v.val.string.len)
-						: (v.type == jbvNull ? NULL
-						   : JsonbToCString(NULL, &JsonbValueToJsonb(&v)->root, 0));
+					if (v.type == jbvString)
+						add_column(r, sp, key,
+								   extra_bytes(m, a, v.val.string.val, v.val.string.len),
+								   ts, false, 0);
+					else if (v.type != jbvNull)
+					{
+						char	   *json = JsonbToCString(NULL, &JsonbValueToJsonb(&v)->root, 0);
 
-					if (text != NULL)
-						add_column(r, sp, cf_slice_str(key), cf_slice_str(text), ts, false, 0);
-					key = NULL;
+						add_column(r, sp, key, cf_slice_str(pg_server_to_any(json, strlen(json), PG_UTF8)),
+								   ts, false, 0);
+					}
+					have_key = false;
 				}
 			}
 		}
@@ -863,6 +909,27 @@ send_batch(ColfamModifyState *m, RowMut *rows, int n)
 					  n == 1 ? (const char *) rows[0].key.p : NULL, n == 1 ? rows[0].key.len : 0);
 }
 
+/*
+ * 'rows' mapping: an INSERTed row r that writes no column (every column but the key
+ * and super column NULL, no extra member) would store nothing, since a Cassandra row
+ * exists only through its columns: refused, rather than counted as inserted and then
+ * never read back. (Raised before its batch is sent: no row of the batch is written.)
+ */
+static void
+pg_attribute_noreturn()
+empty_row(ColfamModifyState *m, const RowMut *r)
+{
+	ColfamTable *t = m->table;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_NOT_NULL_VIOLATION),
+			 errmsg("row %s of foreign table \"%s\" has no column to store",
+					colfam_quote_key((const char *) r->key.p, r->key.len), t->relname),
+			 errdetail("Its columns but the key%s are NULL (or an extra without a member that has a value), and a Cassandra row exists only through its columns: nothing would be stored.",
+					   t->super_att != InvalidAttrNumber ? " and the super column" : ""),
+			 errhint("Give at least one column of the row a value, or leave the row out.")));
+}
+
 TupleTableSlot **
 colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **slots,
 						 TupleTableSlot **planSlots, int *numSlots)
@@ -889,6 +956,8 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 	{
 		encode_att(m, slots[i], m->table->key_att, true, &rows[i].key);
 		row_to_mutations(m, slots[i], &rows[i], ts + i, false, true);
+		if (rows[i].n == 0)
+			empty_row(m, &rows[i]);
 	}
 	send_batch(m, rows, *numSlots);
 	MemoryContextSwitchTo(old);

@@ -270,11 +270,26 @@ encode_values(ExprState *es, ExprContext *econtext, const ColfamValue *v,
 	return out;
 }
 
-/* Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked. */
+/* 2^127: RandomPartitioner's largest token. */
+#define RP_MAX_TOKEN "170141183460469231731687303715884105728"
+
+/*
+ * Token bound text for RandomPartitioner: floor/ceil of a numeric, less one if asked.
+ * NaN and Infinity, which numeric orders after every number, become 2^127 (no token is
+ * greater); -Infinity becomes -1 (before every token): the callers' clamps then read
+ * them as the ring's ends, and colfamd is never sent a token that is not a number.
+ */
 static char *
 token_text(Datum num, bool ceiling, int minus)
 {
-	Datum		r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
+	Numeric		n = DatumGetNumeric(num);
+	Datum		r;
+
+	if (numeric_is_nan(n) || numeric_is_inf(n))
+		return pstrdup(numeric_is_nan(n) ||
+					   DatumGetCString(DirectFunctionCall1(numeric_out, num))[0] != '-'
+					   ? RP_MAX_TOKEN : "-1");
+	r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
 
 	if (minus)
 		r = DirectFunctionCall2(numeric_sub, r, NumericGetDatum(int64_to_numeric(minus)));
@@ -286,9 +301,6 @@ numeric_sign_of(const char *text)
 {
 	return text[0] == '-' ? -1 : (strcmp(text, "0") == 0 ? 0 : 1);
 }
-
-/* 2^127: RandomPartitioner's largest token. */
-#define RP_MAX_TOKEN "170141183460469231731687303715884105728"
 
 static int
 cmp_decimal(const char *a, const char *b)
@@ -1109,11 +1121,16 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 			: Int32GetDatum(col->ttl));
 }
 
-/* A name or value for the extra jsonb: text when it is clean UTF-8, else 0x-hex. */
+/*
+ * A name or value for the extra jsonb: its text when it is clean UTF-8 that does not
+ * start with 0x, else "0x" and its hex, which a write turns back into the bytes
+ * (modify.c): no two names look alike, and a row read and written back is unchanged.
+ */
 static void
 json_bytes(StringInfo buf, cf_slice b)
 {
 	bool		clean = memchr(b.p, 0, b.len) == NULL &&
+		!(b.len >= 2 && b.p[0] == '0' && b.p[1] == 'x') &&
 		pg_verify_mbstr(PG_UTF8, (const char *) b.p, (int) b.len, true);
 
 	if (clean)

@@ -9,7 +9,8 @@
 --  - 'rows': INSERT upserts the non-NULL named columns and merges the extra jsonb's
 --    members (as text); UPDATE makes the row exactly the new SQL row (NULL named
 --    columns and dropped extra members removed); changing the key or super column is
---    an ERROR; a row with no non-NULL column does not exist.
+--    an ERROR; a row with no non-NULL column does not exist, and an INSERT of one is
+--    an ERROR (23502, before its batch is written).
 -- dm_run() generates random INSERT (VALUES, ... SELECT from the same table, past the
 -- insert batch of 100 and the fetch_size), UPDATE (values, renames of key, super
 -- column and name onto names that sort after, before and onto existing ones, FROM a
@@ -136,6 +137,19 @@ BEGIN
   IF bad > 0 THEN
     state := '23502';
     RETURN;
+  END IF;
+  IF s.kind = 'insert' AND d.rows THEN
+    -- a row that would write no column: a SQL NULL, or a JSON null member, writes none
+    EXECUTE format('SELECT count(*) FROM dm_new WHERE %s%s',
+                   (SELECT string_agg(c || ' IS NULL', ' AND ') FROM unnest(d.vals) c),
+                   CASE WHEN d.extra IS NOT NULL THEN
+                     format(' AND NOT EXISTS (SELECT FROM jsonb_each(%I) e WHERE jsonb_typeof(e.value) <> ''null'')',
+                            d.extra) ELSE '' END)
+      INTO bad;
+    IF bad > 0 THEN
+      state := '23502';
+      RETURN;
+    END IF;
   END IF;
   IF s.kind = 'update' AND d.rows THEN
     EXECUTE format('SELECT count(*) FROM dm_new WHERE (%s) IS DISTINCT FROM (%s)',
@@ -548,7 +562,7 @@ BEGIN
            dm_pick(ARRAY[w, 't.super_column <= 90', 't.super_column % 3 = 0']) END,
       NULL, NULL, NULL, NULL)::dm_stmt;
   WHEN r = 4 THEN
-    -- INSERT with a NULL identity, refused; a row of NULLs, which writes nothing
+    -- INSERT with a NULL identity, or a row of NULLs (which would write nothing): refused
     RETURN ROW('insert', dm_pick(ARRAY[
       format('VALUES (NULL%s, %s)', CASE WHEN sup THEN ', 3' ELSE '' END,
              (SELECT string_agg('NULL', ', ') FROM unnest(allc))),

@@ -115,6 +115,11 @@ q() { q_send "$1" "$2"; q_wait "$1"; }
 show() { printf '#   [%s, %d ms]\n' "$st" "$ms"; sed 's/^/#   | /' <<<"$out"; }
 # check COND DESCRIPTION: tap_ok, with the last output shown when it fails
 check() { if eval "$1"; then tap_ok 0 "$2"; else tap_ok 1 "$2"; show; fi; }
+# ftable NAME SERVER CF [OPTIONS]: CREATE FOREIGN TABLE NAME over CF, 'columns' mapping
+ftable() {
+  printf 'CREATE FOREIGN TABLE %s (key text COLLATE "C", column_name text COLLATE "C", value text)\n  SERVER %s OPTIONS (column_family %s%s);\n' \
+    "$1" "$2" "'$3'" "${4:+, $4}"
+}
 # psql1 ROLE SQL: a one-off session; output (errors included) in $out
 psql1() { out=$(psql -X -q -A -t -v VERBOSITY=verbose -U "$1" -c "$2" 2>&1); }
 
@@ -124,12 +129,9 @@ CREATE SERVER live FOREIGN DATA WRAPPER colfam_fdw
   OPTIONS (hosts '$host:$port', keyspace 'Conn', connect_timeout '1s');
 CREATE SERVER live_unix FOREIGN DATA WRAPPER colfam_fdw
   OPTIONS (hosts '$sock', keyspace 'Conn', connect_timeout '1s');
-CREATE FOREIGN TABLE small (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER live OPTIONS (column_family 'Small');
-CREATE FOREIGN TABLE small_unix (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER live_unix OPTIONS (column_family 'Small');
-CREATE FOREIGN TABLE doomed (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER live OPTIONS (column_family 'Doomed', fetch_size '10');
+$(ftable small live Small)
+$(ftable small_unix live_unix Small)
+$(ftable doomed live Doomed "fetch_size '10'")
 CREATE FOREIGN TABLE wide (key text COLLATE \"C\", column_name bytea, value bytea)
   SERVER live OPTIONS (column_family 'Wide');"
 [[ $st == 00000 ]] || { show; echo "Bail out! setting up the foreign tables failed"; exit 1; }
@@ -162,14 +164,10 @@ CREATE SERVER fo_slow FOREIGN DATA WRAPPER colfam_fdw
   OPTIONS (hosts '$host:$bh_port, $host:$port', keyspace 'Conn', connect_timeout '500ms');
 CREATE SERVER only_slow FOREIGN DATA WRAPPER colfam_fdw
   OPTIONS (hosts '$host:$bh_port', keyspace 'Conn', connect_timeout '500ms');
-CREATE FOREIGN TABLE fo_tcp (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER fo_tcp OPTIONS (column_family 'Small');
-CREATE FOREIGN TABLE fo_unix (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER fo_unix OPTIONS (column_family 'Small');
-CREATE FOREIGN TABLE fo_slow (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER fo_slow OPTIONS (column_family 'Small');
-CREATE FOREIGN TABLE only_slow (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER only_slow OPTIONS (column_family 'Small');"
+$(ftable fo_tcp fo_tcp Small)
+$(ftable fo_unix fo_unix Small)
+$(ftable fo_slow fo_slow Small)
+$(ftable only_slow only_slow Small)"
 for t in fo_tcp fo_unix; do
   sess_open "f_$t"
   q "f_$t" "SELECT string_agg(value, ',' ORDER BY key) FROM $t WHERE column_name = 'c2';"
@@ -302,8 +300,7 @@ CREATE ROLE app LOGIN; CREATE ROLE badapp LOGIN; CREATE ROLE snoop LOGIN;
 GRANT USAGE ON FOREIGN SERVER sec TO app, badapp, snoop;
 CREATE USER MAPPING FOR app SERVER sec OPTIONS (username 'alice', password '$good_pw');
 CREATE USER MAPPING FOR badapp SERVER sec OPTIONS (username 'alice', password '$bad_pw');
-CREATE FOREIGN TABLE sec_small (key text COLLATE \"C\", column_name text COLLATE \"C\", value text)
-  SERVER sec OPTIONS (column_family 'Small');
+$(ftable sec_small sec Small)
 GRANT SELECT ON sec_small TO app, badapp, snoop;"
 check '[[ $st == 00000 ]]' "a server with two user mappings, for roles app and badapp"
 psql1 app "SELECT value FROM sec_small WHERE key = 's1';"

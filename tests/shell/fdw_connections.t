@@ -85,6 +85,7 @@ declare -A S_FD S_OFF S_N S_T0
 sess_open() {
   local name=$1 role=${2:-postgres} fd
   mkfifo "$H_TMP/$name.in"
+  : >"$H_TMP/$name.out"   # there before psql opens it, for q_wait's grep
   (harness_close_fds; exec stdbuf -oL -eL psql -X -q -A -t -v VERBOSITY=verbose -U "$role" \
      <"$H_TMP/$name.in" >"$H_TMP/$name.out" 2>&1) &
   harness_on_exit "harness_stop_pid $! psql-$name"
@@ -115,6 +116,11 @@ q() { q_send "$1" "$2"; q_wait "$1"; }
 show() { printf '#   [%s, %d ms]\n' "$st" "$ms"; sed 's/^/#   | /' <<<"$out"; }
 # check COND DESCRIPTION: tap_ok, with the last output shown when it fails
 check() { if eval "$1"; then tap_ok 0 "$2"; else tap_ok 1 "$2"; show; fi; }
+# fserver NAME HOSTS [OPTIONS]: CREATE SERVER NAME over HOSTS, keyspace Conn
+fserver() {
+  printf "CREATE SERVER %s FOREIGN DATA WRAPPER colfam_fdw\n  OPTIONS (hosts '%s', keyspace 'Conn'%s);\n" \
+    "$1" "$2" "${3:+, $3}"
+}
 # ftable NAME SERVER CF [OPTIONS]: CREATE FOREIGN TABLE NAME over CF, 'columns' mapping
 ftable() {
   printf 'CREATE FOREIGN TABLE %s (key text COLLATE "C", column_name text COLLATE "C", value text)\n  SERVER %s OPTIONS (column_family %s%s);\n' \
@@ -125,10 +131,8 @@ psql1() { out=$(psql -X -q -A -t -v VERBOSITY=verbose -U "$1" -c "$2" 2>&1); }
 
 sess_open s
 q s "CREATE EXTENSION colfam_fdw;
-CREATE SERVER live FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '$host:$port', keyspace 'Conn', connect_timeout '1s');
-CREATE SERVER live_unix FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '$sock', keyspace 'Conn', connect_timeout '1s');
+$(fserver live "$host:$port" "connect_timeout '1s'")
+$(fserver live_unix "$sock" "connect_timeout '1s'")
 $(ftable small live Small)
 $(ftable small_unix live_unix Small)
 $(ftable doomed live Doomed "fetch_size '10'")
@@ -156,14 +160,10 @@ PY
 harness_on_exit "harness_stop_pid $! blackhole"
 for ((i = 0; i < 100; i++)); do [[ -s $H_TMP/blackhole.port ]] && break; sleep 0.05; done
 bh_port=$(cat "$H_TMP/blackhole.port")
-q s "CREATE SERVER fo_tcp FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '$host:$dead_port, $host:$port', keyspace 'Conn');
-CREATE SERVER fo_unix FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '$H_TMP/stale.sock, $sock', keyspace 'Conn');
-CREATE SERVER fo_slow FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '$host:$bh_port, $host:$port', keyspace 'Conn', connect_timeout '500ms');
-CREATE SERVER only_slow FOREIGN DATA WRAPPER colfam_fdw
-  OPTIONS (hosts '$host:$bh_port', keyspace 'Conn', connect_timeout '500ms');
+q s "$(fserver fo_tcp "$host:$dead_port, $host:$port")
+$(fserver fo_unix "$H_TMP/stale.sock, $sock")
+$(fserver fo_slow "$host:$bh_port, $host:$port" "connect_timeout '500ms'")
+$(fserver only_slow "$host:$bh_port" "connect_timeout '500ms'")
 $(ftable fo_tcp fo_tcp Small)
 $(ftable fo_unix fo_unix Small)
 $(ftable fo_slow fo_slow Small)
@@ -232,12 +232,18 @@ q c "RESET statement_timeout; $small_check"
 check '[[ $st == 00000 && $out == "$small_want" ]]' "then the same backend reads the right values"
 q c "SELECT pg_backend_pid();"
 cpg=$out
-q_send c "$long"
-sleep 0.7
-t0=${EPOCHREALTIME/./}
-psql1 postgres "SELECT pg_cancel_backend($cpg);"
-q_wait c
-ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+# cancel_after SECS SQL: runs SQL in session c, and pg_cancel_backend from another
+# session SECS later; $ms: from the start of that session to c's answer
+cancel_after() {
+  local t0
+  q_send c "$2"
+  sleep "$1"
+  t0=${EPOCHREALTIME/./}
+  psql1 postgres "SELECT pg_cancel_backend($cpg);"
+  q_wait c
+  ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+}
+cancel_after 0.7 "$long"
 check '[[ $st == 57014 && $ms -lt 2000 ]]' "pg_cancel_backend ends a long foreign scan: 57014 ($ms ms after the cancel)"
 echo "# cancel by pg_cancel_backend: $ms ms"
 q c "$small_check"
@@ -250,12 +256,7 @@ check '[[ $st == 57014 && $ms -lt 2000 ]]' "statement_timeout ends a wait for a 
 q c "RESET statement_timeout; SELECT value FROM small WHERE key = 'k2' AND column_name = 'c3';"
 check '[[ $st == 00000 && $out == v2-3 ]]' "after SIGCONT the next answer is this query's, not the stale reply"
 stop_colfamd
-q_send c "SELECT value FROM small WHERE key = 'k1' AND column_name = 'c3';"
-sleep 0.5
-t0=${EPOCHREALTIME/./}
-psql1 postgres "SELECT pg_cancel_backend($cpg);"
-q_wait c
-ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+cancel_after 0.5 "SELECT value FROM small WHERE key = 'k1' AND column_name = 'c3';"
 kill -CONT "$cpid"
 check '[[ $st == 57014 && $ms -lt 2000 ]]' "pg_cancel_backend ends a wait for a stopped colfamd: 57014 ($ms ms)"
 q c "$small_check"

@@ -10,6 +10,15 @@
  * pending, the call returns CF_ERR_CANCELLED, and the error path runs
  * CHECK_FOR_INTERRUPTS so the cancel is reported as Postgres reports it.
  *
+ * SQLSTATEs (colfam_report, sqlstate_of): no host could be reached, or the connection
+ * was lost on every retry — HV00N (fdw_unable_to_establish_connection), with a hint
+ * naming the hosts option; a socket timeout (connect_timeout, or 10 s without a byte
+ * of a reply) or colfamd's TimedOutException — 08006; UnavailableException — 57P03;
+ * a failed login, or a login missing where colfamd requires one — 28000; no grant —
+ * 42501; NotFoundException — HV00R (fdw_table_not_found); a keyspace that does not
+ * exist — HV00Q; any other InvalidRequestException — HV000, with colfamd's reason;
+ * a cancel or statement_timeout — 57014, as Postgres reports it.
+ *
  * Metadata: describe_keyspace and describe_partitioner per (server, keyspace), cached
  * for COLFAM_META_TTL_SEC; a column family the cached answer lacks is asked again at
  * once (it may have just been created).
@@ -56,6 +65,7 @@ typedef struct ConnEntry
 	uint32		server_hash;	/* syscache hash values, for invalidation */
 	uint32		mapping_hash;
 	bool		invalid;
+	bool		logs_in;		/* the user mapping gives a username */
 } ConnEntry;
 
 typedef struct MetaKey
@@ -128,6 +138,9 @@ sqlstate_of(cf_code code)
 	}
 }
 
+static void report_as(cf_status *st, int sqlstate, const char *hint, const char *what,
+					  const char *key, size_t key_len) pg_attribute_noreturn();
+
 static const char *
 hint_of(cf_code code)
 {
@@ -150,23 +163,38 @@ hint_of(cf_code code)
 	}
 }
 
+static void forget_metadata(void);
+
 /*
  * Reports an engine error as a Postgres ERROR and frees it: the one translation of
  * engine codes to SQLSTATEs. `what` says what was being done ("reading
- * BloggyAppy.TaggedPosts"); key (may be NULL) the row concerned.
+ * BloggyAppy.TaggedPosts"); key (may be NULL) the row concerned. An invalid request
+ * or a missing object may mean the schema changed under the cached metadata (a CF
+ * dropped while a scan paged): the next statement describes the keyspaces again.
  */
 void
 colfam_report(cf_status *st, const char *what, const char *key, size_t key_len)
 {
 	cf_code		code = cf_status_code(st);
+
+	report_as(st, sqlstate_of(code), hint_of(code), what, key, key_len);
+}
+
+/* colfam_report's ERROR, with the SQLSTATE and hint (may be NULL) given. */
+static void
+report_as(cf_status *st, int sqlstate, const char *hint, const char *what,
+		  const char *key, size_t key_len)
+{
+	cf_code		code = cf_status_code(st);
 	char	   *msg = pstrdup(cf_status_msg(st));
-	const char *hint = hint_of(code);
 
 	cf_status_free(st);
+	if (code == CF_ERR_INVALID || code == CF_ERR_NOT_FOUND)
+		forget_metadata();
 	if (code == CF_ERR_CANCELLED)
 		CHECK_FOR_INTERRUPTS();
 	ereport(ERROR,
-			(errcode(sqlstate_of(code)),
+			(errcode(sqlstate),
 			 errmsg("colfamd: %s", msg),
 			 key ? errdetail("While %s, row key %s.", what, colfam_quote_key(key, key_len))
 			 : errdetail("While %s.", what),
@@ -197,15 +225,8 @@ inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 			(cacheid == USERMAPPINGOID && e->mapping_hash == hashvalue))
 			e->invalid = true;
 	}
-	if (cacheid == FOREIGNSERVEROID && meta_hash != NULL)
-	{
-		HASH_SEQ_STATUS ms;
-		MetaEntry  *m;
-
-		hash_seq_init(&ms, meta_hash);
-		while ((m = hash_seq_search(&ms)) != NULL)
-			m->fetched = 0;
-	}
+	if (cacheid == FOREIGNSERVEROID)
+		forget_metadata();
 	if (cacheid == FOREIGNSERVEROID && stats_hash != NULL)
 	{
 		HASH_SEQ_STATUS ss;
@@ -215,6 +236,20 @@ inval_callback(Datum arg, int cacheid, uint32 hashvalue)
 		while ((se = hash_seq_search(&ss)) != NULL)
 			se->fetched = 0;
 	}
+}
+
+/* Makes every cached keyspace description stale: the next use describes it again. */
+static void
+forget_metadata(void)
+{
+	HASH_SEQ_STATUS ms;
+	MetaEntry  *m;
+
+	if (meta_hash == NULL)
+		return;
+	hash_seq_init(&ms, meta_hash);
+	while ((m = hash_seq_search(&ms)) != NULL)
+		m->fetched = 0;
 }
 
 static void
@@ -245,6 +280,35 @@ has_user_mapping(Oid userid, Oid serverid)
 		}
 	}
 	return false;
+}
+
+/*
+ * Reports the failure of set_keyspace on connection e. colfamd (as Cassandra 0.7)
+ * refuses it as an invalid request both for a keyspace that does not exist ("Keyspace
+ * X does not exist": HV00Q, fdw_schema_not_found) and, when it has an authenticator,
+ * for a session that did not log in ("You have not logged in": a missing user
+ * mapping, 28000).
+ */
+static void
+report_keyspace_error(cf_status *st, ConnEntry *e, const char *keyspace)
+{
+	const char *what = psprintf("choosing keyspace \"%s\"", keyspace);
+
+	if (cf_status_code(st) == CF_ERR_INVALID &&
+		strstr(cf_status_msg(st), "does not exist") != NULL)
+		report_as(st, ERRCODE_FDW_SCHEMA_NOT_FOUND,
+				  "Keyspace names are case-sensitive: check the server's or the table's "
+				  "keyspace option, or quote the name in IMPORT FOREIGN SCHEMA \"Name\".",
+				  what, NULL, 0);
+	if (!e->logs_in && cf_status_code(st) == CF_ERR_INVALID &&
+		strstr(cf_status_msg(st), "not logged in") != NULL)
+		report_as(st, ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION,
+				  psprintf("colfamd requires a login: create a user mapping for role \"%s\" "
+						   "on server \"%s\" with options username and password.",
+						   GetUserNameFromId(GetUserId(), false),
+						   GetForeignServer(e->key.serverid)->servername),
+				  what, NULL, 0);
+	colfam_report(st, what, NULL, 0);
 }
 
 /*
@@ -310,6 +374,7 @@ colfam_connect(Oid serverid, const char *keyspace)
 			o.password = colfam_option(um->options, "password");
 		}
 		o.cancel = cancel_pending;
+		e->logs_in = o.username != NULL;
 		st = cfc_new(&o, &e->conn);
 		if (st != NULL)
 		{
@@ -328,7 +393,7 @@ colfam_connect(Oid serverid, const char *keyspace)
 		e->keyspace = NULL;
 		st = cfc_set_keyspace(e->conn, keyspace);
 		if (st != NULL)
-			colfam_report(st, psprintf("choosing keyspace \"%s\"", keyspace), NULL, 0);
+			report_keyspace_error(st, e, keyspace);
 		e->keyspace = strdup(keyspace);
 		if (e->keyspace == NULL)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));

@@ -143,6 +143,43 @@ wanted(ImportForeignSchemaStmt *stmt, const char *cf)
 	return stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO ? listed : !listed;
 }
 
+/*
+ * Every column family that LIMIT TO or EXCEPT names must exist in the keyspace: a
+ * typo, or a name left unquoted and so folded to lower case, would otherwise import
+ * the wrong tables without a word.
+ */
+static void
+check_listed(ImportForeignSchemaStmt *stmt, char **names, int n)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->table_list)
+	{
+		const char *want = ((RangeVar *) lfirst(lc))->relname;
+		const char *folded = NULL;
+		StringInfoData all;
+		int			i;
+
+		for (i = 0; i < n && strcmp(names[i], want) != 0; i++)
+			if (pg_strcasecmp(names[i], want) == 0)
+				folded = names[i];
+		if (i < n)
+			continue;
+		initStringInfo(&all);
+		for (i = 0; i < n; i++)
+			appendStringInfo(&all, "%s%s", i ? ", " : "", quote_identifier(names[i]));
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_TABLE_NOT_FOUND),
+				 errmsg("column family \"%s\" named in %s does not exist in keyspace \"%s\"",
+						want, stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO ? "LIMIT TO" : "EXCEPT",
+						stmt->remote_schema),
+				 folded ? errhint("Column family names are case-sensitive: write \"%s\" in double quotes.",
+								  folded)
+				 : n ? errhint("The keyspace's column families are %s.", all.data)
+				 : errhint("The keyspace has no column families.")));
+	}
+}
+
 List *
 colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 {
@@ -153,6 +190,7 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	int			n = colfam_keyspace_cfs(serverOid, stmt->remote_schema, &names, &cfs);
 	List	   *out = NIL;
 
+	check_listed(stmt, names, n);
 	for (int i = 0; i < n; i++)
 	{
 		ColfamCfMeta *m = &cfs[i];

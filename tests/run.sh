@@ -9,7 +9,8 @@
 #   fuzz       each libFuzzer target (tests/fuzz/) for FUZZ_SECONDS (default 20) from a
 #              corpus seeded by the unit tests and kept in build/fuzz/corpus/; crashes
 #              are saved in build/fuzz/artifacts/. Skipped, and said so, without clang.
-#   shell      TAP tests in bash (prove): the binaries, the harness, the layering rule
+#   shell      TAP tests in bash (prove): the binaries, the harness, the layering rule,
+#              colfam_fdw's connections (a private PostgreSQL, nothing installed)
 #   regress    pg_regress: sql/*.sql against expected/*.out in a private PostgreSQL
 #   pgtap      pgTAP: pg_prove over tests/pgtap/*.sql in a private PostgreSQL
 #
@@ -173,6 +174,10 @@ suite_fuzz() {
 
 suite_shell() {
   $MAKE -s -j"$JOBS" -f mk/engine.mk all || return 1
+  # the extension too, for fdw_connections.t (which skips itself without PostgreSQL)
+  if [[ -f "$(${PG_CONFIG:-pg_config} --pgxs 2>/dev/null)" ]]; then
+    $MAKE -s -j"$JOBS" all || return 1
+  fi
   COLFAM_ROOT=$ROOT prove --exec bash tests/shell/*.t
 }
 

@@ -7,6 +7,9 @@
 #   harness_init                      temp dir ($H_TMP), traps
 #   harness_pg_start [NAME]           private PostgreSQL in $H_TMP/NAME [pg]; sets PGHOST
 #                                     PGPORT PGUSER (H_PG_OPTS: more -c settings)
+#   harness_pg_overlay                makes harness_pg_start use a private copy of the
+#                                     installation with this tree's colfam_fdw in it
+#                                     (nothing installed: for tests that run unlocked)
 #   harness_spawn NAME CMD...         a background server; log in $H_TMP/NAME.log
 #   harness_colfamd NAME HOST BIN [ARG...]  a colfamd node on HOST and a free port, its
 #                                     data in $H_TMP/NAME; sets H_PID H_PORT H_CMD
@@ -163,6 +166,30 @@ harness_colfamd() {     # NAME HOST BIN [ARG...]
 }
 
 harness_pg_bindir() { "${PG_CONFIG:-pg_config}" --bindir; }
+
+# A private overlay of the PostgreSQL installation in $H_TMP/pginst: its programs
+# copied (PostgreSQL finds its library and share directories relative to the
+# postgres binary), everything else linked, except colfam_fdw's files, which are this
+# tree's build (colfam_fdw.so must be built: make). harness_pg_start then uses it, so
+# the test neither needs nor touches the system's installed extension.
+harness_pg_overlay() {
+  local pgc=${PG_CONFIG:-pg_config} bindir libdir sharedir o=$H_TMP/pginst f root
+  root=${COLFAM_ROOT:-$PWD}
+  [[ -f $root/colfam_fdw.so ]] ||
+    { harness_log "$root/colfam_fdw.so is not built (run make)"; return 1; }
+  bindir=$("$pgc" --bindir) libdir=$("$pgc" --pkglibdir) sharedir=$("$pgc" --sharedir)
+  mkdir -p "$o$bindir" "$o$libdir" "$o$sharedir/extension"
+  cp -a "$bindir/." "$o$bindir/"
+  for f in "$libdir"/*; do [[ ${f##*/} == colfam_fdw* ]] || ln -s "$f" "$o$libdir/"; done
+  for f in "$sharedir"/*; do [[ ${f##*/} == extension ]] || ln -s "$f" "$o$sharedir/"; done
+  for f in "$sharedir"/extension/*; do
+    [[ ${f##*/} == colfam_fdw* ]] || ln -s "$f" "$o$sharedir/extension/"
+  done
+  cp "$root/colfam_fdw.so" "$o$libdir/"
+  cp "$root/colfam_fdw.control" "$root"/fdw/colfam_fdw--*.sql "$o$sharedir/extension/"
+  H_PG_OVERLAY_BIN=$o$bindir
+  harness_pg_bindir() { echo "$H_PG_OVERLAY_BIN"; }
+}
 
 harness_pg_start() {
   local name=${1:-pg} bindir data sock attempt port dir

@@ -30,6 +30,12 @@
  * keyspace or CF, not logged in, not allowed) is their declared
  * InvalidRequestException, a server fault an INTERNAL_ERROR TApplicationException.
  *
+ * The system keyspace: describe_keyspaces lists it and describe_keyspace and
+ * set_keyspace accept it, as in 0.7 (LocalStrategy, replication_factor 1), but with no
+ * column family: colfam's own tables there are not Cassandra's and are not served, so
+ * every data call in it is "unconfigured columnfamily" and schema changes to it are
+ * refused. describe_ring refuses it as 0.7 did.
+ *
  * Range deletions: 0.7 refused a Deletion whose predicate is a SliceRange; colfam
  * applies it as a range tombstone over [start, finish] (count is ignored; reversed
  * swaps the bounds), because the engine stores range tombstones.

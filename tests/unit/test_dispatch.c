@@ -271,7 +271,8 @@ describe_methods(void **state)
 	add_twitter(t, 1);
 	ok(t, CF_T_M_DESCRIBE_KEYSPACES, NULL, &r);
 	{
-		bool		found = false;
+		bool		found = false,
+					found_system = false;
 
 		for (size_t i = 0; i < r.n_ks_defs; i++)
 			if (S_EQ(r.ks_defs[i].name, "Twitter"))
@@ -281,8 +282,23 @@ describe_methods(void **state)
 				assert_true(S_EQ(r.ks_defs[i].strategy_class,
 									 "org.apache.cassandra.locator.SimpleStrategy"));
 			}
+			else if (S_EQ(r.ks_defs[i].name, "system"))
+			{
+				/* listed as 0.7 listed it, with none of colfam's own tables */
+				found_system = true;
+				assert_true(S_EQ(r.ks_defs[i].strategy_class,
+									 "org.apache.cassandra.locator.LocalStrategy"));
+				assert_int_equal(r.ks_defs[i].replication_factor, 1);
+				assert_int_equal(r.ks_defs[i].n_cf_defs, 0);
+			}
 		assert_true(found);
+		assert_true(found_system);
+		assert_int_equal(r.n_ks_defs, 2);
 	}
+	a.keyspace = S("system");
+	ok(t, CF_T_M_DESCRIBE_KEYSPACE, &a, &r);
+	assert_true(S_EQ(r.ks_def.name, "system"));
+	assert_int_equal(r.ks_def.n_cf_defs, 0);
 	a.keyspace = S("Twitter");
 	ok(t, CF_T_M_DESCRIBE_KEYSPACE, &a, &r);
 	assert_true(S_EQ(r.ks_def.name, "Twitter"));
@@ -321,6 +337,17 @@ describe_methods(void **state)
 	assert_true(S_EQ(r.strings[0], "0"));
 	a.keys_per_split = 0;
 	app_error(t, CF_T_M_DESCRIBE_SPLITS, &a, "keys_per_split");
+
+	/* a client may choose system, as in 0.7; it has no column family to read or write */
+	set_ks(t, "system");
+	a = args();
+	a.key = S("k");
+	a.column_parent.column_family = S("Schema");
+	a.predicate.has_slice_range = true;
+	a.predicate.slice_range = (cf_t_slice_range) {.count = 10};
+	fails(t, CF_T_M_GET_SLICE, &a, CF_T_EXC_INVALID_REQUEST, "unconfigured columnfamily Schema");
+	a.column = (cf_t_column) {.name = S("n"),.value = S("v"),.timestamp = 1};
+	fails(t, CF_T_M_INSERT, &a, CF_T_EXC_INVALID_REQUEST, "unconfigured columnfamily Schema");
 	t_close(t);
 }
 

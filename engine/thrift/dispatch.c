@@ -1540,7 +1540,7 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_PROTOCOL_ERROR, cf_status_msg(s));
 		cf_status_free(s);
 		cf_arena_free(arena);
-		return false;
+		return true;			/* as for the 0.7 methods: see cf_dispatch_handle */
 	}
 	s = dsp_admin_run(d, sess, m, &a, arena, &res);
 	if (s && dsp_user_error(cf_status_code(s)))
@@ -1579,7 +1579,6 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	cf_rd		r;
 	cf_t_message_header h;
 	dsp_call	c;
-	bool		keep = true;
 	cf_status  *s;
 
 	cf_rd_init(&r, message.p, message.len);
@@ -1627,12 +1626,17 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	s = cf_t_read_args(&r, c.m, &d->limits, c.arena, &c.args);
 	if (s)
 	{
+		/*
+		 * 0.7's generated processor answered a TProtocolException from the
+		 * arguments (a required field missing, a bad size) with PROTOCOL_ERROR and
+		 * went on serving the connection; so do we. The message was a whole frame,
+		 * so whatever was wrong inside it, the next frame starts where it should.
+		 */
 		cf_log_info("dispatch", "%s: undecodable %s call: %s", sess->peer,
 					cf_t_method_name(c.m), cf_status_msg(s));
 		cf_t_write_app_exception(reply, h.name, h.seqid, CF_T_APP_PROTOCOL_ERROR,
 								 cf_status_msg(s));
 		cf_status_free(s);
-		keep = false;
 	}
 	else
 	{
@@ -1647,5 +1651,5 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	cf_service_strings_free(c.strings, c.n_strings);
 	cf_schema_unref(c.schema);
 	cf_arena_free(c.arena);
-	return keep;
+	return true;
 }

@@ -15,9 +15,13 @@
  *    (UNKNOWN for a refused request, INTERNAL_ERROR for a server fault, logged),
  *    UNKNOWN_METHOD for a name that is neither a 0.7 method nor one of colfam's admin
  *    methods (the connection stays open);
- *  - PROTOCOL_ERROR for a message that does not decode and INVALID_MESSAGE_TYPE for
- *    anything but a CALL: cf_dispatch_handle then returns false and the server closes
- *    the connection after sending the reply.
+ *  - PROTOCOL_ERROR for a message whose header does not decode and INVALID_MESSAGE_TYPE
+ *    for anything but a CALL: cf_dispatch_handle then returns false and the server
+ *    closes the connection after sending the reply;
+ *  - PROTOCOL_ERROR for a call whose arguments do not decode (a required field
+ *    missing, a bad size, a truncated struct), and the connection stays open: 0.7's
+ *    generated processor answered a TProtocolException from the arguments so and
+ *    went on, and each message is a whole frame, so the next one is read in step.
  *
  * Sessions: one per connection; holds the keyspace chosen by set_keyspace and the
  * logged-in user. With authentication on (an auth object that requires login),

@@ -444,6 +444,15 @@ def main():
     check("the connection serves calls after the unknown method",
           lambda: (c.describe_version() == "19.4.0", None))
 
+    def missing_required():
+        x = raises(TApplicationException, lambda: c.batch_mutate(
+            {b"jdoe": {"Authors": [Mutation(deletion=Deletion())]}}, ONE))
+        return (x is not None and x.type == TApplicationException.PROTOCOL_ERROR
+                and "Deletion.timestamp" in x.message
+                and c.describe_version() == "19.4.0"), x
+    check("a call lacking a required field (Deletion.timestamp) gets PROTOCOL_ERROR and "
+          "the connection serves the next call, as 0.7's processor did", missing_required)
+
     # --- fields a 0.7 server does not know ---------------------------------------------
     def unknown_fields():
         """insert, as a newer client might send it: unknown fields at the top, in Column."""

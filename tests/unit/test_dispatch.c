@@ -882,11 +882,15 @@ garbage_and_truncated_messages(void **state)
 	raw(t, msg, n);
 	expect_app_exception(t, "INVALID_MESSAGE_TYPE", false);
 
-	/* every prefix of a real call is refused, never crashes */
+	/*
+	 * every prefix of a real call is refused, never crashes: one without a whole
+	 * header closes the connection, one whose arguments are cut short does not
+	 */
 	a.key = S("some-key");
 	a.column_parent.column_family = S("Users");
 	a.column = (cf_t_column) {.name = S("n"),.value = S("v"),.timestamp = 5};
 	OK(cf_t_write_call(&call_msg, CF_T_M_INSERT, 1, &a));
+	n = 12 + strlen("insert");	/* the header */
 	for (size_t len = 0; len < call_msg.len; len++)
 	{
 		uint8_t    *copy = malloc(len + 1);	/* exact size, so ASan sees overreads */
@@ -894,11 +898,24 @@ garbage_and_truncated_messages(void **state)
 		memcpy(copy, call_msg.data, len);
 		cf_buf_reset(&t->reply);
 		t->keep = cf_dispatch_handle(t->d, t->sess, cf_slice_of(copy, len), &t->reply);
-		assert_false(t->keep);
+		assert_int_equal(t->keep, len >= n);
 		assert_true(t->reply.len > 0);
 		free(copy);
 	}
 	cf_buf_free(&call_msg);
+
+	/* a whole call lacking a required field: PROTOCOL_ERROR, the connection kept */
+	n = header(msg, "remove", CF_T_CALL, 8);
+	msg[n++] = 11;				/* key: STRING, id 1 */
+	msg[n++] = 0;
+	msg[n++] = 1;
+	cf_store_be32(msg + n, 1);
+	n += 4;
+	msg[n++] = 'k';
+	msg[n++] = 0;				/* STOP: no column_path, no timestamp */
+	raw(t, msg, n);
+	expect_app_exception(t, "PROTOCOL_ERROR", true);
+	assert_non_null(memmem(t->reply.data, t->reply.len, "required field", 14));
 
 	/* a session still works after all that */
 	{

@@ -175,12 +175,20 @@ dsp_schema(dsp_call *c)
 	return c->schema;
 }
 
+/* Is name the system keyspace, which exists whether or not the schema lists it? */
+static bool
+dsp_is_system_ks(const char *name)
+{
+	return strcmp(name, CF_SCHEMA_SYSTEM_KEYSPACE) == 0;
+}
+
 static cf_status *
 dsp_require_keyspace(dsp_call *c)
 {
 	if (!c->sess->has_keyspace)
 		return cf_status_make(CF_ERR_INVALID, "You have not set a keyspace for this session");
-	if (cf_schema_keyspace(dsp_schema(c), c->sess->keyspace) == NULL)
+	if (cf_schema_keyspace(dsp_schema(c), c->sess->keyspace) == NULL &&
+		!dsp_is_system_ks(c->sess->keyspace))
 		return cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist",
 							  c->sess->keyspace);
 	return NULL;
@@ -317,7 +325,7 @@ dsp_set_keyspace(dsp_call *c)
 
 	if (s)
 		return s;
-	if (cf_schema_keyspace(dsp_schema(c), ks) == NULL)
+	if (cf_schema_keyspace(dsp_schema(c), ks) == NULL && !dsp_is_system_ks(ks))
 		return cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist", ks);
 	s = cf_auth_authorize_keyspace_use(c->d->auth, c->sess->user, ks);
 	if (s)
@@ -907,19 +915,38 @@ dsp_t_ks_def(dsp_call *c, const cf_ks_def *k, cf_t_ks_def *t)
 	return oom ? DSP_NO_MEMORY() : NULL;
 }
 
+/*
+ * The system keyspace as the describe_* calls show it when the schema has none (it
+ * never does: users may not create it). Cassandra 0.7 listed "system" among the
+ * keyspaces (LocalStrategy, replication_factor 1), and its clients expect to see it
+ * there and to skip it themselves. colfam keeps its own tables in it, which are not
+ * Cassandra's and are not served as column families, so it shows none.
+ */
+static void
+dsp_t_system_ks_def(cf_t_ks_def *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = cf_slice_str(CF_SCHEMA_SYSTEM_KEYSPACE);
+	t->strategy_class = cf_slice_str("org.apache.cassandra.locator.LocalStrategy");
+	t->replication_factor = 1;
+}
+
 static cf_status *
 dsp_describe_keyspaces(dsp_call *c)
 {
 	cf_schema  *schema = dsp_schema(c);
 	size_t		n = cf_schema_n_keyspaces(schema);
+	bool		add_system = cf_schema_keyspace(schema, CF_SCHEMA_SYSTEM_KEYSPACE) == NULL;
 	cf_status  *s = NULL;
 
-	c->res.ks_defs = dsp_alloc(c, n, sizeof(cf_t_ks_def));
-	if (n && c->res.ks_defs == NULL)
+	c->res.ks_defs = dsp_alloc(c, n + add_system, sizeof(cf_t_ks_def));
+	if (n + add_system && c->res.ks_defs == NULL)
 		return DSP_NO_MEMORY();
-	c->res.n_ks_defs = n;
+	c->res.n_ks_defs = n + add_system;
 	for (size_t i = 0; s == NULL && i < n; i++)
 		s = dsp_t_ks_def(c, cf_schema_keyspace_at(schema, i), &c->res.ks_defs[i]);
+	if (add_system)
+		dsp_t_system_ks_def(&c->res.ks_defs[n]);
 	return s;
 }
 
@@ -933,6 +960,11 @@ dsp_describe_keyspace(dsp_call *c)
 	if (s)
 		return s;
 	k = cf_schema_keyspace(dsp_schema(c), name);
+	if (k == NULL && dsp_is_system_ks(name))
+	{
+		dsp_t_system_ks_def(&c->res.ks_def);
+		return NULL;
+	}
 	if (k == NULL)
 		return cf_status_make(CF_ERR_NOT_FOUND, "Keyspace %s does not exist", name);
 	return dsp_t_ks_def(c, k, &c->res.ks_def);
@@ -945,7 +977,7 @@ dsp_describe_ring(dsp_call *c)
 	cf_t_token_range *tr;
 	cf_status  *s = dsp_cstr(c, c->args.keyspace, "keyspace", &name);
 
-	if (s == NULL && strcmp(name, CF_SCHEMA_SYSTEM_KEYSPACE) == 0)
+	if (s == NULL && dsp_is_system_ks(name))
 		s = cf_status_make(CF_ERR_INVALID, "There is no ring for the keyspace: %s", name);
 	if (s == NULL)
 		s = cf_service_describe_ring(c->d->svc, name, &c->ring, &c->n_ring);
@@ -1198,7 +1230,8 @@ dsp_system_cf(dsp_call *c)
 	}
 	memset(&d, 0, sizeof(d));
 	s = dsp_cf_def(c, &c->args.cf_def, &d);
-	if (s == NULL && cf_schema_keyspace(dsp_schema(c), d.keyspace) == NULL)
+	if (s == NULL && cf_schema_keyspace(dsp_schema(c), d.keyspace) == NULL &&
+		!dsp_is_system_ks(d.keyspace))
 		s = cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist", d.keyspace);
 	if (s == NULL)
 		s = cf_auth_authorize(c->d->auth, c->sess->user, d.keyspace, NULL, CF_AUTH_WRITE);
@@ -1507,7 +1540,7 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_PROTOCOL_ERROR, cf_status_msg(s));
 		cf_status_free(s);
 		cf_arena_free(arena);
-		return false;
+		return true;			/* as for the 0.7 methods: see cf_dispatch_handle */
 	}
 	s = dsp_admin_run(d, sess, m, &a, arena, &res);
 	if (s && dsp_user_error(cf_status_code(s)))
@@ -1546,7 +1579,6 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	cf_rd		r;
 	cf_t_message_header h;
 	dsp_call	c;
-	bool		keep = true;
 	cf_status  *s;
 
 	cf_rd_init(&r, message.p, message.len);
@@ -1594,12 +1626,17 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	s = cf_t_read_args(&r, c.m, &d->limits, c.arena, &c.args);
 	if (s)
 	{
+		/*
+		 * 0.7's generated processor answered a TProtocolException from the
+		 * arguments (a required field missing, a bad size) with PROTOCOL_ERROR and
+		 * went on serving the connection; so do we. The message was a whole frame,
+		 * so whatever was wrong inside it, the next frame starts where it should.
+		 */
 		cf_log_info("dispatch", "%s: undecodable %s call: %s", sess->peer,
 					cf_t_method_name(c.m), cf_status_msg(s));
 		cf_t_write_app_exception(reply, h.name, h.seqid, CF_T_APP_PROTOCOL_ERROR,
 								 cf_status_msg(s));
 		cf_status_free(s);
-		keep = false;
 	}
 	else
 	{
@@ -1614,5 +1651,5 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 	cf_service_strings_free(c.strings, c.n_strings);
 	cf_schema_unref(c.schema);
 	cf_arena_free(c.arena);
-	return keep;
+	return true;
 }

@@ -15,9 +15,13 @@
  *    (UNKNOWN for a refused request, INTERNAL_ERROR for a server fault, logged),
  *    UNKNOWN_METHOD for a name that is neither a 0.7 method nor one of colfam's admin
  *    methods (the connection stays open);
- *  - PROTOCOL_ERROR for a message that does not decode and INVALID_MESSAGE_TYPE for
- *    anything but a CALL: cf_dispatch_handle then returns false and the server closes
- *    the connection after sending the reply.
+ *  - PROTOCOL_ERROR for a message whose header does not decode and INVALID_MESSAGE_TYPE
+ *    for anything but a CALL: cf_dispatch_handle then returns false and the server
+ *    closes the connection after sending the reply;
+ *  - PROTOCOL_ERROR for a call whose arguments do not decode (a required field
+ *    missing, a bad size, a truncated struct), and the connection stays open: 0.7's
+ *    generated processor answered a TProtocolException from the arguments so and
+ *    went on, and each message is a whole frame, so the next one is read in step.
  *
  * Sessions: one per connection; holds the keyspace chosen by set_keyspace and the
  * logged-in user. With authentication on (an auth object that requires login),
@@ -29,6 +33,12 @@
  * need a logged-in user holding <modify-keyspaces>; every user error (unknown
  * keyspace or CF, not logged in, not allowed) is their declared
  * InvalidRequestException, a server fault an INTERNAL_ERROR TApplicationException.
+ *
+ * The system keyspace: describe_keyspaces lists it and describe_keyspace and
+ * set_keyspace accept it, as in 0.7 (LocalStrategy, replication_factor 1), but with no
+ * column family: colfam's own tables there are not Cassandra's and are not served, so
+ * every data call in it is "unconfigured columnfamily" and schema changes to it are
+ * refused. describe_ring refuses it as 0.7 did.
  *
  * Range deletions: 0.7 refused a Deletion whose predicate is a SliceRange; colfam
  * applies it as a range tombstone over [start, finish] (count is ignored; reversed

@@ -174,6 +174,16 @@ def main():
     check("describe_keyspaces lists the new keyspace",
           lambda: (KS in [k.name for k in c.describe_keyspaces()],
                    [k.name for k in c.describe_keyspaces()]))
+
+    def system_ks():
+        listed = [k for k in c.describe_keyspaces() if k.name == "system"]
+        d = c.describe_keyspace("system")
+        return (len(listed) == 1 and listed[0].strategy_class.endswith("LocalStrategy")
+                and d.name == "system" and d.replication_factor == 1
+                and raises(InvalidRequestException, lambda: c.describe_ring("system"))
+                is not None), (listed, d)
+    check("describe_keyspaces lists system, as 0.7 did; describe_keyspace describes it, "
+          "describe_ring refuses it", system_ks)
     check("describe_keyspace of an unknown keyspace throws NotFoundException",
           lambda: (raises(NotFoundException, lambda: c.describe_keyspace("NoSuchKs")) is not None,
                    None))
@@ -433,6 +443,15 @@ def main():
           unknown_method)
     check("the connection serves calls after the unknown method",
           lambda: (c.describe_version() == "19.4.0", None))
+
+    def missing_required():
+        x = raises(TApplicationException, lambda: c.batch_mutate(
+            {b"jdoe": {"Authors": [Mutation(deletion=Deletion())]}}, ONE))
+        return (x is not None and x.type == TApplicationException.PROTOCOL_ERROR
+                and "Deletion.timestamp" in x.message
+                and c.describe_version() == "19.4.0"), x
+    check("a call lacking a required field (Deletion.timestamp) gets PROTOCOL_ERROR and "
+          "the connection serves the next call, as 0.7's processor did", missing_required)
 
     # --- fields a 0.7 server does not know ---------------------------------------------
     def unknown_fields():

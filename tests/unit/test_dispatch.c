@@ -271,7 +271,8 @@ describe_methods(void **state)
 	add_twitter(t, 1);
 	ok(t, CF_T_M_DESCRIBE_KEYSPACES, NULL, &r);
 	{
-		bool		found = false;
+		bool		found = false,
+					found_system = false;
 
 		for (size_t i = 0; i < r.n_ks_defs; i++)
 			if (S_EQ(r.ks_defs[i].name, "Twitter"))
@@ -281,8 +282,23 @@ describe_methods(void **state)
 				assert_true(S_EQ(r.ks_defs[i].strategy_class,
 									 "org.apache.cassandra.locator.SimpleStrategy"));
 			}
+			else if (S_EQ(r.ks_defs[i].name, "system"))
+			{
+				/* listed as 0.7 listed it, with none of colfam's own tables */
+				found_system = true;
+				assert_true(S_EQ(r.ks_defs[i].strategy_class,
+									 "org.apache.cassandra.locator.LocalStrategy"));
+				assert_int_equal(r.ks_defs[i].replication_factor, 1);
+				assert_int_equal(r.ks_defs[i].n_cf_defs, 0);
+			}
 		assert_true(found);
+		assert_true(found_system);
+		assert_int_equal(r.n_ks_defs, 2);
 	}
+	a.keyspace = S("system");
+	ok(t, CF_T_M_DESCRIBE_KEYSPACE, &a, &r);
+	assert_true(S_EQ(r.ks_def.name, "system"));
+	assert_int_equal(r.ks_def.n_cf_defs, 0);
 	a.keyspace = S("Twitter");
 	ok(t, CF_T_M_DESCRIBE_KEYSPACE, &a, &r);
 	assert_true(S_EQ(r.ks_def.name, "Twitter"));
@@ -321,6 +337,17 @@ describe_methods(void **state)
 	assert_true(S_EQ(r.strings[0], "0"));
 	a.keys_per_split = 0;
 	app_error(t, CF_T_M_DESCRIBE_SPLITS, &a, "keys_per_split");
+
+	/* a client may choose system, as in 0.7; it has no column family to read or write */
+	set_ks(t, "system");
+	a = args();
+	a.key = S("k");
+	a.column_parent.column_family = S("Schema");
+	a.predicate.has_slice_range = true;
+	a.predicate.slice_range = (cf_t_slice_range) {.count = 10};
+	fails(t, CF_T_M_GET_SLICE, &a, CF_T_EXC_INVALID_REQUEST, "unconfigured columnfamily Schema");
+	a.column = (cf_t_column) {.name = S("n"),.value = S("v"),.timestamp = 1};
+	fails(t, CF_T_M_INSERT, &a, CF_T_EXC_INVALID_REQUEST, "unconfigured columnfamily Schema");
 	t_close(t);
 }
 
@@ -855,11 +882,15 @@ garbage_and_truncated_messages(void **state)
 	raw(t, msg, n);
 	expect_app_exception(t, "INVALID_MESSAGE_TYPE", false);
 
-	/* every prefix of a real call is refused, never crashes */
+	/*
+	 * every prefix of a real call is refused, never crashes: one without a whole
+	 * header closes the connection, one whose arguments are cut short does not
+	 */
 	a.key = S("some-key");
 	a.column_parent.column_family = S("Users");
 	a.column = (cf_t_column) {.name = S("n"),.value = S("v"),.timestamp = 5};
 	OK(cf_t_write_call(&call_msg, CF_T_M_INSERT, 1, &a));
+	n = 12 + strlen("insert");	/* the header */
 	for (size_t len = 0; len < call_msg.len; len++)
 	{
 		uint8_t    *copy = malloc(len + 1);	/* exact size, so ASan sees overreads */
@@ -867,11 +898,24 @@ garbage_and_truncated_messages(void **state)
 		memcpy(copy, call_msg.data, len);
 		cf_buf_reset(&t->reply);
 		t->keep = cf_dispatch_handle(t->d, t->sess, cf_slice_of(copy, len), &t->reply);
-		assert_false(t->keep);
+		assert_int_equal(t->keep, len >= n);
 		assert_true(t->reply.len > 0);
 		free(copy);
 	}
 	cf_buf_free(&call_msg);
+
+	/* a whole call lacking a required field: PROTOCOL_ERROR, the connection kept */
+	n = header(msg, "remove", CF_T_CALL, 8);
+	msg[n++] = 11;				/* key: STRING, id 1 */
+	msg[n++] = 0;
+	msg[n++] = 1;
+	cf_store_be32(msg + n, 1);
+	n += 4;
+	msg[n++] = 'k';
+	msg[n++] = 0;				/* STOP: no column_path, no timestamp */
+	raw(t, msg, n);
+	expect_app_exception(t, "PROTOCOL_ERROR", true);
+	assert_non_null(memmem(t->reply.data, t->reply.len, "required field", 14));
 
 	/* a session still works after all that */
 	{

@@ -646,6 +646,22 @@ fault_file_size(cf_env *e, const char *path, uint64_t *size)
 	return s;
 }
 
+/* Injected as CF_FAULT_FILE_SIZE: both read a file's metadata. */
+static cf_status *
+fault_file_links(cf_env *e, const char *path, uint64_t *links)
+{
+	fault_env  *fe = fault_of(e);
+	cf_status  *s;
+
+	*links = 0;
+	pthread_mutex_lock(&fe->mu);
+	s = inject(fe, CF_FAULT_FILE_SIZE, path);
+	if (s == NULL)
+		s = cf_env_file_links(fe->base, path, links);
+	pthread_mutex_unlock(&fe->mu);
+	return s;
+}
+
 static bool
 fault_exists(cf_env *e, const char *path)
 {
@@ -738,6 +754,7 @@ static const struct cf_env_ops fault_env_ops = {
 	.sync_dir = fault_sync_dir,
 	.list_dir = fault_list_dir,
 	.file_size = fault_file_size,
+	.file_links = fault_file_links,
 	.exists = fault_exists,
 	.lock = fault_lock,
 	.unlock = fault_unlock,

@@ -2271,7 +2271,7 @@ cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *na
 			cf_status_free(rs);
 		}
 	}
-	else
+	else if (s == NULL)
 		cf_log_info(LOG_COMPONENT, "snapshot \"%s\" taken of %zu keyspace%s, %zu column "
 					"famil%s, under %s/<keyspace>/<cf>/snapshots/%s", name, nks,
 					nks == 1 ? "" : "s", ncfs, ncfs == 1 ? "y" : "ies", db->data_dir, name);

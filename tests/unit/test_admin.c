@@ -1,9 +1,10 @@
 /*
  * tests/unit/test_admin.c — colfam's admin methods (thrift/admin.h): the codec's round
  * trips and truncations; the dispatch through a node in the test (support/testnode.h)
- * and libcolfam's cfc_colfam_* — flush, compact, cfstats, unknown names as IRE, the
- * grant they need with authentication on; and `colfam status|info|ring|flush|compact|
- * cfstats` output against that node.
+ * and libcolfam's cfc_colfam_* — flush, compact, cfstats, snapshots taken, listed and
+ * cleared, unknown names as IRE, the grant they need with authentication on; and
+ * `colfam status|info|ring|flush|compact|cfstats|snapshot|listsnapshots|clearsnapshot`
+ * output against that node.
  */
 #include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
@@ -47,8 +48,10 @@ static void
 codec_round_trips(void **state)
 {
 	cf_slice	cfs[2] = {S("Standard1"), S("Super1")};
+	cf_slice	kss[3] = {S("K1"), S("K2"), S("K3")};
 	cf_ta_args	a = {.keyspace = S("Keyspace1"),.column_families = cfs,
-	.n_column_families = 2,.major = true};
+	.n_column_families = 2,.major = true,.keyspaces = kss,.n_keyspaces = 3,
+	.has_name = true,.name = S("before-upgrade")};
 	cf_ta_args	back;
 	cf_ta_cf_stats st[2] = {
 		{S("A"), 1, 2, 3, 4, 5, 6, 7, false, 0, false, 0}, {S("B"), INT64_MAX, 0, 0, 1, 1 << 20, 9, 0,
@@ -75,8 +78,21 @@ codec_round_trips(void **state)
 		assert_int_equal(h.type, CF_T_CALL);
 		assert_int_equal(h.seqid, 7);
 		check(cf_ta_read_args(&r, m, NULL, arena, &back));
-		assert_true(cf_slice_eq(back.keyspace, a.keyspace));
-		if (m != CF_TA_M_CFSTATS)
+		if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
+		{
+			/* keyspaces and the name, no keyspace */
+			assert_int_equal(back.keyspace.len, 0);
+			assert_int_equal(back.n_keyspaces, 3);
+			assert_true(cf_slice_eq(back.keyspaces[2], kss[2]));
+			assert_int_equal(back.has_name, m == CF_TA_M_CLEARSNAPSHOT);
+			if (m != CF_TA_M_LISTSNAPSHOTS)
+				assert_true(cf_slice_eq(back.name, a.name));
+			else
+				assert_int_equal(back.name.len, 0);
+		}
+		else
+			assert_true(cf_slice_eq(back.keyspace, a.keyspace));
+		if (m == CF_TA_M_FLUSH || m == CF_TA_M_COMPACT)
 		{
 			assert_int_equal(back.n_column_families, 2);
 			assert_true(cf_slice_eq(back.column_families[1], cfs[1]));
@@ -126,7 +142,50 @@ codec_round_trips(void **state)
 		assert_non_null(s);
 		cf_status_free(s);
 	}
+	/* a snapshot list, and every truncation of it */
+	{
+		cf_ta_snapshot sn[2] = {
+			{S("K"), S("A"), S("one"), S("/d/K/A/snapshots/one"), 2, 1000, 40},
+			{S("K"), S("B"), S("one"), S("/d/K/B/snapshots/one"), 1, INT64_MAX, 0},
+		};
+
+		cf_buf_reset(&b);
+		check(cf_ta_write_reply(&b, CF_TA_M_LISTSNAPSHOTS, 5,
+								&(cf_ta_result) {.snapshots = sn,.n_snapshots = 2}));
+		check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_LISTSNAPSHOTS, 5, NULL,
+							   arena, &got));
+		assert_true(got.has_snapshots);
+		assert_int_equal(got.n_snapshots, 2);
+		assert_true(cf_slice_eq(got.snapshots[1].column_family, S("B")));
+		assert_true(cf_slice_eq(got.snapshots[0].directory, S("/d/K/A/snapshots/one")));
+		assert_int_equal(got.snapshots[0].files, 2);
+		assert_int_equal(got.snapshots[0].unshared_bytes, 40);
+		assert_true(got.snapshots[1].bytes == INT64_MAX);
+		for (size_t cut = 0; cut < b.len; cut++)
+		{
+			cf_status  *s = cf_ta_read_reply(cf_slice_of(b.data, cut), CF_TA_M_LISTSNAPSHOTS,
+											 5, NULL, arena, &got);
+
+			assert_non_null(s);
+			cf_status_free(s);
+		}
+		/* an empty list is a result too, and no result is MISSING_RESULT */
+		cf_buf_reset(&b);
+		check(cf_ta_write_reply(&b, CF_TA_M_CLEARSNAPSHOT, 6, &(cf_ta_result) {0}));
+		check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CLEARSNAPSHOT, 6, NULL,
+							   arena, &got));
+		assert_true(got.has_snapshots);
+		assert_int_equal(got.n_snapshots, 0);
+		cf_buf_reset(&b);
+		cf_t_write_message_header(&b, S("colfam_snapshot"), CF_T_REPLY, 6);
+		cf_tb_write_stop(&b);
+		expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_SNAPSHOT, 6, NULL, arena,
+								&got), CF_ERR_PROTOCOL, "MISSING_RESULT");
+	}
+
 	/* wrong seqid, wrong method */
+	cf_buf_reset(&b);
+	check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
 	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 10, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "sequence id");
 	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 9, NULL, arena, &got),
@@ -283,6 +342,60 @@ flush_compact_cfstats(void **state)
 }
 
 static void
+snapshots_through_a_node(void **state)
+{
+	test_node  *n = test_node_start(NULL);
+	cfc_conn   *c = conn(n, NULL, NULL);
+	cf_arena   *a = cf_arena_new(1024);
+	const char *k[] = {"K"};
+	const char *nope[] = {"K", "Nope"};
+	cf_ta_snapshot *v;
+	size_t		nv;
+	cf_t_column_parent parent = {.column_family = S("A")};
+	cf_t_column col = {S("c"), S("later"), 5, false, 0};
+	int32_t		count;
+
+	(void) state;
+	make_schema(c, 10);
+	/* the memtable is flushed into it: A has an SSTable and a MANIFEST, B a MANIFEST */
+	check(cfc_colfam_snapshot(c, NULL, 0, "first", a, &v, &nv));
+	assert_int_equal(nv, 2);
+	assert_true(cf_slice_eq(v[0].keyspace, S("K")) && cf_slice_eq(v[0].column_family, S("A")));
+	assert_true(cf_slice_eq(v[0].name, S("first")));
+	assert_int_equal(v[0].files, 2);
+	assert_non_null(memmem(v[0].directory.p, v[0].directory.len, "/K/A/snapshots/first", 20));
+
+	/* errors, each leaving nothing behind */
+	expect(cfc_colfam_snapshot(c, k, 1, "first", a, &v, &nv), CF_ERR_INVALID,
+		   "keyspace K has a snapshot \"first\" already");
+	expect(cfc_colfam_snapshot(c, nope, 2, "second", a, &v, &nv), CF_ERR_INVALID,
+		   "Keyspace Nope does not exist");
+	expect(cfc_colfam_snapshot(c, k, 1, "a/b", a, &v, &nv), CF_ERR_INVALID,
+		   "use letters, digits, '_' and '-' only");
+	expect(cfc_colfam_snapshot(c, k, 1, NULL, a, &v, &nv), CF_ERR_INVALID, "no snapshot name");
+	expect(cfc_colfam_clearsnapshot(c, k, 1, "second", a, &v, &nv), CF_ERR_INVALID,
+		   "no snapshot \"second\" in keyspace K");
+	check(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv));
+	assert_int_equal(nv, 2);
+
+	/* clearing leaves the live SSTables: the rows, and a later one, still read */
+	check(cfc_insert(c, S("k99"), &parent, &col, CF_T_CL_ONE));
+	check(cfc_colfam_clearsnapshot(c, k, 1, NULL, a, &v, &nv));
+	assert_int_equal(nv, 2);
+	check(cfc_colfam_listsnapshots(c, k, 1, a, &v, &nv));
+	assert_int_equal(nv, 0);
+	check(cfc_get_count(c, S("k3"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
+						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
+	assert_int_equal(count, 1);
+	check(cfc_get_count(c, S("k99"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
+						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
+	assert_int_equal(count, 1);
+	cfc_free(c);
+	cf_arena_free(a);
+	test_node_stop(n);
+}
+
+static void
 admin_needs_modify_keyspaces(void **state)
 {
 	char	   *dir = test_tmpdir_new("admin-auth");
@@ -310,6 +423,17 @@ admin_needs_modify_keyspaces(void **state)
 	expect(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_INVALID, "<modify-keyspaces>");
 	expect(cfc_colfam_compact(c, "K", NULL, 0, false), CF_ERR_INVALID, "<modify-keyspaces>");
 	expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "<modify-keyspaces>");
+	{
+		cf_ta_snapshot *v;
+		size_t		nv;
+
+		expect(cfc_colfam_snapshot(c, NULL, 0, "s", a, &v, &nv), CF_ERR_INVALID,
+			   "<modify-keyspaces>");
+		expect(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv), CF_ERR_INVALID,
+			   "<modify-keyspaces>");
+		expect(cfc_colfam_clearsnapshot(c, NULL, 0, NULL, a, &v, &nv), CF_ERR_INVALID,
+			   "<modify-keyspaces>");
+	}
 	cfc_free(c);
 
 	/* nobody logged in */
@@ -416,6 +540,32 @@ tool_output(void **state)
 	assert_int_equal(TOOL(cft_cmd_status, out, "status", "extra"), 2);
 	assert_int_equal(TOOL(cft_cmd_status, out, "status", "--help"), 0);
 	contains(out, "usage: colfam status");
+
+	/* snapshots: taken (the time in ms by default), listed, cleared */
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "-t", "s1", "-h", "127.0.0.1",
+						  "-p", port), 0);
+	contains(out, "Took snapshot \"s1\" of K: 2 column families, 3 files (hard links), ");
+	contains(out, "/K/A/snapshots/s1\n");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "-k", "K", "-h", "127.0.0.1",
+						  "-p", port), 0);
+	contains(out, "Took snapshot \"1");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "listsnapshots", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "Snapshot       Keyspace   CFs   Files           Bytes  Clearing frees\n");
+	contains(out, "\ns1             K            2       3  ");
+	contains(out, "Snapshot files are hard links");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "clearsnapshot", "-t", "s1", "-h", "127.0.0.1",
+						  "-p", port), 0);
+	contains(out, "Cleared snapshot \"s1\" of K: 2 column families, 3 files (hard links), ");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "clearsnapshot", "-h", "127.0.0.1", "-p", port), 0);
+	assert_null(strstr(out, "\"s1\""));
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "listsnapshots", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "No snapshots.\n");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "-t", "s1", "-k", "Nope",
+						  "-h", "127.0.0.1", "-p", port), 1);
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "K"), 2);
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "listsnapshots", "-t", "x"), 2);
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "clearsnapshot", "--help"), 0);
+	contains(out, "usage: colfam clearsnapshot [-k KEYSPACE]... [-t NAME]");
 	test_node_stop(n);
 }
 
@@ -425,6 +575,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(codec_round_trips),
 		cmocka_unit_test(flush_compact_cfstats),
+		cmocka_unit_test(snapshots_through_a_node),
 		cmocka_unit_test(admin_needs_modify_keyspaces),
 		cmocka_unit_test(tool_output),
 	};

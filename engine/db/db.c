@@ -2191,15 +2191,35 @@ snapshot_keyspaces(cf_db *db, const cf_schema *schema, const char *const *keyspa
 	return NULL;
 }
 
-/* Removes every snapshot named name of the keyspaces. REQUIRES: snap_mu held. */
+/*
+ * Appends to out the snapshots named name (every one when NULL) of the keyspaces, each
+ * in the schema or on disk (every keyspace directory when n == 0). REQUIRES: snap_mu.
+ */
+static cf_status *
+find_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
+			   cf_snapshot_list *out)
+{
+	cf_schema  *schema = cf_db_schema(db);
+	const char **kss = NULL;
+	size_t		nks = 0;
+	cf_status  *s = n ? snapshot_keyspaces(db, schema, keyspaces, n, true, &kss, &nks) : NULL;
+
+	if (s == NULL && n == 0)
+		s = cf_snapshot_find(db->o.env, db->data_dir, NULL, name, out);
+	for (size_t i = 0; s == NULL && i < nks; i++)
+		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, out);
+	free(kss);
+	cf_schema_unref(schema);
+	return s;
+}
+
+/* Removes every snapshot named name of the n > 0 keyspaces. REQUIRES: snap_mu held. */
 static cf_status *
 remove_named(cf_db *db, const char *const *kss, size_t n, const char *name)
 {
 	cf_snapshot_list found = {0};
-	cf_status  *s = NULL;
+	cf_status  *s = find_snapshots(db, kss, n, name, &found);
 
-	for (size_t i = 0; s == NULL && i < n; i++)
-		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, &found);
 	for (size_t i = 0; s == NULL && i < found.n; i++)
 		s = cf_snapshot_remove(db->o.env, &found.v[i]);
 	cf_snapshot_list_free(&found);
@@ -2260,7 +2280,7 @@ cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *na
 		}
 	}
 	/* the name was free in every keyspace: whatever has it now, this call made */
-	if (s && taking)
+	if (s && taking && nks > 0)
 	{
 		cf_status  *rs = remove_named(db, kss, nks, name);
 
@@ -2286,19 +2306,11 @@ cf_status *
 cf_db_list_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
 					 cf_snapshot_list *out)
 {
-	cf_schema  *schema = cf_db_schema(db);
-	const char **kss = NULL;
-	size_t		nks = 0;
-	cf_status  *s = n ? snapshot_keyspaces(db, schema, keyspaces, n, true, &kss, &nks) : NULL;
+	cf_status  *s;
 
 	pthread_mutex_lock(&db->snap_mu);
-	if (s == NULL && n == 0)
-		s = cf_snapshot_find(db->o.env, db->data_dir, NULL, name, out);
-	for (size_t i = 0; s == NULL && i < nks; i++)
-		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, out);
+	s = find_snapshots(db, keyspaces, n, name, out);
 	pthread_mutex_unlock(&db->snap_mu);
-	free(kss);
-	cf_schema_unref(schema);
 	return s;
 }
 
@@ -2306,37 +2318,30 @@ cf_status *
 cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
 					  cf_snapshot_list *out)
 {
-	cf_schema  *schema = cf_db_schema(db);
-	const char **kss = NULL;
-	size_t		nks = 0;
-	size_t		done = 0;
-	cf_status  *s = n ? snapshot_keyspaces(db, schema, keyspaces, n, true, &kss, &nks) : NULL;
+	size_t		first = out->n;
+	size_t		done = first;
+	cf_status  *s = name ? cf_snapshot_name_check(name) : NULL;
 
-	if (s == NULL && name)
-		s = cf_snapshot_name_check(name);
 	pthread_mutex_lock(&db->snap_mu);
-	if (s == NULL && n == 0)
-		s = cf_snapshot_find(db->o.env, db->data_dir, NULL, name, out);
-	for (size_t i = 0; s == NULL && i < nks; i++)
-		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, out);
-	if (s == NULL && name && out->n == 0)
-		s = cf_status_make(CF_ERR_NOT_FOUND, "no snapshot \"%s\" in %s%s", name,
-						   nks == 1 ? "keyspace " : nks ? "those keyspaces" : "any keyspace",
-						   nks == 1 ? kss[0] : "");
+	if (s == NULL)
+		s = find_snapshots(db, keyspaces, n, name, out);
+	if (s == NULL && name && out->n == first)
+		s = cf_status_make(CF_ERR_NOT_FOUND, "no snapshot \"%s\" in %s%.*s", name,
+						   n == 1 ? "keyspace " : n ? "those keyspaces" : "any keyspace",
+						   CF_SCHEMA_NAME_MAX, n == 1 ? keyspaces[0] : "");
+	/* done counts the removals tried: on an error, the last one failed */
 	for (; s == NULL && done < out->n; done++)
 		s = cf_snapshot_remove(db->o.env, &out->v[done]);
 	pthread_mutex_unlock(&db->snap_mu);
-	for (size_t i = 0; i < done; i++)
+	for (size_t i = first; i < done; i++)
 		if (s == NULL || i + 1 < done)
 			cf_log_info(LOG_COMPONENT, "snapshot \"%s\" of %s.%s cleared: %" PRIu64 " files, %"
 						PRIu64 " bytes (%" PRIu64 " not shared with live SSTables or other "
 						"snapshots)", out->v[i].name, out->v[i].keyspace, out->v[i].cf,
 						out->v[i].files, out->v[i].bytes, out->v[i].unshared_bytes);
-	if (s && done > 1)
-		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - 1,
-						   done == 2 ? "y" : "ies");
-	free(kss);
-	cf_schema_unref(schema);
+	if (s && done - first > 1)
+		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - first - 1,
+						   done - first == 2 ? "y" : "ies");
 	return s;
 }
 

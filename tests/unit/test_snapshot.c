@@ -8,6 +8,7 @@
  */
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
+#include "support/statusexpect.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,26 +73,6 @@ live_rows(cf_db *db, const char *ks, const char *cf)
 	return n;
 }
 
-/* s succeeded (or the test fails with its message). */
-static void
-ok(cf_status *s)
-{
-	if (s)
-		fail_msg("unexpected error: %s", cf_status_msg(s));
-}
-
-/* s failed with code and a message containing part (freed). */
-static void
-expect(cf_status *s, cf_code code, const char *part)
-{
-	if (s == NULL)
-		fail_msg("expected %s (\"%s\"), got success", cf_code_name(code), part);
-	if (cf_status_code(s) != code || strstr(cf_status_msg(s), part) == NULL)
-		fail_msg("expected %s with \"%s\", got %s: %s", cf_code_name(code), part,
-				 cf_code_name(cf_status_code(s)), cf_status_msg(s));
-	cf_status_free(s);
-}
-
 static cf_db *
 open_plain(db_fixture *f)
 {
@@ -114,10 +95,10 @@ take_list_clear(void **state)
 	add_keyspace(db, "K2");
 	write_rows(db, "K1", "A", 0, 50);
 	write_rows(db, "K1", "B", 0, 5);
-	ok(cf_db_snapshot(db, k1, 1, "one"));
+	test_check(cf_db_snapshot(db, k1, 1, "one"));
 
 	/* one per CF of K1, none of K2; the memtables were flushed into it */
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_string_equal(l.v[0].cf, "A");
@@ -137,26 +118,26 @@ take_list_clear(void **state)
 	write_rows(db, "K1", "A", 50, 10);
 	assert_null(cf_db_flush(db, "K1", "A"));
 	assert_null(cf_db_compact(db, "K1", "A", true));
-	ok(cf_db_list_snapshots(db, k1, 1, "one", &l));
+	test_check(cf_db_list_snapshots(db, k1, 1, "one", &l));
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.v[0].unshared_bytes, l.v[0].bytes);
 	cf_snapshot_list_free(&l);
 
 	/* the same name again: refused, and nothing new under K1 */
-	expect(cf_db_snapshot(db, NULL, 0, "one"), CF_ERR_INVALID,
+	test_expect(cf_db_snapshot(db, NULL, 0, "one"), CF_ERR_INVALID,
 		   "keyspace K1 has a snapshot \"one\" already");
 	snprintf(path, sizeof(path), "%s/K2/A/snapshots/one", f->data);
 	assert_int_not_equal(access(path, F_OK), 0);
 
 	/* clear by name: removed, said, and the live rows still read */
-	ok(cf_db_clear_snapshots(db, k1, 1, "one", &l));
+	test_check(cf_db_clear_snapshots(db, k1, 1, "one", &l));
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
 	snprintf(path, sizeof(path), "%s/K1/A/snapshots", f->data);
 	assert_int_not_equal(access(path, F_OK), 0);	/* gone with its last snapshot */
 	assert_int_equal(live_rows(db, "K1", "A"), 60);
 	assert_int_equal(live_rows(db, "K1", "B"), 5);
-	expect(cf_db_clear_snapshots(db, k1, 1, "one", &l), CF_ERR_NOT_FOUND,
+	test_expect(cf_db_clear_snapshots(db, k1, 1, "one", &l), CF_ERR_NOT_FOUND,
 		   "no snapshot \"one\" in keyspace K1");
 	cf_snapshot_list_free(&l);
 
@@ -179,26 +160,26 @@ every_keyspace_but_system(void **state)
 
 	add_keyspace(db, "K1");
 	add_keyspace(db, "K2");
-	ok(cf_db_snapshot(db, NULL, 0, "all"));
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_snapshot(db, NULL, 0, "all"));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 4);
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_string_equal(l.v[3].keyspace, "K2");
 	cf_snapshot_list_free(&l);
 
 	/* system when named, and listed and cleared with the rest */
-	ok(cf_db_snapshot(db, sys, 1, "all"));
-	ok(cf_db_list_snapshots(db, sys, 1, NULL, &l));
+	test_check(cf_db_snapshot(db, sys, 1, "all"));
+	test_check(cf_db_list_snapshots(db, sys, 1, NULL, &l));
 	assert_true(l.n >= 1);
 	assert_string_equal(l.v[0].keyspace, "system");
 	cf_snapshot_list_free(&l);
-	ok(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
 	assert_true(l.n >= 5);
 	cf_snapshot_list_free(&l);
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 0);
 	/* clearing everything when there is nothing is no error */
-	ok(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 0);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
@@ -218,18 +199,18 @@ refusals(void **state)
 	add_keyspace(db, "K1");
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	expect(cf_db_snapshot(db, k1, 1, ""), CF_ERR_INVALID, "1 to 200 characters");
-	expect(cf_db_snapshot(db, k1, 1, longname), CF_ERR_INVALID, "(got 201)");
-	expect(cf_db_snapshot(db, k1, 1, ".."), CF_ERR_INVALID, "letters, digits, '_' and '-'");
-	expect(cf_db_snapshot(db, k1, 1, "a/b"), CF_ERR_INVALID, "letters, digits");
-	expect(cf_db_snapshot(db, nope, 2, "x"), CF_ERR_NOT_FOUND, "Keyspace Nope does not exist");
-	expect(cf_db_list_snapshots(db, bad, 1, NULL, &l), CF_ERR_NOT_FOUND,
+	test_expect(cf_db_snapshot(db, k1, 1, ""), CF_ERR_INVALID, "1 to 200 characters");
+	test_expect(cf_db_snapshot(db, k1, 1, longname), CF_ERR_INVALID, "(got 201)");
+	test_expect(cf_db_snapshot(db, k1, 1, ".."), CF_ERR_INVALID, "letters, digits, '_' and '-'");
+	test_expect(cf_db_snapshot(db, k1, 1, "a/b"), CF_ERR_INVALID, "letters, digits");
+	test_expect(cf_db_snapshot(db, nope, 2, "x"), CF_ERR_NOT_FOUND, "Keyspace Nope does not exist");
+	test_expect(cf_db_list_snapshots(db, bad, 1, NULL, &l), CF_ERR_NOT_FOUND,
 		   "Keyspace ../K1 does not exist");
-	expect(cf_db_clear_snapshots(db, k1, 1, "a.b", &l), CF_ERR_INVALID, "letters");
-	expect(cf_db_clear_snapshots(db, NULL, 0, "x", &l), CF_ERR_NOT_FOUND,
+	test_expect(cf_db_clear_snapshots(db, k1, 1, "a.b", &l), CF_ERR_INVALID, "letters");
+	test_expect(cf_db_clear_snapshots(db, NULL, 0, "x", &l), CF_ERR_NOT_FOUND,
 		   "no snapshot \"x\" in any keyspace");
 	/* none of it left anything */
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 0);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
@@ -254,13 +235,13 @@ failure_leaves_nothing(void **state)
 	assert_null(cf_db_flush(db, "K1", NULL));
 	/* A's SSTable and MANIFEST link, B's SSTable does not */
 	cf_env_fault_fail(env, CF_FAULT_LINK, 2, EIO, 1);
-	expect(cf_db_snapshot(db, k1, 1, "half"), CF_ERR_IO, "snapshot \"half\" of B");
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_expect(cf_db_snapshot(db, k1, 1, "half"), CF_ERR_IO, "snapshot \"half\" of B");
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 0);
 	assert_int_not_equal(access(test_path(f->data, "K1/A/snapshots"), F_OK), 0);
 	/* the name is free again, and the data whole */
-	ok(cf_db_snapshot(db, k1, 1, "half"));
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_snapshot(db, k1, 1, "half"));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
 	assert_int_equal(live_rows(db, "K1", "B"), 10);
@@ -283,7 +264,7 @@ automatic_ones_are_listed(void **state)
 	write_rows(db, "K2", "B", 0, 10);
 	assert_null(cf_db_truncate(db, "K1", "A"));
 	assert_null(cf_db_drop_keyspace(db, "K2"));
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_int_equal(strncmp(l.v[0].name, "truncated-", 10), 0);
@@ -296,13 +277,13 @@ automatic_ones_are_listed(void **state)
 	cf_snapshot_list_free(&l);
 
 	/* a dropped keyspace can still be named to list and clear its snapshots */
-	ok(cf_db_list_snapshots(db, gone, 1, NULL, &l));
+	test_check(cf_db_list_snapshots(db, gone, 1, NULL, &l));
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
-	ok(cf_db_clear_snapshots(db, gone, 1, NULL, &l));
+	test_check(cf_db_clear_snapshots(db, gone, 1, NULL, &l));
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
-	ok(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 1);
 	cf_snapshot_list_free(&l);
 	assert_null(cf_db_close(db));
@@ -326,7 +307,7 @@ snapshot_restores(void **state)
 
 	add_keyspace(db, "K1");
 	write_rows(db, "K1", "A", 0, 30);
-	ok(cf_db_snapshot(db, k1, 1, "before"));
+	test_check(cf_db_snapshot(db, k1, 1, "before"));
 	write_rows(db, "K1", "A", 30, 20);
 	assert_null(cf_db_close(db));
 	f->db = NULL;

@@ -2147,14 +2147,15 @@ keyspace_name_ok(const char *name)
 /*
  * The keyspaces a snapshot call names, checked: the given ones, each system or in the
  * schema (or, on_disk, at least a directory under the data directory: a dropped keyspace's
- * snapshots outlive it); or, when n == 0, every keyspace of the schema but system.
- * *out is malloc'd (pointers into keyspaces or schema, which the caller keeps).
+ * snapshots outlive it), each once; or, when n == 0, every keyspace of the schema but
+ * system. *out is malloc'd (pointers into keyspaces or schema, which the caller keeps).
  */
 static cf_status *
 snapshot_keyspaces(cf_db *db, const cf_schema *schema, const char *const *keyspaces,
 				   size_t n, bool on_disk, const char ***out, size_t *n_out)
 {
 	size_t		count = n ? n : cf_schema_n_keyspaces(schema);
+	size_t		j;
 
 	*n_out = 0;
 	if ((*out = calloc(count ? count : 1, sizeof(**out))) == NULL)
@@ -2176,10 +2177,15 @@ snapshot_keyspaces(cf_db *db, const cf_schema *schema, const char *const *keyspa
 		{
 			free(*out);
 			*out = NULL;
+			*n_out = 0;
 			return cf_status_make(CF_ERR_NOT_FOUND, "Keyspace %.*s does not exist",
 								  CF_SCHEMA_NAME_MAX, keyspaces[i]);
 		}
-		(*out)[(*n_out)++] = keyspaces[i];
+		/* a keyspace named twice is one keyspace */
+		for (j = 0; j < *n_out && strcmp((*out)[j], keyspaces[i]) != 0; j++)
+			;
+		if (j == *n_out)
+			(*out)[(*n_out)++] = keyspaces[i];
 	}
 	for (size_t i = 0; n == 0 && i < count; i++)
 	{

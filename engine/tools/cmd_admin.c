@@ -111,7 +111,7 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
 	cft_connopt_init(&o->conn);
-	/* argc bounds how many -k there can be; freed at exit (a process's one parse) */
+	/* argc bounds how many -k there can be; run_admin frees it */
 	if (IS_SNAPSHOT_CMD(cmd) && (o->keyspaces = calloc((size_t) argc + 1, sizeof(char *))) == NULL)
 	{
 		fprintf(stderr, "colfam %s: out of memory\n", name);
@@ -536,10 +536,14 @@ run_admin(int argc, char **argv, admin_cmd cmd)
 	int			rc = parse(argc, argv, cmd, &o);
 
 	if (rc >= 0)
+	{
+		free(o.keyspaces);
 		return rc;
+	}
 	if ((a = cf_arena_new(8192)) == NULL)
 	{
 		fprintf(stderr, "colfam %s: out of memory\n", admin_names[cmd]);
+		free(o.keyspaces);
 		return 1;
 	}
 	/* the admin methods name their keyspace: no set_keyspace on connect */

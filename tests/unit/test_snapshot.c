@@ -167,6 +167,19 @@ every_keyspace_but_system(void **state)
 	assert_string_equal(l.v[3].keyspace, "K2");
 	cf_snapshot_list_free(&l);
 
+	/* a keyspace named twice is taken, listed and cleared once */
+	{
+		const char *twice[] = {"K2", "K2"};
+
+		test_check(cf_db_snapshot(db, twice, 2, "dup"));
+		test_check(cf_db_list_snapshots(db, twice, 2, "dup", &l));
+		assert_int_equal(l.n, 2);
+		cf_snapshot_list_free(&l);
+		test_check(cf_db_clear_snapshots(db, twice, 2, "dup", &l));
+		assert_int_equal(l.n, 2);
+		cf_snapshot_list_free(&l);
+	}
+
 	/* system when named, and listed and cleared with the rest */
 	test_check(cf_db_snapshot(db, sys, 1, "all"));
 	test_check(cf_db_list_snapshots(db, sys, 1, NULL, &l));

@@ -2165,12 +2165,13 @@ snapshot_keyspaces(cf_db *db, const cf_schema *schema, const char *const *keyspa
 		char	   *dir = NULL;
 		bool		known = cf_schema_keyspace(schema, keyspaces[i]) != NULL ||
 			strcmp(keyspaces[i], SYSTEM_KS) == 0;
+		bool		oom = false;
 
 		if (!known && on_disk && keyspace_name_ok(keyspaces[i]))
 		{
-			if ((dir = cf_path_join(db->data_dir, keyspaces[i])) == NULL)
-				return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
-			known = cf_env_exists(db->o.env, dir);
+			dir = cf_path_join(db->data_dir, keyspaces[i]);
+			oom = dir == NULL;
+			known = dir && cf_env_exists(db->o.env, dir);
 			free(dir);
 		}
 		if (!known)
@@ -2178,6 +2179,8 @@ snapshot_keyspaces(cf_db *db, const cf_schema *schema, const char *const *keyspa
 			free(*out);
 			*out = NULL;
 			*n_out = 0;
+			if (oom)
+				return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
 			return cf_status_make(CF_ERR_NOT_FOUND, "Keyspace %.*s does not exist",
 								  CF_SCHEMA_NAME_MAX, keyspaces[i]);
 		}

@@ -1,6 +1,7 @@
 /*
  * client/admin.c — the colfam admin methods (thrift/admin.h) over a connection:
- * cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats (client.h).
+ * cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats and the snapshot calls
+ * cfc_colfam_snapshot, cfc_colfam_listsnapshots, cfc_colfam_clearsnapshot (client.h).
  *
  * One attempt each, no failover resend: a flush or a compaction lost mid-flight may
  * be running still, and resending it elsewhere would act on another node. The steps
@@ -116,4 +117,62 @@ cfc_colfam_cfstats(cfc_conn *c, const char *keyspace, cf_arena *arena,
 		*n_out = res.n_stats;
 	}
 	return s;
+}
+
+/* One of the snapshot methods: name NULL when not sent (list, clear all). */
+static cf_status *
+admin_snapshots(cfc_conn *c, cf_ta_method m, const char *const *kss, size_t n,
+				const char *name, cf_arena *arena, cf_ta_snapshot **out, size_t *n_out)
+{
+	cf_slice   *names = n ? calloc(n, sizeof(*names)) : NULL;
+	cf_ta_args	a;
+	cf_ta_result res;
+	cf_status  *s = NULL;
+
+	*out = NULL;
+	*n_out = 0;
+	if (n && names == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	memset(&a, 0, sizeof(a));
+	for (size_t i = 0; i < n; i++)
+		names[i] = cf_slice_str(kss[i]);
+	a.keyspaces = names;
+	a.n_keyspaces = n;
+	if (name)
+	{
+		a.has_name = true;
+		a.name = cf_slice_str(name);
+	}
+	else if (m == CF_TA_M_SNAPSHOT)
+		s = cf_status_make(CF_ERR_INVALID, "no snapshot name given");
+	if (s == NULL)
+		s = admin_call(c, m, &a, arena, &res);
+	if (s == NULL)
+	{
+		*out = res.snapshots;
+		*n_out = res.n_snapshots;
+	}
+	free(names);
+	return s;
+}
+
+cf_status *
+cfc_colfam_snapshot(cfc_conn *c, const char *const *kss, size_t n, const char *name,
+					cf_arena *arena, cf_ta_snapshot **out, size_t *n_out)
+{
+	return admin_snapshots(c, CF_TA_M_SNAPSHOT, kss, n, name, arena, out, n_out);
+}
+
+cf_status *
+cfc_colfam_listsnapshots(cfc_conn *c, const char *const *kss, size_t n, cf_arena *arena,
+						 cf_ta_snapshot **out, size_t *n_out)
+{
+	return admin_snapshots(c, CF_TA_M_LISTSNAPSHOTS, kss, n, NULL, arena, out, n_out);
+}
+
+cf_status *
+cfc_colfam_clearsnapshot(cfc_conn *c, const char *const *kss, size_t n, const char *name,
+						 cf_arena *arena, cf_ta_snapshot **out, size_t *n_out)
+{
+	return admin_snapshots(c, CF_TA_M_CLEARSNAPSHOT, kss, n, name, arena, out, n_out);
 }

@@ -227,6 +227,21 @@ cf_status  *cfc_colfam_compact(cfc_conn *c, const char *keyspace, const char *co
 cf_status  *cfc_colfam_cfstats(cfc_conn *c, const char *keyspace, cf_arena *arena,
 							   cf_ta_cf_stats **out, size_t *n_out);
 
+/*
+ * The snapshot methods: kss/n name keyspaces (n == 0: every keyspace but system to
+ * take a snapshot, every keyspace the node has snapshots of to list or clear). name
+ * is the snapshot's (clearsnapshot: NULL for every one). *out, one entry per column
+ * family (what was taken, what there is, what was removed), is allocated in arena.
+ */
+cf_status  *cfc_colfam_snapshot(cfc_conn *c, const char *const *kss, size_t n,
+								const char *name, cf_arena *arena, cf_ta_snapshot **out,
+								size_t *n_out);
+cf_status  *cfc_colfam_listsnapshots(cfc_conn *c, const char *const *kss, size_t n,
+									 cf_arena *arena, cf_ta_snapshot **out, size_t *n_out);
+cf_status  *cfc_colfam_clearsnapshot(cfc_conn *c, const char *const *kss, size_t n,
+									 const char *name, cf_arena *arena, cf_ta_snapshot **out,
+									 size_t *n_out);
+
 /* ---- in pager.c ---- */
 
 /*

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/snapshot.h"
 #include "util/buf.h"
 #include "util/crc32c.h"
 #include "util/log.h"
@@ -912,13 +913,8 @@ cf_cfstore_snapshot(cf_cfstore *cf, const char *name)
 	char	   *dir;
 	cf_status  *s = NULL;
 
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			  (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
-			return cf_status_make(CF_ERR_INVALID, "snapshot name \"%s\": use letters, digits, "
-								  "'_' and '-' only", name);
-	if (name[0] == '\0' || strlen(name) > 200)
-		return cf_status_make(CF_ERR_INVALID, "snapshot name must be 1 to 200 characters");
+	if ((s = cf_snapshot_name_check(name)) != NULL)
+		return s;
 	snprintf(sub, sizeof(sub), "snapshots/%s", name);
 	if ((dir = cf_path_join(cf->dir, sub)) == NULL)
 		return cf_status_make(CF_ERR_NO_MEMORY, "%s: out of memory", cf->name);

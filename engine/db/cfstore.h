@@ -122,7 +122,8 @@ cf_status  *cf_cfstore_truncate(cf_cfstore *cf, cf_commitlog_pos pos);
 
 /*
  * Hard-links the live SSTables and the MANIFEST into <dir>/snapshots/<name>/. Flush
- * first (the db does) to include the memtables. name: [A-Za-z0-9_-]+.
+ * first (the db does) to include the memtables. name as cf_snapshot_name_check
+ * (db/snapshot.h) allows; CF_ERR_BUSY if the CF has a snapshot of that name.
  */
 cf_status  *cf_cfstore_snapshot(cf_cfstore *cf, const char *name);
 

@@ -9,7 +9,8 @@
  * never holds the barrier); the barrier (writes shared, memtable switches, truncation
  * and store removal exclusive); mu (the schema pointer, the store table, the builds).
  * compact_mu (one compaction at a time) is taken inside drop_lock, never with the
- * barrier or mu held.
+ * barrier or mu held. snap_mu (snapshots taken, listed and removed one at a time) is
+ * taken inside drop_lock and outside a cfstore's own lock, never with the barrier held.
  * No lock is held across a commit-log fsync except the barrier in shared mode, exactly
  * as Cassandra's switch lock, a key-lock stripe, and drop_lock in shared mode (a write
  * holds it from its store lookups to its memtable switches; a schema change, its only
@@ -33,6 +34,7 @@
 #include <time.h>
 
 #include "db/index.h"
+#include "db/snapshot.h"
 #include "storage/compaction.h"
 #include "storage/mutation.h"
 #include "util/log.h"
@@ -73,6 +75,7 @@ struct cf_db
 	char	   *commitlog_dir;
 	pthread_mutex_t schema_mu;
 	pthread_mutex_t compact_mu; /* one compaction at a time, as Cassandra 0.7 */
+	pthread_mutex_t snap_mu;	/* see the top of the file */
 	pthread_rwlock_t drop_lock;
 	pthread_rwlock_t barrier;
 	pthread_mutex_t mu;
@@ -909,7 +912,11 @@ retire_store(cf_db *db, cf_cfstore *cf, const char *index_dir)
 	if (s == NULL)
 		s = cf_cfstore_wait_flushed(cf);
 	if (s == NULL)
+	{
+		pthread_mutex_lock(&db->snap_mu);
 		s = cf_cfstore_snapshot(cf, snap);
+		pthread_mutex_unlock(&db->snap_mu);
+	}
 	if (s == NULL)
 		s = cf_cfstore_truncate(cf, cf_commitlog_position(db->log));
 	if (s == NULL)
@@ -1747,6 +1754,7 @@ db_free(cf_db *db)
 		cf_schema_unref(db->schema);
 	pthread_mutex_destroy(&db->schema_mu);
 	pthread_mutex_destroy(&db->compact_mu);
+	pthread_mutex_destroy(&db->snap_mu);
 	pthread_rwlock_destroy(&db->drop_lock);
 	pthread_rwlock_destroy(&db->barrier);
 	pthread_mutex_destroy(&db->mu);
@@ -1829,6 +1837,7 @@ cf_db_open(const cf_db_options *opts, cf_db **out)
 	db->o.commitlog_dir = db->commitlog_dir;
 	pthread_mutex_init(&db->schema_mu, NULL);
 	pthread_mutex_init(&db->compact_mu, NULL);
+	pthread_mutex_init(&db->snap_mu, NULL);
 	pthread_rwlock_init(&db->drop_lock, NULL);
 	pthread_rwlock_init(&db->barrier, NULL);
 	pthread_mutex_init(&db->mu, NULL);
@@ -2093,7 +2102,9 @@ cf_db_truncate(cf_db *db, const char *keyspace, const char *cf)
 	if ((s = resolve(db, keyspace, cf, &schema, &def, &store)) == NULL)
 	{
 		snprintf(snap, sizeof(snap), "truncated-%" PRId64, cf_env_now_micros(db->o.env));
+		pthread_mutex_lock(&db->snap_mu);
 		s = cf_cfstore_snapshot(store, snap);
+		pthread_mutex_unlock(&db->snap_mu);
 		if (s == NULL)
 		{
 			/* the CF and its indexes at one position, and no write prepared before it */
@@ -2116,27 +2127,230 @@ cf_db_truncate(cf_db *db, const char *keyspace, const char *cf)
 	return s;
 }
 
+/* ---------------------------------------------------------------- snapshots */
+
+/* Whether name could be a keyspace's: 1..CF_SCHEMA_NAME_MAX of [A-Za-z0-9_]. */
+static bool
+keyspace_name_ok(const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len == 0 || len > CF_SCHEMA_NAME_MAX)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			  (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * The keyspaces a snapshot call names, checked: the given ones, each system or in the
+ * schema (or, on_disk, at least a directory under the data directory: a dropped keyspace's
+ * snapshots outlive it), each once; or, when n == 0, every keyspace of the schema but
+ * system. *out is malloc'd (pointers into keyspaces or schema, which the caller keeps).
+ */
+static cf_status *
+snapshot_keyspaces(cf_db *db, const cf_schema *schema, const char *const *keyspaces,
+				   size_t n, bool on_disk, const char ***out, size_t *n_out)
+{
+	size_t		count = n ? n : cf_schema_n_keyspaces(schema);
+	size_t		j;
+
+	*n_out = 0;
+	if ((*out = calloc(count ? count : 1, sizeof(**out))) == NULL)
+		return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+	for (size_t i = 0; i < n; i++)
+	{
+		char	   *dir = NULL;
+		bool		known = cf_schema_keyspace(schema, keyspaces[i]) != NULL ||
+			strcmp(keyspaces[i], SYSTEM_KS) == 0;
+		bool		oom = false;
+
+		if (!known && on_disk && keyspace_name_ok(keyspaces[i]))
+		{
+			dir = cf_path_join(db->data_dir, keyspaces[i]);
+			oom = dir == NULL;
+			known = dir && cf_env_exists(db->o.env, dir);
+			free(dir);
+		}
+		if (!known)
+		{
+			free(*out);
+			*out = NULL;
+			*n_out = 0;
+			if (oom)
+				return cf_status_make(CF_ERR_NO_MEMORY, "out of memory");
+			return cf_status_make(CF_ERR_NOT_FOUND, "Keyspace %.*s does not exist",
+								  CF_SCHEMA_NAME_MAX, keyspaces[i]);
+		}
+		/* a keyspace named twice is one keyspace */
+		for (j = 0; j < *n_out && strcmp((*out)[j], keyspaces[i]) != 0; j++)
+			;
+		if (j == *n_out)
+			(*out)[(*n_out)++] = keyspaces[i];
+	}
+	for (size_t i = 0; n == 0 && i < count; i++)
+	{
+		const cf_ks_def *ks = cf_schema_keyspace_at(schema, i);
+
+		if (strcmp(ks->name, SYSTEM_KS) != 0)
+			(*out)[(*n_out)++] = ks->name;
+	}
+	return NULL;
+}
+
+/*
+ * Appends to out the snapshots named name (every one when NULL) of the keyspaces, each
+ * in the schema or on disk (every keyspace directory when n == 0). REQUIRES: snap_mu.
+ */
+static cf_status *
+find_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
+			   cf_snapshot_list *out)
+{
+	cf_schema  *schema = cf_db_schema(db);
+	const char **kss = NULL;
+	size_t		nks = 0;
+	cf_status  *s = n ? snapshot_keyspaces(db, schema, keyspaces, n, true, &kss, &nks) : NULL;
+
+	if (s == NULL && n == 0)
+		s = cf_snapshot_find(db->o.env, db->data_dir, NULL, name, out);
+	for (size_t i = 0; s == NULL && i < nks; i++)
+		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, out);
+	free(kss);
+	cf_schema_unref(schema);
+	return s;
+}
+
+/* Removes every snapshot named name of the n > 0 keyspaces. REQUIRES: snap_mu held. */
+static cf_status *
+remove_named(cf_db *db, const char *const *kss, size_t n, const char *name)
+{
+	cf_snapshot_list found = {0};
+	cf_status  *s = find_snapshots(db, kss, n, name, &found);
+
+	for (size_t i = 0; s == NULL && i < found.n; i++)
+		s = cf_snapshot_remove(db->o.env, &found.v[i]);
+	cf_snapshot_list_free(&found);
+	return s;
+}
+
 cf_status *
-cf_db_snapshot(cf_db *db, const char *keyspace, const char *name)
+cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *name)
 {
 	cf_schema  *schema;
-	const cf_ks_def *ks;
+	const char **kss = NULL;
+	size_t		nks = 0;
+	size_t		ncfs = 0;
+	bool		taking = false;
+	cf_snapshot_list found = {0};
 	cf_status  *s;
 
-	if ((s = cf_db_flush(db, keyspace, NULL)) != NULL)
+	if ((s = cf_snapshot_name_check(name)) != NULL)
 		return s;
 	schema = cf_db_schema(db);
-	ks = cf_schema_keyspace(schema, keyspace);
-	pthread_rwlock_rdlock(&db->drop_lock);
-	for (size_t i = 0; s == NULL && ks && i < ks->n_cfs; i++)
+	s = snapshot_keyspaces(db, schema, keyspaces, n, false, &kss, &nks);
+	/* system.Schema is flushed by every schema change: nothing to flush there */
+	for (size_t i = 0; s == NULL && i < nks; i++)
+		if (strcmp(kss[i], SYSTEM_KS) != 0)
+			s = cf_db_flush(db, kss[i], NULL);
+	if (s)
 	{
-		cf_cfstore *store = cfstore_by_id(db, ks->cfs[i].id);
-
-		if (store)
-			s = cf_cfstore_snapshot(store, name);
+		free(kss);
+		cf_schema_unref(schema);
+		return s;
 	}
+	pthread_rwlock_rdlock(&db->drop_lock);
+	pthread_mutex_lock(&db->snap_mu);
+	/* every name free first, so a refusal leaves nothing behind */
+	for (size_t i = 0; s == NULL && i < nks; i++)
+	{
+		if ((s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, &found)) == NULL &&
+			found.n > 0)
+			s = cf_status_make(CF_ERR_INVALID, "keyspace %s has a snapshot \"%s\" already "
+							   "(%s); choose another name, or clear it first", kss[i], name,
+							   found.v[0].dir);
+		cf_snapshot_list_free(&found);
+	}
+	for (size_t i = 0; s == NULL && i < nks; i++)
+	{
+		const cf_ks_def *ks = cf_schema_keyspace(schema, kss[i]);
+
+		taking = true;
+		if (strcmp(kss[i], SYSTEM_KS) == 0 && (s = cf_cfstore_snapshot(db->system, name)) == NULL)
+			ncfs++;
+		for (size_t j = 0; s == NULL && ks && j < ks->n_cfs; j++)
+		{
+			cf_cfstore *store = cfstore_by_id(db, ks->cfs[j].id);
+
+			/* a CF dropped since the schema was read has its own snapshot */
+			if (store && (s = cf_cfstore_snapshot(store, name)) == NULL)
+				ncfs++;
+		}
+	}
+	/* the name was free in every keyspace: whatever has it now, this call made */
+	if (s && taking && nks > 0)
+	{
+		cf_status  *rs = remove_named(db, kss, nks, name);
+
+		if (rs)
+		{
+			cf_log_warn(LOG_COMPONENT, "snapshot \"%s\" failed, and removing what it made: %s",
+						name, cf_status_msg(rs));
+			cf_status_free(rs);
+		}
+	}
+	else if (s == NULL)
+		cf_log_info(LOG_COMPONENT, "snapshot \"%s\" taken of %zu keyspace%s, %zu column "
+					"famil%s, under %s/<keyspace>/<cf>/snapshots/%s", name, nks,
+					nks == 1 ? "" : "s", ncfs, ncfs == 1 ? "y" : "ies", db->data_dir, name);
+	pthread_mutex_unlock(&db->snap_mu);
 	pthread_rwlock_unlock(&db->drop_lock);
+	free(kss);
 	cf_schema_unref(schema);
+	return s;
+}
+
+cf_status *
+cf_db_list_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
+					 cf_snapshot_list *out)
+{
+	cf_status  *s;
+
+	pthread_mutex_lock(&db->snap_mu);
+	s = find_snapshots(db, keyspaces, n, name, out);
+	pthread_mutex_unlock(&db->snap_mu);
+	return s;
+}
+
+cf_status *
+cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
+					  cf_snapshot_list *out)
+{
+	size_t		first = out->n;
+	size_t		done = first;
+	cf_status  *s = name ? cf_snapshot_name_check(name) : NULL;
+
+	pthread_mutex_lock(&db->snap_mu);
+	if (s == NULL)
+		s = find_snapshots(db, keyspaces, n, name, out);
+	if (s == NULL && name && out->n == first)
+		s = cf_status_make(CF_ERR_NOT_FOUND, "no snapshot \"%s\" in %s%.*s", name,
+						   n == 1 ? "keyspace " : n ? "those keyspaces" : "any keyspace",
+						   CF_SCHEMA_NAME_MAX, n == 1 ? keyspaces[0] : "");
+	/* done counts the removals tried: on an error, the last one failed */
+	for (; s == NULL && done < out->n; done++)
+		s = cf_snapshot_remove(db->o.env, &out->v[done]);
+	pthread_mutex_unlock(&db->snap_mu);
+	for (size_t i = first; i < done; i++)
+		if (s == NULL || i + 1 < done)
+			cf_log_info(LOG_COMPONENT, "snapshot \"%s\" of %s.%s cleared: %" PRIu64 " files, %"
+						PRIu64 " bytes (%" PRIu64 " not shared with live SSTables or other "
+						"snapshots)", out->v[i].name, out->v[i].keyspace, out->v[i].cf,
+						out->v[i].files, out->v[i].bytes, out->v[i].unshared_bytes);
+	if (s && done - first > 1)
+		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - first - 1,
+						   done - first == 2 ? "y" : "ies");
 	return s;
 }
 

@@ -39,6 +39,7 @@
 #include "db/index.h"
 #include "db/read.h"
 #include "db/schema.h"
+#include "db/snapshot.h"
 #include "storage/commitlog.h"
 #include "storage/partitioner.h"
 #include "util/env.h"
@@ -122,8 +123,40 @@ cf_status  *cf_db_compact(cf_db *db, const char *keyspace, const char *cf, bool 
 /* Removes every row of the CF (after a snapshot "truncated-<µs>"). */
 cf_status  *cf_db_truncate(cf_db *db, const char *keyspace, const char *cf);
 
-/* Flushes and snapshots every CF of the keyspace under the name. */
-cf_status  *cf_db_snapshot(cf_db *db, const char *keyspace, const char *name);
+/*
+ * Snapshots (db/snapshot.h for the layout and the byte counts): the hard links of a
+ * CF's SSTables and MANIFEST under <data_dir>/<keyspace>/<cf>/snapshots/<name>/.
+ * Taking, listing and clearing them is serialised (with the automatic "dropped-<µs>"
+ * and "truncated-<µs>" ones), so a listing never sees one half made or half removed.
+ */
+
+/*
+ * Flushes the keyspaces (every keyspace but system when n == 0), then snapshots each
+ * of their CFs under name. All or nothing: CF_ERR_INVALID for a bad name
+ * (cf_snapshot_name_check) or one a keyspace has already; CF_ERR_NOT_FOUND
+ * "Keyspace X does not exist"; on an I/O error what was made is removed again.
+ * Logged at info.
+ */
+cf_status  *cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n,
+						   const char *name);
+
+/*
+ * Appends to out the snapshots on disk named name (all when NULL) of the keyspaces
+ * (every keyspace directory, system's and dropped keyspaces' included, when n == 0),
+ * sorted by keyspace, name and CF. A named keyspace must be in the schema or have a
+ * directory (a dropped one's snapshots outlive it): CF_ERR_NOT_FOUND otherwise.
+ */
+cf_status  *cf_db_list_snapshots(cf_db *db, const char *const *keyspaces, size_t n,
+								 const char *name, cf_snapshot_list *out);
+
+/*
+ * Removes the snapshots cf_db_list_snapshots would list (never a live file: a
+ * snapshot's files are links) and appends to out what it removed. CF_ERR_NOT_FOUND
+ * when a name is given and no keyspace has it; CF_ERR_INVALID for a bad name. On an
+ * I/O error the snapshots before it are gone (the message counts them). Logged at info.
+ */
+cf_status  *cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n,
+								  const char *name, cf_snapshot_list *out);
 
 typedef struct cf_db_replay_stats
 {

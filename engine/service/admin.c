@@ -108,3 +108,30 @@ cf_service_cf_stats(cf_service *svc, const char *keyspace, cf_service_cf_stat **
 	*n_out = n_names;
 	return NULL;
 }
+
+cf_status *
+cf_service_snapshot(cf_service *svc, const char *const *keyspaces, size_t n,
+					const char *name, cf_snapshot_list *out)
+{
+	cf_db	   *db = cf_service_db(svc);
+	cf_status  *s = cf_db_snapshot(db, keyspaces, n, name);
+
+	/* nobody else may take this name in between: clearing is the only race, and benign */
+	if (s == NULL)
+		s = cf_db_list_snapshots(db, keyspaces, n, name, out);
+	return s;
+}
+
+cf_status *
+cf_service_list_snapshots(cf_service *svc, const char *const *keyspaces, size_t n,
+						  cf_snapshot_list *out)
+{
+	return cf_db_list_snapshots(cf_service_db(svc), keyspaces, n, NULL, out);
+}
+
+cf_status *
+cf_service_clear_snapshots(cf_service *svc, const char *const *keyspaces, size_t n,
+						   const char *name, cf_snapshot_list *out)
+{
+	return cf_db_clear_snapshots(cf_service_db(svc), keyspaces, n, name, out);
+}

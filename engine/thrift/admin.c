@@ -9,7 +9,11 @@
 
 #include <string.h>
 
+#include "db/snapshot.h"
 #include "thrift/codec_int.h"
+
+_Static_assert(CF_TA_SNAPSHOT_NAME_MAX == CF_SNAPSHOT_NAME_MAX,
+			   "admin.h's snapshot name limit is the db's");
 
 static const cf_ts_type t_bool = {.kind = CF_TS_BOOL};
 static const cf_ts_type t_i32 = {.kind = CF_TS_I32};
@@ -34,6 +38,19 @@ static const cf_ts_field cf_stats_f[] = {
 STRUCT(st_cf_stats, "CfStats", cf_ta_cf_stats, cf_stats_f);
 static const cf_ts_type t_cf_stats = STRUCT_TYPE(st_cf_stats);
 static const cf_ts_type t_list_cf_stats = LIST_TYPE(t_cf_stats, cf_ta_cf_stats);
+
+static const cf_ts_field snapshot_f[] = {
+	REQ(1, cf_ta_snapshot, keyspace, t_string),
+	REQ(2, cf_ta_snapshot, column_family, t_string),
+	REQ(3, cf_ta_snapshot, name, t_string),
+	REQ(4, cf_ta_snapshot, directory, t_string),
+	REQ(5, cf_ta_snapshot, files, t_i64),
+	REQ(6, cf_ta_snapshot, bytes, t_i64),
+	REQ(7, cf_ta_snapshot, unshared_bytes, t_i64),
+};
+STRUCT(st_snapshot, "SnapshotInfo", cf_ta_snapshot, snapshot_f);
+static const cf_ts_type t_snapshot = STRUCT_TYPE(st_snapshot);
+static const cf_ts_type t_list_snapshot = LIST_TYPE(t_snapshot, cf_ta_snapshot);
 
 static const cf_ts_field ire_f[] = {
 	REQ(1, cf_ta_ire, why, t_string),
@@ -61,7 +78,24 @@ static const cf_ts_field cfstats_args_f[] = {
 };
 STRUCT(st_cfstats_args, "colfam_cfstats_args", cf_ta_args, cfstats_args_f);
 
-/* Results: {0: success (cfstats), 1: InvalidRequestException ire}. */
+static const cf_ts_field snapshot_args_f[] = {
+	REQ_N(1, cf_ta_args, keyspaces, t_list_string),
+	REQ(2, cf_ta_args, name, t_string),
+};
+STRUCT(st_snapshot_args, "colfam_snapshot_args", cf_ta_args, snapshot_args_f);
+
+static const cf_ts_field listsnapshots_args_f[] = {
+	REQ_N(1, cf_ta_args, keyspaces, t_list_string),
+};
+STRUCT(st_listsnapshots_args, "colfam_listsnapshots_args", cf_ta_args, listsnapshots_args_f);
+
+static const cf_ts_field clearsnapshot_args_f[] = {
+	REQ_N(1, cf_ta_args, keyspaces, t_list_string),
+	OPT(2, cf_ta_args, name, t_string),
+};
+STRUCT(st_clearsnapshot_args, "colfam_clearsnapshot_args", cf_ta_args, clearsnapshot_args_f);
+
+/* Results: {0: success (cfstats, snapshots), 1: InvalidRequestException ire}. */
 static const cf_ts_field void_result_f[] = {
 	OPT(1, cf_ta_result, ire, t_ire),
 };
@@ -72,6 +106,12 @@ static const cf_ts_field cfstats_result_f[] = {
 	OPT(1, cf_ta_result, ire, t_ire),
 };
 STRUCT(st_cfstats_result, "colfam_cfstats_result", cf_ta_result, cfstats_result_f);
+
+static const cf_ts_field snapshots_result_f[] = {
+	OPT_N(0, cf_ta_result, snapshots, t_list_snapshot),
+	OPT(1, cf_ta_result, ire, t_ire),
+};
+STRUCT(st_snapshots_result, "colfam_snapshots_result", cf_ta_result, snapshots_result_f);
 
 typedef struct method_desc
 {
@@ -85,6 +125,11 @@ static const method_desc methods[CF_TA_M_COUNT_] = {
 	[CF_TA_M_FLUSH] = {"colfam_flush", &st_flush_args, &st_void_result, false},
 	[CF_TA_M_COMPACT] = {"colfam_compact", &st_compact_args, &st_void_result, false},
 	[CF_TA_M_CFSTATS] = {"colfam_cfstats", &st_cfstats_args, &st_cfstats_result, true},
+	[CF_TA_M_SNAPSHOT] = {"colfam_snapshot", &st_snapshot_args, &st_snapshots_result, true},
+	[CF_TA_M_LISTSNAPSHOTS] = {"colfam_listsnapshots", &st_listsnapshots_args,
+	&st_snapshots_result, true},
+	[CF_TA_M_CLEARSNAPSHOT] = {"colfam_clearsnapshot", &st_clearsnapshot_args,
+	&st_snapshots_result, true},
 };
 
 static const method_desc *
@@ -151,7 +196,8 @@ cf_ta_write_reply(cf_buf *out, cf_ta_method m, int32_t seqid, const cf_ta_result
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
 	r = *res;
-	r.has_stats = !r.has_ire && md->has_success;
+	/* one result struct per method declares field 0: the flag the other has is unread */
+	r.has_stats = r.has_snapshots = !r.has_ire && md->has_success;
 	cf_t_write_message_header(out, cf_slice_str(md->name), CF_T_REPLY, seqid);
 	cf_ts_write_struct(out, md->result, &r);
 	return cf_buf_status(out);
@@ -176,7 +222,7 @@ cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid, const cf_t_limits 
 	cf_ts_read_struct(&d, md->result, res);
 	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
 		return cf_status_wrap(s, "%s", md->name);
-	if (md->has_success && !res->has_stats && !res->has_ire)
+	if (md->has_success && !res->has_stats && !res->has_snapshots && !res->has_ire)
 		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply carries no result (MISSING_RESULT)",
 							  md->name);
 	return NULL;

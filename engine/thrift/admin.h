@@ -1,8 +1,8 @@
 /*
  * thrift/admin.h — colfam's node-administration methods: Thrift methods outside the
  * Cassandra 0.7 IDL (generated 0.7 clients never send them), served by the same
- * dispatch next to the 0.7 service and called by `colfam flush|compact|cfstats`.
- * engine/doc/thrift.md documents them as IDL:
+ * dispatch next to the 0.7 service and called by `colfam flush|compact|cfstats|snapshot|
+ * listsnapshots|clearsnapshot`. engine/doc/thrift.md documents them as IDL:
  *
  *   struct CfStats {
  *     1: required string column_family,
@@ -19,8 +19,22 @@
  *        throws (1: InvalidRequestException ire)
  *   list<CfStats> colfam_cfstats(1: required string keyspace)
  *        throws (1: InvalidRequestException ire)
+ *   struct SnapshotInfo {
+ *     1: required string keyspace,       2: required string column_family,
+ *     3: required string name,           4: required string directory,
+ *     5: required i64 files,             6: required i64 bytes,
+ *     7: required i64 unshared_bytes }
+ *   list<SnapshotInfo> colfam_snapshot(1: required list<string> keyspaces,
+ *                                      2: required string name)
+ *        throws (1: InvalidRequestException ire)
+ *   list<SnapshotInfo> colfam_listsnapshots(1: required list<string> keyspaces)
+ *        throws (1: InvalidRequestException ire)
+ *   list<SnapshotInfo> colfam_clearsnapshot(1: required list<string> keyspaces,
+ *                                           2: optional string name)
+ *        throws (1: InvalidRequestException ire)
  *
- * An empty column_families list means every CF of the keyspace.
+ * An empty column_families list means every CF of the keyspace; an empty keyspaces
+ * list every keyspace (see thrift.md for which).
  *
  * The codec is that of thrift/cassandra.h (the same tbinary/tstruct primitives, the
  * same limits, zero-copy decode into a caller's arena, strict message headers) and
@@ -47,6 +61,9 @@ typedef enum cf_ta_method
 	CF_TA_M_FLUSH,
 	CF_TA_M_COMPACT,
 	CF_TA_M_CFSTATS,
+	CF_TA_M_SNAPSHOT,
+	CF_TA_M_LISTSNAPSHOTS,
+	CF_TA_M_CLEARSNAPSHOT,
 	CF_TA_M_COUNT_				/* number of methods; not a method */
 } cf_ta_method;
 
@@ -59,10 +76,14 @@ bool		cf_ta_method_lookup(cf_slice name, cf_ta_method *out);
 /* The arguments of any admin method (fields a method does not take are ignored). */
 typedef struct cf_ta_args
 {
-	cf_slice	keyspace;
+	cf_slice	keyspace;		/* flush, compact, cfstats */
 	cf_slice   *column_families;	/* flush, compact */
 	size_t		n_column_families;
 	bool		major;			/* compact */
+	cf_slice   *keyspaces;		/* the snapshot methods */
+	size_t		n_keyspaces;
+	bool		has_name;		/* clearsnapshot: whether name came */
+	cf_slice	name;			/* snapshot (always), clearsnapshot */
 } cf_ta_args;
 
 typedef struct cf_ta_cf_stats
@@ -85,6 +106,21 @@ typedef struct cf_ta_cf_stats
 	int64_t		estimated_columns;
 } cf_ta_cf_stats;
 
+/* The longest snapshot name a server takes (db/snapshot.h's CF_SNAPSHOT_NAME_MAX). */
+#define CF_TA_SNAPSHOT_NAME_MAX 200
+
+/* One CF's snapshot (db/snapshot.h): its files are hard links; see thrift.md. */
+typedef struct cf_ta_snapshot
+{
+	cf_slice	keyspace;
+	cf_slice	column_family;
+	cf_slice	name;
+	cf_slice	directory;
+	int64_t		files;
+	int64_t		bytes;
+	int64_t		unshared_bytes;
+} cf_ta_snapshot;
+
 /* InvalidRequestException {1: required string why}. */
 typedef struct cf_ta_ire
 {
@@ -92,14 +128,18 @@ typedef struct cf_ta_ire
 } cf_ta_ire;
 
 /*
- * A result: has_ire (ire.why says why), or the success value (cfstats only; the
- * decoder sets has_stats when field 0 came, the encoder ignores the flag).
+ * A result: has_ire (ire.why says why), or the success value (stats for cfstats,
+ * snapshots for the snapshot methods; the decoder sets its has_ flag when field 0
+ * came, the encoder ignores the flags).
  */
 typedef struct cf_ta_result
 {
 	bool		has_stats;
 	cf_ta_cf_stats *stats;
 	size_t		n_stats;
+	bool		has_snapshots;
+	cf_ta_snapshot *snapshots;
+	size_t		n_snapshots;
 	bool		has_ire;
 	cf_ta_ire	ire;
 } cf_ta_result;
@@ -125,7 +165,8 @@ cf_status  *cf_ta_write_call(cf_buf *out, cf_ta_method m, int32_t seqid,
  * cf_t_read_reply does: the IRE into res (has_ire), an EXCEPTION message into
  * CF_ERR_PROTOCOL carrying the TApplicationException's message (so an older server's
  * UNKNOWN_METHOD shows as "Invalid method name: 'colfam_flush'"), a wrong name or
- * seqid, or cfstats' reply without a result, into CF_ERR_PROTOCOL.
+ * seqid, or a reply of cfstats or a snapshot method without a result, into
+ * CF_ERR_PROTOCOL.
  */
 cf_status  *cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid,
 							 const cf_t_limits *lim, cf_arena *arena, cf_ta_result *res);

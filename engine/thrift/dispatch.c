@@ -1430,6 +1430,52 @@ dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply
 /* ---------------------------------------------------------------- admin methods */
 
 /*
+ * The snapshot methods' work (dsp_admin_run's, after the grant): the names as C
+ * strings, the service, and each CF's snapshot as a SnapshotInfo in arena.
+ */
+static cf_status *
+dsp_admin_snapshots(cf_dispatch *d, cf_ta_method m, const cf_ta_args *a, cf_arena *arena,
+					cf_ta_result *res)
+{
+	const char **kss = a->n_keyspaces ?
+		cf_arena_alloc(arena, a->n_keyspaces * sizeof(*kss)) : NULL;
+	const char *name = NULL;
+	cf_snapshot_list l = {0};
+	cf_status  *s = a->n_keyspaces && kss == NULL ? DSP_NO_MEMORY() : NULL;
+
+	for (size_t i = 0; s == NULL && i < a->n_keyspaces; i++)
+		s = dsp_cstr_arena(arena, a->keyspaces[i], "a keyspace name", &kss[i]);
+	if (s == NULL && (m == CF_TA_M_SNAPSHOT || a->has_name))
+		s = dsp_cstr_arena(arena, a->name, "a snapshot name", &name);
+	if (s == NULL && m == CF_TA_M_SNAPSHOT)
+		s = cf_service_snapshot(d->svc, kss, a->n_keyspaces, name, &l);
+	else if (s == NULL && m == CF_TA_M_LISTSNAPSHOTS)
+		s = cf_service_list_snapshots(d->svc, kss, a->n_keyspaces, &l);
+	else if (s == NULL)
+		s = cf_service_clear_snapshots(d->svc, kss, a->n_keyspaces, name, &l);
+	if (s == NULL && l.n &&
+		(res->snapshots = cf_arena_alloc(arena, l.n * sizeof(*res->snapshots))) == NULL)
+		s = DSP_NO_MEMORY();
+	for (size_t i = 0; s == NULL && i < l.n; i++)
+	{
+		cf_ta_snapshot *o = &res->snapshots[i];
+
+		o->keyspace = dsp_str_slice_arena(arena, l.v[i].keyspace);
+		o->column_family = dsp_str_slice_arena(arena, l.v[i].cf);
+		o->name = dsp_str_slice_arena(arena, l.v[i].name);
+		o->directory = dsp_str_slice_arena(arena, l.v[i].dir);
+		o->files = (int64_t) l.v[i].files;
+		o->bytes = (int64_t) l.v[i].bytes;
+		o->unshared_bytes = (int64_t) l.v[i].unshared_bytes;
+		if (!o->keyspace.p || !o->column_family.p || !o->name.p || !o->directory.p)
+			s = DSP_NO_MEMORY();
+	}
+	res->n_snapshots = s ? 0 : l.n;
+	cf_snapshot_list_free(&l);
+	return s;
+}
+
+/*
  * The admin methods' work (thrift/admin.h): names checked and converted, then the
  * service. With authentication on they need a logged-in user allowed to modify
  * keyspaces (<modify-keyspaces>), as they act on the whole node.
@@ -1451,6 +1497,8 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 		if ((s = cf_auth_authorize_keyspaces(d->auth, sess->user)) != NULL)
 			return s;
 	}
+	if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
+		return dsp_admin_snapshots(d, m, a, arena, res);
 	if (a->keyspace.len == 0 || a->keyspace.len > CF_SCHEMA_NAME_MAX ||
 		memchr(a->keyspace.p, '\0', a->keyspace.len))
 		return cf_status_make(CF_ERR_INVALID, "Keyspace %.*s does not exist",
@@ -1504,6 +1552,9 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 			res->n_stats = s ? 0 : n_st;
 			free(st);
 			return s;
+		case CF_TA_M_SNAPSHOT:
+		case CF_TA_M_LISTSNAPSHOTS:
+		case CF_TA_M_CLEARSNAPSHOT:
 		case CF_TA_M_COUNT_:
 			break;
 	}

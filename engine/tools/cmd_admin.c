@@ -1,7 +1,8 @@
 /*
  * tools/cmd_admin.c — node administration: `colfam status|info|ring` (the describe_*
- * methods of 0.7) and `colfam flush|compact|cfstats` (colfam's admin methods,
- * thrift/admin.h, through libcolfam's cfc_colfam_*).
+ * methods of 0.7) and `colfam flush|compact|cfstats|snapshot|listsnapshots|
+ * clearsnapshot` (colfam's admin methods, thrift/admin.h, through libcolfam's
+ * cfc_colfam_*).
  *
  *   status   cluster, node, API version, partitioner, snitch, schema agreement
  *   info     status, then every keyspace: strategy, replication factor, CFs
@@ -9,12 +10,18 @@
  *   flush    [-k KS] [CF...]       every CF of KS (of every keyspace without -k)
  *   compact  [-k KS] [CF...] [--major]
  *   cfstats  [-k KS] [CF...]
+ *   snapshot       [-k KS ...] [-t NAME]  every keyspace but system without -k; NAME
+ *                                         defaults to the time in ms, as nodetool's
+ *   listsnapshots  [-k KS ...]            every keyspace without -k
+ *   clearsnapshot  [-k KS ...] [-t NAME]  every snapshot without -t
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "client/client.h"
 #include "tools/commands.h"
@@ -22,10 +29,15 @@
 
 typedef enum admin_cmd
 {
-	A_STATUS, A_INFO, A_RING, A_FLUSH, A_COMPACT, A_CFSTATS
+	A_STATUS, A_INFO, A_RING, A_FLUSH, A_COMPACT, A_CFSTATS,
+	A_SNAPSHOT, A_LISTSNAPSHOTS, A_CLEARSNAPSHOT
 } admin_cmd;
 
-static const char *const admin_names[] = {"status", "info", "ring", "flush", "compact", "cfstats"};
+static const char *const admin_names[] = {"status", "info", "ring", "flush", "compact", "cfstats",
+"snapshot", "listsnapshots", "clearsnapshot"};
+
+/* The snapshot commands take -k more than once, and no CF names. */
+#define IS_SNAPSHOT_CMD(c) ((c) == A_SNAPSHOT || (c) == A_LISTSNAPSHOTS || (c) == A_CLEARSNAPSHOT)
 
 typedef struct admin_opts
 {
@@ -34,6 +46,9 @@ typedef struct admin_opts
 	bool		major;
 	char	  **args;			/* CF names (flush/compact/cfstats), keyspaces (ring) */
 	int			n_args;
+	const char **keyspaces;		/* the snapshot commands' -k, in order */
+	size_t		n_keyspaces;
+	const char *tag;			/* snapshot, clearsnapshot: -t */
 } admin_opts;
 
 static void
@@ -57,6 +72,24 @@ usage(FILE *out, admin_cmd cmd)
 		case A_COMPACT:
 			fprintf(out, "usage: colfam compact [-k KEYSPACE [CF...]] [--major] %s\n", conn);
 			break;
+		case A_SNAPSHOT:
+			fprintf(out, "usage: colfam snapshot [-k KEYSPACE]... [-t NAME] %s\n"
+					"  flushes, then hard-links every SSTable of the keyspaces (every keyspace\n"
+					"  but system without -k) under <data>/<keyspace>/<cf>/snapshots/NAME;\n"
+					"  NAME (letters, digits, '_', '-'; at most %d) defaults to the time in ms\n",
+					conn, CF_TA_SNAPSHOT_NAME_MAX);
+			break;
+		case A_LISTSNAPSHOTS:
+			fprintf(out, "usage: colfam listsnapshots [-k KEYSPACE]... %s\n"
+					"  every snapshot on the node (of the keyspaces), the automatic dropped-<us>\n"
+					"  and truncated-<us> ones included: files, bytes, and the bytes clearing it\n"
+					"  frees (its files are hard links: what live SSTables share stays)\n", conn);
+			break;
+		case A_CLEARSNAPSHOT:
+			fprintf(out, "usage: colfam clearsnapshot [-k KEYSPACE]... [-t NAME] %s\n"
+					"  removes snapshot NAME (every snapshot without -t) of the keyspaces (of\n"
+					"  every keyspace without -k); live SSTables are never touched\n", conn);
+			break;
 	}
 }
 
@@ -67,6 +100,7 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 	static const struct option opts[] = {
 		CFT_CONNOPT_LONG,
 		{"major", no_argument, NULL, 'M'},
+		{"tag", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, '?' + 256},
 		{NULL, 0, NULL, 0}
 	};
@@ -77,12 +111,23 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
 	cft_connopt_init(&o->conn);
+	/* argc bounds how many -k there can be; run_admin frees it */
+	if (IS_SNAPSHOT_CMD(cmd) && (o->keyspaces = calloc((size_t) argc + 1, sizeof(char *))) == NULL)
+	{
+		fprintf(stderr, "colfam %s: out of memory\n", name);
+		return 1;
+	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h:p:k:u:P:", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":h:p:k:u:P:t:", opts, NULL)) != -1)
 	{
 		int			taken;
 
+		if (c == 'k' && IS_SNAPSHOT_CMD(cmd))
+		{
+			o->keyspaces[o->n_keyspaces++] = optarg;
+			continue;
+		}
 		if (c == 'k' && !takes_ks)
 		{
 			fprintf(stderr, "colfam %s: takes no -k\n", name);
@@ -103,6 +148,15 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 				}
 				o->major = true;
 				break;
+			case 't':
+				if (cmd != A_SNAPSHOT && cmd != A_CLEARSNAPSHOT)
+				{
+					fprintf(stderr, "colfam %s: -t NAME is an option of snapshot and "
+							"clearsnapshot only\n", name);
+					return 2;
+				}
+				o->tag = optarg;
+				break;
 			case '?' + 256:
 				usage(stdout, cmd);
 				return 0;
@@ -121,6 +175,13 @@ parse(int argc, char **argv, admin_cmd cmd, admin_opts *o)
 	if ((cmd == A_STATUS || cmd == A_INFO) && o->n_args > 0)
 	{
 		fprintf(stderr, "colfam %s: unexpected argument \"%s\"\n", name, o->args[0]);
+		usage(stderr, cmd);
+		return 2;
+	}
+	if (IS_SNAPSHOT_CMD(cmd) && o->n_args > 0)
+	{
+		fprintf(stderr, "colfam %s: unexpected argument \"%s\": name keyspaces with -k "
+				"(-k KS1 -k KS2)\n", name, o->args[0]);
 		usage(stderr, cmd);
 		return 2;
 	}
@@ -343,6 +404,127 @@ run_cf_admin(cfc_conn *c, cf_arena *a, const admin_opts *o, FILE *out)
 	return s;
 }
 
+/* One snapshot of one keyspace: the run of entries (one per CF) sharing both names. */
+typedef struct snap_group
+{
+	size_t		first;
+	size_t		end;
+	int64_t		files;
+	int64_t		bytes;
+	int64_t		unshared_bytes;
+} snap_group;
+
+/* The group starting at v[i] (the server sorts by keyspace, name, CF). */
+static snap_group
+group_at(const cf_ta_snapshot *v, size_t n, size_t i)
+{
+	snap_group	g = {i, i, 0, 0, 0};
+
+	while (g.end < n && cf_slice_eq(v[g.end].keyspace, v[i].keyspace) &&
+		   cf_slice_eq(v[g.end].name, v[i].name))
+	{
+		g.files += v[g.end].files;
+		g.bytes += v[g.end].bytes;
+		g.unshared_bytes += v[g.end].unshared_bytes;
+		g.end++;
+	}
+	return g;
+}
+
+static void
+print_snapshot_list(const cf_ta_snapshot *v, size_t n, FILE *out)
+{
+	int			wn = (int) strlen("Snapshot"),
+				wk = (int) strlen("Keyspace");
+
+	if (n == 0)
+	{
+		fprintf(out, "No snapshots.\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		wn = v[i].name.len > (size_t) wn ? (int) v[i].name.len : wn;
+		wk = v[i].keyspace.len > (size_t) wk ? (int) v[i].keyspace.len : wk;
+	}
+	fprintf(out, "%-*s  %-*s  %4s  %6s  %14s  %14s\n", wn, "Snapshot", wk, "Keyspace", "CFs",
+			"Files", "Bytes", "Clearing frees");
+	for (size_t i = 0; i < n;)
+	{
+		snap_group	g = group_at(v, n, i);
+
+		fprintf(out, "%-*.*s  %-*.*s  %4zu  %6" PRId64 "  %14" PRId64 "  %14" PRId64 "\n",
+				wn, SL(v[i].name), wk, SL(v[i].keyspace), g.end - g.first, g.files, g.bytes,
+				g.unshared_bytes);
+		i = g.end;
+	}
+	fprintf(out, "Snapshot files are hard links: what a live SSTable or another snapshot "
+			"shares stays on disk\nwhen a snapshot is cleared; \"Clearing frees\" is what "
+			"clearing that snapshot alone frees.\n");
+}
+
+/* What snapshot or clearsnapshot did, a line per keyspace (and per CF directory). */
+static void
+print_snapshot_done(const cf_ta_snapshot *v, size_t n, bool taken, FILE *out)
+{
+	if (n == 0)
+		fprintf(out, taken ? "No column family to snapshot.\n" : "No snapshots to clear.\n");
+	for (size_t i = 0; i < n;)
+	{
+		snap_group	g = group_at(v, n, i);
+		size_t		ncf = g.end - g.first;
+
+		fprintf(out, "%s snapshot \"%.*s\" of %.*s: %zu column famil%s, %" PRId64
+				" files (hard links), %" PRId64 " bytes", taken ? "Took" : "Cleared",
+				SL(v[i].name), SL(v[i].keyspace), ncf, ncf == 1 ? "y" : "ies", g.files,
+				g.bytes);
+		if (taken)
+			fprintf(out, "\n");
+		else
+			fprintf(out, ", %" PRId64 " of them freed\n", g.unshared_bytes);
+		for (; taken && i < g.end; i++)
+			fprintf(out, "  %.*s\n", SL(v[i].directory));
+		i = g.end;
+	}
+}
+
+static cf_status *
+run_snapshot_admin(cfc_conn *c, cf_arena *a, const admin_opts *o, FILE *out)
+{
+	char		now[32];
+	cf_ta_snapshot *v;
+	size_t		n;
+	cf_status  *s;
+
+	switch (o->cmd)
+	{
+		case A_SNAPSHOT:
+			if (o->tag == NULL)
+			{
+				struct timeval tv;
+
+				/* nodetool's default: System.currentTimeMillis() */
+				gettimeofday(&tv, NULL);
+				snprintf(now, sizeof(now), "%" PRId64,
+						 (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000);
+			}
+			s = cfc_colfam_snapshot(c, o->keyspaces, o->n_keyspaces, o->tag ? o->tag : now,
+									a, &v, &n);
+			if (s == NULL)
+				print_snapshot_done(v, n, true, out);
+			return s;
+		case A_LISTSNAPSHOTS:
+			if ((s = cfc_colfam_listsnapshots(c, o->keyspaces, o->n_keyspaces, a, &v, &n)) == NULL)
+				print_snapshot_list(v, n, out);
+			return s;
+		default:
+			s = cfc_colfam_clearsnapshot(c, o->keyspaces, o->n_keyspaces, o->tag, a, &v, &n);
+			if (s == NULL)
+				print_snapshot_done(v, n, false, out);
+			return s;
+	}
+}
+
 static int
 run_admin(int argc, char **argv, admin_cmd cmd)
 {
@@ -354,10 +536,14 @@ run_admin(int argc, char **argv, admin_cmd cmd)
 	int			rc = parse(argc, argv, cmd, &o);
 
 	if (rc >= 0)
+	{
+		free(o.keyspaces);
 		return rc;
+	}
 	if ((a = cf_arena_new(8192)) == NULL)
 	{
 		fprintf(stderr, "colfam %s: out of memory\n", admin_names[cmd]);
+		free(o.keyspaces);
 		return 1;
 	}
 	/* the admin methods name their keyspace: no set_keyspace on connect */
@@ -370,6 +556,8 @@ run_admin(int argc, char **argv, admin_cmd cmd)
 			s = show_status(c, a, cmd == A_INFO, stdout);
 		else if (cmd == A_RING)
 			s = show_ring(c, a, &o, stdout);
+		else if (IS_SNAPSHOT_CMD(cmd))
+			s = run_snapshot_admin(c, a, &o, stdout);
 		else
 			s = run_cf_admin(c, a, &o, stdout);
 	}
@@ -383,6 +571,7 @@ run_admin(int argc, char **argv, admin_cmd cmd)
 		rc = 0;
 	cfc_free(c);
 	cf_arena_free(a);
+	free(o.keyspaces);
 	return rc;
 }
 
@@ -411,4 +600,13 @@ int
 cft_cmd_cfstats(int argc, char **argv)
 {
 	return run_admin(argc, argv, A_CFSTATS);
+}
+
+int
+cft_cmd_snapshot(int argc, char **argv)
+{
+	const char *n = argc > 0 ? argv[0] : "snapshot";
+
+	return run_admin(argc, argv, strcmp(n, "listsnapshots") == 0 ? A_LISTSNAPSHOTS :
+					 strcmp(n, "clearsnapshot") == 0 ? A_CLEARSNAPSHOT : A_SNAPSHOT);
 }

@@ -44,6 +44,10 @@ static const command commands[] = {
 	{"flush", "flush memtables of a keyspace or CFs (-k KS [CF...])", cft_cmd_flush},
 	{"compact", "compact a keyspace or CFs (-k KS [CF...] [--major])", cft_cmd_compact},
 	{"cfstats", "statistics of every CF (-k KS [CF...])", cft_cmd_cfstats},
+	{"snapshot", "hard-link the SSTables of keyspaces as a snapshot ([-k KS]... [-t NAME])",
+	cft_cmd_snapshot},
+	{"listsnapshots", "the snapshots on the node: files and bytes ([-k KS]...)", cft_cmd_snapshot},
+	{"clearsnapshot", "remove snapshots ([-k KS]... [-t NAME])", cft_cmd_snapshot},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -28,4 +28,10 @@ int			cft_cmd_flush(int argc, char **argv);
 int			cft_cmd_compact(int argc, char **argv);
 int			cft_cmd_cfstats(int argc, char **argv);
 
+/*
+ * in cmd_admin.c: colfam snapshot|listsnapshots|clearsnapshot [-k KS]... [-t NAME]
+ * (the colfam_*snapshot* admin methods), by argv[0]
+ */
+int			cft_cmd_snapshot(int argc, char **argv);
+
 #endif							/* CF_TOOLS_COMMANDS_H */

@@ -120,6 +120,8 @@ struct cf_env_ops
 	cf_status  *(*sync_dir) (cf_env *env, const char *path);
 	cf_status  *(*list_dir) (cf_env *env, const char *path, cf_dir_fn fn, void *arg);
 	cf_status  *(*file_size) (cf_env *env, const char *path, uint64_t *size);
+	/* How many directory entries (hard links) name the file: 1 if only path does. */
+	cf_status  *(*file_links) (cf_env *env, const char *path, uint64_t *links);
 	bool		(*exists) (cf_env *env, const char *path);
 	/* An exclusive advisory lock on path (created if needed), held until unlock. */
 	cf_status  *(*lock) (cf_env *env, const char *path, void **handle);
@@ -204,6 +206,12 @@ static inline cf_status *
 cf_env_file_size(cf_env *e, const char *path, uint64_t *size)
 {
 	return e->ops->file_size(e, path, size);
+}
+
+static inline cf_status *
+cf_env_file_links(cf_env *e, const char *path, uint64_t *links)
+{
+	return e->ops->file_links(e, path, links);
 }
 
 static inline bool

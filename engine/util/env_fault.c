@@ -631,19 +631,33 @@ fault_list_dir(cf_env *e, const char *path, cf_dir_fn fn, void *arg)
 	return s ? s : cf_env_list_dir(fe->base, path, fn, arg);
 }
 
+/* file_size and file_links: a number about a file, both injected as CF_FAULT_FILE_SIZE. */
 static cf_status *
-fault_file_size(cf_env *e, const char *path, uint64_t *size)
+fault_file_number(cf_env *e, const char *path, uint64_t *out,
+				  cf_status *(*base_fn) (cf_env *, const char *, uint64_t *))
 {
 	fault_env  *fe = fault_of(e);
 	cf_status  *s;
 
-	*size = 0;
+	*out = 0;
 	pthread_mutex_lock(&fe->mu);
 	s = inject(fe, CF_FAULT_FILE_SIZE, path);
 	if (s == NULL)
-		s = cf_env_file_size(fe->base, path, size);
+		s = base_fn(fe->base, path, out);
 	pthread_mutex_unlock(&fe->mu);
 	return s;
+}
+
+static cf_status *
+fault_file_size(cf_env *e, const char *path, uint64_t *size)
+{
+	return fault_file_number(e, path, size, cf_env_file_size);
+}
+
+static cf_status *
+fault_file_links(cf_env *e, const char *path, uint64_t *links)
+{
+	return fault_file_number(e, path, links, cf_env_file_links);
 }
 
 static bool
@@ -738,6 +752,7 @@ static const struct cf_env_ops fault_env_ops = {
 	.sync_dir = fault_sync_dir,
 	.list_dir = fault_list_dir,
 	.file_size = fault_file_size,
+	.file_links = fault_file_links,
 	.exists = fault_exists,
 	.lock = fault_lock,
 	.unlock = fault_unlock,

@@ -58,7 +58,7 @@ typedef enum cf_fault_op
 	CF_FAULT_REMOVE_DIR,		/* cf_env_remove_dir */
 	CF_FAULT_SYNC_DIR,			/* cf_env_sync_dir */
 	CF_FAULT_LIST_DIR,			/* cf_env_list_dir */
-	CF_FAULT_FILE_SIZE,			/* cf_env_file_size */
+	CF_FAULT_FILE_SIZE,			/* cf_env_file_size, cf_env_file_links */
 	CF_FAULT_LOCK,				/* cf_env_lock */
 	CF_FAULT_OP_COUNT_			/* number of operations; not an operation */
 } cf_fault_op;

@@ -722,6 +722,19 @@ posix_file_size(cf_env *e, const char *path, uint64_t *size)
 	return NULL;
 }
 
+static cf_status *
+posix_file_links(cf_env *e, const char *path, uint64_t *links)
+{
+	struct stat st;
+
+	(void) e;
+	*links = 0;
+	if (stat(path, &st) != 0)
+		return cf_status_errno(errno, "getting the link count of %s", path);
+	*links = (uint64_t) st.st_nlink;
+	return NULL;
+}
+
 static bool
 posix_exists(cf_env *e, const char *path)
 {
@@ -828,6 +841,7 @@ static const struct cf_env_ops posix_env_ops = {
 	.sync_dir = posix_sync_dir,
 	.list_dir = posix_list_dir,
 	.file_size = posix_file_size,
+	.file_links = posix_file_links,
 	.exists = posix_exists,
 	.lock = posix_lock,
 	.unlock = posix_unlock,

@@ -1,13 +1,15 @@
 /*
  * tests/unit/test_admin.c — colfam's admin methods (thrift/admin.h): the codec's round
  * trips and truncations; the dispatch through a node in the test (support/testnode.h)
- * and libcolfam's cfc_colfam_* — flush, compact, cfstats, unknown names as IRE, the
- * grant they need with authentication on; and `colfam status|info|ring|flush|compact|
- * cfstats` output against that node.
+ * and libcolfam's cfc_colfam_* — flush, compact, cfstats, snapshots taken, listed and
+ * cleared, unknown names as IRE, the grant they need with authentication on; and
+ * `colfam status|info|ring|flush|compact|cfstats|snapshot|listsnapshots|clearsnapshot`
+ * output against that node.
  */
 #include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
+#include "support/statusexpect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,33 +24,16 @@
 #include "tools/commands.h"
 #include "util/log.h"
 
-static void
-check(cf_status *s)
-{
-	if (s)
-		fail_msg("unexpected error: %s", cf_status_msg(s));
-}
-
-/* s failed with code and a message containing part (freed). */
-static void
-expect(cf_status *s, cf_code code, const char *part)
-{
-	if (s == NULL)
-		fail_msg("expected %s (\"%s\"), got success", cf_code_name(code), part);
-	if (cf_status_code(s) != code || strstr(cf_status_msg(s), part) == NULL)
-		fail_msg("expected %s with \"%s\", got %s: %s", cf_code_name(code), part,
-				 cf_code_name(cf_status_code(s)), cf_status_msg(s));
-	cf_status_free(s);
-}
-
 /* ---- codec ---- */
 
 static void
 codec_round_trips(void **state)
 {
 	cf_slice	cfs[2] = {S("Standard1"), S("Super1")};
+	cf_slice	kss[3] = {S("K1"), S("K2"), S("K3")};
 	cf_ta_args	a = {.keyspace = S("Keyspace1"),.column_families = cfs,
-	.n_column_families = 2,.major = true};
+	.n_column_families = 2,.major = true,.keyspaces = kss,.n_keyspaces = 3,
+	.has_name = true,.name = S("before-upgrade")};
 	cf_ta_args	back;
 	cf_ta_cf_stats st[2] = {
 		{S("A"), 1, 2, 3, 4, 5, 6, 7, false, 0, false, 0}, {S("B"), INT64_MAX, 0, 0, 1, 1 << 20, 9, 0,
@@ -69,14 +54,27 @@ codec_round_trips(void **state)
 		assert_true(cf_ta_method_lookup(cf_slice_str(cf_ta_method_name(m)), &am));
 		assert_int_equal(am, m);
 		cf_buf_reset(&b);
-		check(cf_ta_write_call(&b, m, 7, &a));
+		test_check(cf_ta_write_call(&b, m, 7, &a));
 		cf_rd_init(&r, b.data, b.len);
-		check(cf_t_read_message_header(&r, &h));
+		test_check(cf_t_read_message_header(&r, &h));
 		assert_int_equal(h.type, CF_T_CALL);
 		assert_int_equal(h.seqid, 7);
-		check(cf_ta_read_args(&r, m, NULL, arena, &back));
-		assert_true(cf_slice_eq(back.keyspace, a.keyspace));
-		if (m != CF_TA_M_CFSTATS)
+		test_check(cf_ta_read_args(&r, m, NULL, arena, &back));
+		if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
+		{
+			/* keyspaces and the name, no keyspace */
+			assert_int_equal(back.keyspace.len, 0);
+			assert_int_equal(back.n_keyspaces, 3);
+			assert_true(cf_slice_eq(back.keyspaces[2], kss[2]));
+			assert_int_equal(back.has_name, m == CF_TA_M_CLEARSNAPSHOT);
+			if (m != CF_TA_M_LISTSNAPSHOTS)
+				assert_true(cf_slice_eq(back.name, a.name));
+			else
+				assert_int_equal(back.name.len, 0);
+		}
+		else
+			assert_true(cf_slice_eq(back.keyspace, a.keyspace));
+		if (m == CF_TA_M_FLUSH || m == CF_TA_M_COMPACT)
 		{
 			assert_int_equal(back.n_column_families, 2);
 			assert_true(cf_slice_eq(back.column_families[1], cfs[1]));
@@ -103,8 +101,8 @@ codec_round_trips(void **state)
 
 	/* cfstats' success and every truncation of it */
 	cf_buf_reset(&b);
-	check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
-	check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 9, NULL, arena, &got));
+	test_check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
+	test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 9, NULL, arena, &got));
 	assert_false(got.has_ire);
 	assert_int_equal(got.n_stats, 2);
 	assert_true(cf_slice_eq(got.stats[1].column_family, S("B")));
@@ -126,33 +124,76 @@ codec_round_trips(void **state)
 		assert_non_null(s);
 		cf_status_free(s);
 	}
+	/* a snapshot list, and every truncation of it */
+	{
+		cf_ta_snapshot sn[2] = {
+			{S("K"), S("A"), S("one"), S("/d/K/A/snapshots/one"), 2, 1000, 40},
+			{S("K"), S("B"), S("one"), S("/d/K/B/snapshots/one"), 1, INT64_MAX, 0},
+		};
+
+		cf_buf_reset(&b);
+		test_check(cf_ta_write_reply(&b, CF_TA_M_LISTSNAPSHOTS, 5,
+								&(cf_ta_result) {.snapshots = sn,.n_snapshots = 2}));
+		test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_LISTSNAPSHOTS, 5, NULL,
+							   arena, &got));
+		assert_true(got.has_snapshots);
+		assert_int_equal(got.n_snapshots, 2);
+		assert_true(cf_slice_eq(got.snapshots[1].column_family, S("B")));
+		assert_true(cf_slice_eq(got.snapshots[0].directory, S("/d/K/A/snapshots/one")));
+		assert_int_equal(got.snapshots[0].files, 2);
+		assert_int_equal(got.snapshots[0].unshared_bytes, 40);
+		assert_true(got.snapshots[1].bytes == INT64_MAX);
+		for (size_t cut = 0; cut < b.len; cut++)
+		{
+			cf_status  *s = cf_ta_read_reply(cf_slice_of(b.data, cut), CF_TA_M_LISTSNAPSHOTS,
+											 5, NULL, arena, &got);
+
+			assert_non_null(s);
+			cf_status_free(s);
+		}
+		/* an empty list is a result too, and no result is MISSING_RESULT */
+		cf_buf_reset(&b);
+		test_check(cf_ta_write_reply(&b, CF_TA_M_CLEARSNAPSHOT, 6, &(cf_ta_result) {0}));
+		test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CLEARSNAPSHOT, 6, NULL,
+							   arena, &got));
+		assert_true(got.has_snapshots);
+		assert_int_equal(got.n_snapshots, 0);
+		cf_buf_reset(&b);
+		cf_t_write_message_header(&b, S("colfam_snapshot"), CF_T_REPLY, 6);
+		cf_tb_write_stop(&b);
+		test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_SNAPSHOT, 6, NULL, arena,
+								&got), CF_ERR_PROTOCOL, "MISSING_RESULT");
+	}
+
 	/* wrong seqid, wrong method */
-	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 10, NULL, arena, &got),
+	cf_buf_reset(&b);
+	test_check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
+	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 10, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "sequence id");
-	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 9, NULL, arena, &got),
+	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 9, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "colfam_cfstats");
 
 	/* an IRE, a void success, a TApplicationException */
 	cf_buf_reset(&b);
-	check(cf_ta_write_reply(&b, CF_TA_M_FLUSH, 1, &(cf_ta_result) {.has_ire = true,
+	test_check(cf_ta_write_reply(&b, CF_TA_M_FLUSH, 1, &(cf_ta_result) {.has_ire = true,
 							.ire.why = S("no such keyspace")}));
-	check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 1, NULL, arena, &got));
+	test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 1, NULL, arena, &got));
 	assert_true(got.has_ire);
 	assert_true(cf_slice_eq(got.ire.why, S("no such keyspace")));
 	cf_buf_reset(&b);
-	check(cf_ta_write_reply(&b, CF_TA_M_COMPACT, 2, &(cf_ta_result) {0}));
-	check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_COMPACT, 2, NULL, arena, &got));
+	test_check(cf_ta_write_reply(&b, CF_TA_M_COMPACT, 2, &(cf_ta_result) {0}));
+	test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_COMPACT, 2, NULL, arena, &got));
 	assert_false(got.has_ire);
 	/* a cfstats reply with neither field 0 nor the IRE is MISSING_RESULT */
 	cf_buf_reset(&b);
 	cf_t_write_message_header(&b, S("colfam_cfstats"), CF_T_REPLY, 3);
 	cf_tb_write_stop(&b);
-	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 3, NULL, arena, &got),
+	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 3, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "MISSING_RESULT");
 	cf_buf_reset(&b);
 	cf_t_write_app_exception(&b, S("colfam_flush"), 4, CF_T_APP_UNKNOWN_METHOD,
 							 "Invalid method name: 'colfam_flush'");
-	expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 4, NULL, arena, &got),
+	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 4, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "Invalid method name");
 	/* a required argument missing */
 	cf_buf_reset(&b);
@@ -160,7 +201,7 @@ codec_round_trips(void **state)
 	cf_tb_write_binary(&b, S("K"));
 	cf_tb_write_stop(&b);
 	cf_rd_init(&r, b.data, b.len);
-	expect(cf_ta_read_args(&r, CF_TA_M_COMPACT, NULL, arena, &back), CF_ERR_PROTOCOL,
+	test_expect(cf_ta_read_args(&r, CF_TA_M_COMPACT, NULL, arena, &back), CF_ERR_PROTOCOL,
 		   "required field colfam_compact_args.column_families missing");
 
 	cf_buf_free(&b);
@@ -174,7 +215,7 @@ conn(test_node *n, const char *user, const char *pw)
 {
 	cfc_conn   *c;
 
-	check(cfc_new(&(cfc_options) {.hosts = test_node_hosts(n),.username = user,
+	test_check(cfc_new(&(cfc_options) {.hosts = test_node_hosts(n),.username = user,
 				  .password = pw}, &c));
 	return c;
 }
@@ -188,15 +229,15 @@ make_schema(cfc_conn *c, int rows)
 	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 2};
 	cf_t_column_parent parent = {.column_family = S("A")};
 
-	check(cfc_system_add_keyspace(c, &ks, NULL, NULL));
-	check(cfc_set_keyspace(c, "K"));
+	test_check(cfc_system_add_keyspace(c, &ks, NULL, NULL));
+	test_check(cfc_set_keyspace(c, "K"));
 	for (int i = 0; i < rows; i++)
 	{
 		char		key[16];
 		cf_t_column col = {S("c"), S("value"), 1, false, 0};
 
 		snprintf(key, sizeof(key), "k%d", i);
-		check(cfc_insert(c, cf_slice_str(key), &parent, &col, CF_T_CL_ONE));
+		test_check(cfc_insert(c, cf_slice_str(key), &parent, &col, CF_T_CL_ONE));
 	}
 }
 
@@ -223,7 +264,7 @@ flush_compact_cfstats(void **state)
 
 	(void) state;
 	make_schema(c, 10);
-	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(n_st, 2);
 	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 10);
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
@@ -234,14 +275,14 @@ flush_compact_cfstats(void **state)
 	assert_int_equal(stat_of(st, n_st, "B")->estimated_keys, 0);
 
 	/* a bad CF name anywhere in the list: nothing is done */
-	expect(cfc_colfam_flush(c, "K", bad, 2), CF_ERR_INVALID, "unconfigured columnfamily Nope");
-	expect(cfc_colfam_flush(c, "Nope", NULL, 0), CF_ERR_INVALID, "Keyspace Nope does not exist");
-	expect(cfc_colfam_cfstats(c, "", a, &st, &n_st), CF_ERR_INVALID, "does not exist");
-	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	test_expect(cfc_colfam_flush(c, "K", bad, 2), CF_ERR_INVALID, "unconfigured columnfamily Nope");
+	test_expect(cfc_colfam_flush(c, "Nope", NULL, 0), CF_ERR_INVALID, "Keyspace Nope does not exist");
+	test_expect(cfc_colfam_cfstats(c, "", a, &st, &n_st), CF_ERR_INVALID, "does not exist");
+	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
 
-	check(cfc_colfam_flush(c, "K", only_a, 1));
-	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	test_check(cfc_colfam_flush(c, "K", only_a, 1));
+	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
 	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 0);
 	assert_int_equal(stat_of(st, n_st, "A")->flushes, 1);
@@ -255,28 +296,82 @@ flush_compact_cfstats(void **state)
 		cf_t_column_parent parent = {.column_family = S("A")};
 		cf_t_column col = {S("d"), S("v2"), 2, false, 0};
 
-		check(cfc_insert(c, S("k1"), &parent, &col, CF_T_CL_ONE));
+		test_check(cfc_insert(c, S("k1"), &parent, &col, CF_T_CL_ONE));
 	}
-	check(cfc_colfam_flush(c, "K", NULL, 0));
-	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	test_check(cfc_colfam_flush(c, "K", NULL, 0));
+	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 2);
 	/* k1 is in both SSTables: counted in each until they are merged */
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 11);
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 11);
-	check(cfc_colfam_compact(c, "K", NULL, 0, true));
-	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	test_check(cfc_colfam_compact(c, "K", NULL, 0, true));
+	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 10);
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 11);
-	expect(cfc_colfam_compact(c, "K", bad, 2, false), CF_ERR_INVALID, "Nope");
+	test_expect(cfc_colfam_compact(c, "K", bad, 2, false), CF_ERR_INVALID, "Nope");
 
 	/* the connection still serves 0.7 calls after the admin ones */
 	{
 		cf_slice	v;
 
-		check(cfc_describe_version(c, a, &v));
+		test_check(cfc_describe_version(c, a, &v));
 		assert_true(cf_slice_eq(v, S(CF_THRIFT_API_VERSION)));
 	}
+	cfc_free(c);
+	cf_arena_free(a);
+	test_node_stop(n);
+}
+
+static void
+snapshots_through_a_node(void **state)
+{
+	test_node  *n = test_node_start(NULL);
+	cfc_conn   *c = conn(n, NULL, NULL);
+	cf_arena   *a = cf_arena_new(1024);
+	const char *k[] = {"K"};
+	const char *nope[] = {"K", "Nope"};
+	cf_ta_snapshot *v;
+	size_t		nv;
+	cf_t_column_parent parent = {.column_family = S("A")};
+	cf_t_column col = {S("c"), S("later"), 5, false, 0};
+	int32_t		count;
+
+	(void) state;
+	make_schema(c, 10);
+	/* the memtable is flushed into it: A has an SSTable and a MANIFEST, B a MANIFEST */
+	test_check(cfc_colfam_snapshot(c, NULL, 0, "first", a, &v, &nv));
+	assert_int_equal(nv, 2);
+	assert_true(cf_slice_eq(v[0].keyspace, S("K")) && cf_slice_eq(v[0].column_family, S("A")));
+	assert_true(cf_slice_eq(v[0].name, S("first")));
+	assert_int_equal(v[0].files, 2);
+	assert_non_null(memmem(v[0].directory.p, v[0].directory.len, "/K/A/snapshots/first", 20));
+
+	/* errors, each leaving nothing behind */
+	test_expect(cfc_colfam_snapshot(c, k, 1, "first", a, &v, &nv), CF_ERR_INVALID,
+		   "keyspace K has a snapshot \"first\" already");
+	test_expect(cfc_colfam_snapshot(c, nope, 2, "second", a, &v, &nv), CF_ERR_INVALID,
+		   "Keyspace Nope does not exist");
+	test_expect(cfc_colfam_snapshot(c, k, 1, "a/b", a, &v, &nv), CF_ERR_INVALID,
+		   "use letters, digits, '_' and '-' only");
+	test_expect(cfc_colfam_snapshot(c, k, 1, NULL, a, &v, &nv), CF_ERR_INVALID, "no snapshot name");
+	test_expect(cfc_colfam_clearsnapshot(c, k, 1, "second", a, &v, &nv), CF_ERR_INVALID,
+		   "no snapshot \"second\" in keyspace K");
+	test_check(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv));
+	assert_int_equal(nv, 2);
+
+	/* clearing leaves the live SSTables: the rows, and a later one, still read */
+	test_check(cfc_insert(c, S("k99"), &parent, &col, CF_T_CL_ONE));
+	test_check(cfc_colfam_clearsnapshot(c, k, 1, NULL, a, &v, &nv));
+	assert_int_equal(nv, 2);
+	test_check(cfc_colfam_listsnapshots(c, k, 1, a, &v, &nv));
+	assert_int_equal(nv, 0);
+	test_check(cfc_get_count(c, S("k3"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
+						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
+	assert_int_equal(count, 1);
+	test_check(cfc_get_count(c, S("k99"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
+						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
+	assert_int_equal(count, 1);
 	cfc_free(c);
 	cf_arena_free(a);
 	test_node_stop(n);
@@ -296,25 +391,36 @@ admin_needs_modify_keyspaces(void **state)
 	(void) state;
 	test_auth_files(dir, (const char *const[]) {"alice:secret", "carol:pw2", NULL},
 					"<modify-keyspaces>=alice\nK.<rw>=alice,carol\n");
-	check(cf_auth_open(test_path(dir, "passwd"), test_path(dir, "access"), &auth));
+	test_check(cf_auth_open(test_path(dir, "passwd"), test_path(dir, "access"), &auth));
 	n = test_node_start(auth);
 
 	c = conn(n, "alice", "secret");
 	make_schema(c, 1);
-	check(cfc_colfam_flush(c, "K", NULL, 0));
-	check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	test_check(cfc_colfam_flush(c, "K", NULL, 0));
+	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	cfc_free(c);
 
 	/* carol may write K, but not administer the node */
 	c = conn(n, "carol", "pw2");
-	expect(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_INVALID, "<modify-keyspaces>");
-	expect(cfc_colfam_compact(c, "K", NULL, 0, false), CF_ERR_INVALID, "<modify-keyspaces>");
-	expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "<modify-keyspaces>");
+	test_expect(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_INVALID, "<modify-keyspaces>");
+	test_expect(cfc_colfam_compact(c, "K", NULL, 0, false), CF_ERR_INVALID, "<modify-keyspaces>");
+	test_expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "<modify-keyspaces>");
+	{
+		cf_ta_snapshot *v;
+		size_t		nv;
+
+		test_expect(cfc_colfam_snapshot(c, NULL, 0, "s", a, &v, &nv), CF_ERR_INVALID,
+			   "<modify-keyspaces>");
+		test_expect(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv), CF_ERR_INVALID,
+			   "<modify-keyspaces>");
+		test_expect(cfc_colfam_clearsnapshot(c, NULL, 0, NULL, a, &v, &nv), CF_ERR_INVALID,
+			   "<modify-keyspaces>");
+	}
 	cfc_free(c);
 
 	/* nobody logged in */
 	c = conn(n, NULL, NULL);
-	expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "not logged in");
+	test_expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "not logged in");
 	cfc_free(c);
 
 	test_node_stop(n);
@@ -416,6 +522,32 @@ tool_output(void **state)
 	assert_int_equal(TOOL(cft_cmd_status, out, "status", "extra"), 2);
 	assert_int_equal(TOOL(cft_cmd_status, out, "status", "--help"), 0);
 	contains(out, "usage: colfam status");
+
+	/* snapshots: taken (the time in ms by default), listed, cleared */
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "-t", "s1", "-h", "127.0.0.1",
+						  "-p", port), 0);
+	contains(out, "Took snapshot \"s1\" of K: 2 column families, 3 files (hard links), ");
+	contains(out, "/K/A/snapshots/s1\n");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "-k", "K", "-h", "127.0.0.1",
+						  "-p", port), 0);
+	contains(out, "Took snapshot \"1");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "listsnapshots", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "Snapshot       Keyspace   CFs   Files           Bytes  Clearing frees\n");
+	contains(out, "\ns1             K            2       3  ");
+	contains(out, "Snapshot files are hard links");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "clearsnapshot", "-t", "s1", "-h", "127.0.0.1",
+						  "-p", port), 0);
+	contains(out, "Cleared snapshot \"s1\" of K: 2 column families, 3 files (hard links), ");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "clearsnapshot", "-h", "127.0.0.1", "-p", port), 0);
+	assert_null(strstr(out, "\"s1\""));
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "listsnapshots", "-h", "127.0.0.1", "-p", port), 0);
+	contains(out, "No snapshots.\n");
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "-t", "s1", "-k", "Nope",
+						  "-h", "127.0.0.1", "-p", port), 1);
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "snapshot", "K"), 2);
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "listsnapshots", "-t", "x"), 2);
+	assert_int_equal(TOOL(cft_cmd_snapshot, out, "clearsnapshot", "--help"), 0);
+	contains(out, "usage: colfam clearsnapshot [-k KEYSPACE]... [-t NAME]");
 	test_node_stop(n);
 }
 
@@ -425,6 +557,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(codec_round_trips),
 		cmocka_unit_test(flush_compact_cfstats),
+		cmocka_unit_test(snapshots_through_a_node),
 		cmocka_unit_test(admin_needs_modify_keyspaces),
 		cmocka_unit_test(tool_output),
 	};

@@ -283,8 +283,8 @@ token_text(Datum num, bool ceiling, int minus)
 	Datum		r;
 
 	if (numeric_is_nan(n) || numeric_is_inf(n))
-		return pstrdup(numeric_is_nan(n) ||
-					   DatumGetCString(DirectFunctionCall1(numeric_out, num))[0] != '-'
+		return pstrdup(DatumGetInt32(DirectFunctionCall2(numeric_cmp, num,
+														 NumericGetDatum(int64_to_numeric(0)))) > 0
 					   ? RP_MAX_TOKEN : "-1");
 	r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
 

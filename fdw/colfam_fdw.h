@@ -89,6 +89,19 @@ extern bool colfam_order_matches(Oid typid, Oid collid, const char *comparator);
  * colfamd rejects a request naming a byte above 0x7f in such a CF.
  */
 extern bool colfam_comparator_is_ascii(const char *comparator);
+/*
+ * The 'rows' mapping's extra jsonb holds each column no other column names as a member
+ * whose name and value are JSON strings: the bytes' text when they are UTF-8 without
+ * U+0000 that does not start with "0x", else "0x" and their hex, so that no two names
+ * look alike and a row read and written back is unchanged.
+ * colfam_extra_to_json: bytes → that JSON string (quoted), appended to buf.
+ * colfam_extra_from_json: a string of it (len bytes, server encoding) → the bytes it
+ * stands for, *bytes (s itself, or palloc'd) of *nbytes; false when it starts with
+ * "0x" but the rest is not pairs of hex digits.
+ */
+extern void colfam_extra_to_json(StringInfo buf, const char *p, size_t len);
+extern bool colfam_extra_from_json(const char *s, int len, const char **bytes,
+								   size_t *nbytes);
 /* The OID of the timeuuid type, or InvalidOid if the extension is not installed. */
 extern Oid	colfam_timeuuid_typid(void);
 /* end of convert.c */

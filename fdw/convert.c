@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * fdw/convert.c — values between the bytes colfamd stores and the SQL types foreign
  * table columns declare; which Cassandra marshal type each SQL type corresponds to
- * and when their orders agree (the pushdown rule); RandomPartitioner tokens.
+ * and when their orders agree (the pushdown rule); the extra jsonb's names and values;
+ * RandomPartitioner tokens.
  *
  * Every supported SQL type has exactly one encoding (README "SQL types" lists them):
  *   text, varchar, bpchar, jsonb      UTF-8 (UTF8Type); U+0000 is refused on read
@@ -50,6 +51,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -570,14 +572,70 @@ read_utf8(const char *data, size_t len, const ColfamValueContext *ctx)
 	return pg_any_to_server(pnstrdup(data, len), (int) len, PG_UTF8);
 }
 
+/*
+ * Server-encoded text (len bytes) → UTF-8, *utf8_len bytes: s itself when no
+ * conversion is needed (then not NUL-terminated), else a palloc'd string.
+ */
+static const char *
+to_utf8(const char *s, int len, size_t *utf8_len)
+{
+	char	   *utf8 = pg_server_to_any(s, len, PG_UTF8);
+
+	*utf8_len = utf8 == s ? (size_t) len : strlen(utf8);
+	return utf8;
+}
+
 /* Server-encoded text → UTF-8, appended to out. */
 static void
 write_utf8(const char *s, int len, StringInfo out)
 {
-	char	   *utf8 = pg_server_to_any(s, len, PG_UTF8);
+	size_t		n;
+	const char *utf8 = to_utf8(s, len, &n);
 
-	/* Unconverted, the result is s itself, which need not be NUL-terminated. */
-	appendBinaryStringInfo(out, utf8, utf8 == s ? len : (int) strlen(utf8));
+	appendBinaryStringInfo(out, utf8, (int) n);
+}
+
+/* ---------------------------------------------------------------- the extra jsonb */
+
+/* Does the text start with "0x", the mark of a hex string in the extra jsonb? */
+static bool
+is_0x(const char *s, size_t len)
+{
+	return len >= 2 && s[0] == '0' && s[1] == 'x';
+}
+
+void
+colfam_extra_to_json(StringInfo buf, const char *p, size_t len)
+{
+	/* the valid prefix stops before a 0x00 byte too */
+	if (!is_0x(p, len) && pg_encoding_verifymbstr(PG_UTF8, p, (int) len) == (int) len)
+	{
+		escape_json(buf, pg_any_to_server(pnstrdup(p, len), (int) len, PG_UTF8));
+		return;
+	}
+	appendStringInfoString(buf, "\"0x");
+	enlargeStringInfo(buf, 2 * len + 1);
+	cf_hex_encode((const uint8 *) p, len, buf->data + buf->len);
+	buf->len += 2 * len;
+	appendStringInfoChar(buf, '"');
+}
+
+bool
+colfam_extra_from_json(const char *s, int len, const char **bytes, size_t *nbytes)
+{
+	uint8	   *out;
+
+	if (!is_0x(s, len))
+	{
+		*bytes = to_utf8(s, len, nbytes);
+		return true;
+	}
+	if (len % 2 != 0)
+		return false;
+	*nbytes = (size_t) (len - 2) / 2;
+	out = palloc(*nbytes + 1);
+	*bytes = (const char *) out;
+	return cf_hex_decode(s + 2, *nbytes, out) < 0;
 }
 
 /* ---------------------------------------------------------------- IntegerType */
@@ -1045,8 +1103,8 @@ Datum
 token_text(PG_FUNCTION_ARGS)
 {
 	text	   *t = PG_GETARG_TEXT_PP(0);
-	char	   *utf8 = pg_server_to_any(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), PG_UTF8);
-	size_t		len = utf8 == VARDATA_ANY(t) ? VARSIZE_ANY_EXHDR(t) : strlen(utf8);
+	size_t		len;
+	const char *utf8 = to_utf8(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &len);
 
 	PG_RETURN_DATUM(random_token(utf8, len));
 }

@@ -24,10 +24,11 @@
 
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
-#include "mb/pg_wchar.h"
 #include "commands/defrem.h"
+#include "common/string.h"
 #include "foreign/foreign.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 
@@ -118,15 +119,10 @@ sql_type(const char *marshal, const ImportOptions *o, const char *cf, const char
 static bool
 nameable(const ColfamColumnMeta *c)
 {
-	if (c->name_len == 0 || memchr(c->name, '\0', c->name_len) != NULL ||
-		pg_encoding_verifymbstr(PG_UTF8, c->name, c->name_len) != c->name_len)
-		return false;
-	if (GetDatabaseEncoding() == PG_UTF8)
-		return true;
-	for (int i = 0; i < c->name_len; i++)
-		if (IS_HIGHBIT_SET(c->name[i]))
-			return false;
-	return true;
+	/* the valid prefix stops before a 0x00 byte too; c->name is NUL-terminated */
+	return c->name_len > 0 &&
+		pg_encoding_verifymbstr(PG_UTF8, c->name, c->name_len) == c->name_len &&
+		(GetDatabaseEncoding() == PG_UTF8 || pg_is_ascii(c->name));
 }
 
 static bool

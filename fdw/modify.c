@@ -52,7 +52,6 @@
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
-#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/appendinfo.h"
 #include "parser/parsetree.h"
@@ -64,7 +63,6 @@
 #include "utils/timestamp.h"
 
 #include "client/client.h"
-#include "util/hex.h"
 
 #define COLFAM_INSERT_BATCH 100
 
@@ -633,32 +631,23 @@ check_extra_member(ColfamModifyState *m, AttrNumber a, cf_slice key)
 }
 
 /*
- * The bytes a string of the extra column (attribute a) stands for: "0x" and hex
- * digits are those bytes (a scan shows so every name and value that is not UTF-8
- * text, or that starts with 0x); any other string is its text in UTF-8.
+ * The bytes a string of the extra column (attribute a) stands for: "0x" and hex digits
+ * are those bytes, any other string its text in UTF-8 (colfam_extra_from_json).
  */
 static cf_slice
 extra_bytes(ColfamModifyState *m, AttrNumber a, const char *s, int len)
 {
-	char	   *utf8;
+	const char *bytes;
+	size_t		n;
 
-	if (len >= 2 && s[0] == '0' && s[1] == 'x')
-	{
-		size_t		n = (size_t) (len - 2) / 2;
-		uint8	   *out = palloc(n + 1);
-
-		if (len % 2 != 0 || cf_hex_decode(s + 2, n, out) >= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("string \"%s\" of column \"%s\" of foreign table \"%s\" is not 0x and hex digits",
-							pnstrdup(s, len), m->table->cols[a - 1].attname, m->table->relname),
-					 errdetail("A string that starts with 0x stands for the bytes its hex digits spell, as the column shows names and values that are not UTF-8 text or that start with 0x."),
-					 errhint("Write a text that starts with 0x as 0x and the hex of its UTF-8 bytes: \"0x3078\" is \"0x\".")));
-		return cf_slice_of(out, n);
-	}
-	utf8 = pg_server_to_any(s, len, PG_UTF8);
-	/* unconverted, the result is s itself, which is not NUL-terminated */
-	return utf8 == s ? cf_slice_of(s, len) : cf_slice_str(utf8);
+	if (!colfam_extra_from_json(s, len, &bytes, &n))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("string \"%s\" of column \"%s\" of foreign table \"%s\" is not 0x and hex digits",
+						pnstrdup(s, len), m->table->cols[a - 1].attname, m->table->relname),
+				 errdetail("A string that starts with 0x stands for the bytes its hex digits spell, as the column shows names and values that are not UTF-8 text or that start with 0x."),
+				 errhint("Write a text that starts with 0x as 0x and the hex of its UTF-8 bytes: \"0x3078\" is \"0x\".")));
+	return cf_slice_of(bytes, n);
 }
 
 /*
@@ -770,7 +759,6 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 			JsonbValue	v;
 			JsonbIteratorToken tok;
 			cf_slice	key = {0};
-			bool		have_key = false;
 
 			if (isnull)
 				continue;
@@ -784,26 +772,23 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 			it = JsonbIteratorInit(&jb->root);
 			while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 			{
+				/* skipNested: a KEY, then its VALUE, for each member */
 				if (tok == WJB_KEY)
 				{
 					key = extra_bytes(m, a, v.val.string.val, v.val.string.len);
-					have_key = true;
 					check_extra_member(m, a, key);
 				}
-				else if (tok == WJB_VALUE && have_key)
+				else if (tok == WJB_VALUE && v.type == jbvString)
+					add_column(r, sp, key,
+							   extra_bytes(m, a, v.val.string.val, v.val.string.len),
+							   ts, false, 0);
+				else if (tok == WJB_VALUE && v.type != jbvNull)
 				{
-					if (v.type == jbvString)
-						add_column(r, sp, key,
-								   extra_bytes(m, a, v.val.string.val, v.val.string.len),
-								   ts, false, 0);
-					else if (v.type != jbvNull)
-					{
-						char	   *json = JsonbToCString(NULL, &JsonbValueToJsonb(&v)->root, 0);
+					/* its JSON text, which never starts with 0x */
+					char	   *json = JsonbToCString(NULL, &JsonbValueToJsonb(&v)->root, 0);
 
-						add_column(r, sp, key, cf_slice_str(pg_server_to_any(json, strlen(json), PG_UTF8)),
-								   ts, false, 0);
-					}
-					have_key = false;
+					add_column(r, sp, key, extra_bytes(m, a, json, (int) strlen(json)),
+							   ts, false, 0);
 				}
 			}
 		}

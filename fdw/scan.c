@@ -43,12 +43,10 @@
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
 #include "lib/ilist.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -57,7 +55,6 @@
 #include "utils/typcache.h"
 
 #include "client/client.h"
-#include "util/hex.h"
 
 /* Columns asked per row in a range; a row with more goes on with a column pager. */
 #define COLFAM_ROW_COLUMNS 100
@@ -286,8 +283,8 @@ token_text(Datum num, bool ceiling, int minus)
 	Datum		r;
 
 	if (numeric_is_nan(n) || numeric_is_inf(n))
-		return pstrdup(numeric_is_nan(n) ||
-					   DatumGetCString(DirectFunctionCall1(numeric_out, num))[0] != '-'
+		return pstrdup(DatumGetInt32(DirectFunctionCall2(numeric_cmp, num,
+														 NumericGetDatum(int64_to_numeric(0)))) > 0
 					   ? RP_MAX_TOKEN : "-1");
 	r = DirectFunctionCall1(ceiling ? numeric_ceil : numeric_floor, num);
 
@@ -1121,34 +1118,6 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 			: Int32GetDatum(col->ttl));
 }
 
-/*
- * A name or value for the extra jsonb: its text when it is clean UTF-8 that does not
- * start with 0x, else "0x" and its hex, which a write turns back into the bytes
- * (modify.c): no two names look alike, and a row read and written back is unchanged.
- */
-static void
-json_bytes(StringInfo buf, cf_slice b)
-{
-	bool		clean = memchr(b.p, 0, b.len) == NULL &&
-		!(b.len >= 2 && b.p[0] == '0' && b.p[1] == 'x') &&
-		pg_verify_mbstr(PG_UTF8, (const char *) b.p, (int) b.len, true);
-
-	if (clean)
-	{
-		char	   *str = pnstrdup((const char *) b.p, b.len);
-		char	   *conv = (char *) pg_do_encoding_conversion((unsigned char *) str, (int) b.len,
-															  PG_UTF8, GetDatabaseEncoding());
-
-		escape_json(buf, conv);
-		return;
-	}
-	appendStringInfoString(buf, "\"0x");
-	enlargeStringInfo(buf, 2 * b.len + 1);
-	cf_hex_encode(b.p, b.len, buf->data + buf->len);
-	buf->len += 2 * b.len;
-	appendStringInfoChar(buf, '"');
-}
-
 /* 'rows' mapping: one SQL row from the columns of one Cassandra row (or super column). */
 static void
 fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super,
@@ -1188,9 +1157,9 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 		{
 			if (any_extra)
 				appendStringInfoString(&extra, ", ");
-			json_bytes(&extra, cols[i].name);
+			colfam_extra_to_json(&extra, (const char *) cols[i].name.p, cols[i].name.len);
 			appendStringInfoString(&extra, ": ");
-			json_bytes(&extra, cols[i].value);
+			colfam_extra_to_json(&extra, (const char *) cols[i].value.p, cols[i].value.len);
 			any_extra = true;
 		}
 	}

@@ -55,10 +55,23 @@ cpid=$H_PID port=$H_PORT ccmd=("${H_CMD[@]}")
     -t 2 -c 100 -n 1000 -S 34 >>"$H_TMP/load.log" 2>&1 ||
   { sed 's/^/# /' "$H_TMP/load.log"; echo "Bail out! loading colfamd failed"; exit 1; }
 
-# restart_colfamd SIGNAL: stops colfamd with SIGNAL, then starts it again with the
-# same command line (port, unix socket, data and commit log directories).
+# restart_colfamd SIGNAL: stops colfamd with SIGNAL (waiting at most 10 s, then
+# SIGKILL and a failure), then starts it again with the same command line (port, unix
+# socket, data and commit log directories).
 restart_colfamd() {
-  { kill -"$1" "$cpid"; wait "$cpid"; } 2>/dev/null
+  local i
+  kill -"$1" "$cpid"
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$cpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$cpid" 2>/dev/null; then
+    echo "# colfamd (pid $cpid) did not exit within 10 s of SIG$1"
+    { kill -KILL "$cpid"; wait "$cpid"; } 2>/dev/null
+    start_colfamd_again
+    return 1
+  fi
+  wait "$cpid" 2>/dev/null
   start_colfamd_again
 }
 # stop_colfamd: SIGSTOP, and waits (at most 5 s) until every thread of it has stopped

@@ -2222,13 +2222,18 @@ find_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *na
 	return s;
 }
 
-/* Removes every snapshot named name of the n > 0 keyspaces. REQUIRES: snap_mu held. */
+/*
+ * Removes every snapshot named name of the keyspaces (checked already).
+ * REQUIRES: snap_mu held.
+ */
 static cf_status *
 remove_named(cf_db *db, const char *const *kss, size_t n, const char *name)
 {
 	cf_snapshot_list found = {0};
-	cf_status  *s = find_snapshots(db, kss, n, name, &found);
+	cf_status  *s = NULL;
 
+	for (size_t i = 0; s == NULL && i < n; i++)
+		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, &found);
 	for (size_t i = 0; s == NULL && i < found.n; i++)
 		s = cf_snapshot_remove(db->o.env, &found.v[i]);
 	cf_snapshot_list_free(&found);
@@ -2236,13 +2241,12 @@ remove_named(cf_db *db, const char *const *kss, size_t n, const char *name)
 }
 
 cf_status *
-cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *name)
+cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
+			   cf_snapshot_list *out)
 {
 	cf_schema  *schema;
 	const char **kss = NULL;
 	size_t		nks = 0;
-	size_t		ncfs = 0;
-	bool		taking = false;
 	cf_snapshot_list found = {0};
 	cf_status  *s;
 
@@ -2272,38 +2276,45 @@ cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *na
 							   found.v[0].dir);
 		cf_snapshot_list_free(&found);
 	}
-	for (size_t i = 0; s == NULL && i < nks; i++)
+	if (s == NULL)
 	{
-		const cf_ks_def *ks = cf_schema_keyspace(schema, kss[i]);
-
-		taking = true;
-		if (strcmp(kss[i], SYSTEM_KS) == 0 && (s = cf_cfstore_snapshot(db->system, name)) == NULL)
-			ncfs++;
-		for (size_t j = 0; s == NULL && ks && j < ks->n_cfs; j++)
+		for (size_t i = 0; s == NULL && i < nks; i++)
 		{
-			cf_cfstore *store = cfstore_by_id(db, ks->cfs[j].id);
+			const cf_ks_def *ks = cf_schema_keyspace(schema, kss[i]);
 
-			/* a CF dropped since the schema was read has its own snapshot */
-			if (store && (s = cf_cfstore_snapshot(store, name)) == NULL)
-				ncfs++;
+			if (strcmp(kss[i], SYSTEM_KS) == 0)
+				s = cf_cfstore_snapshot(db->system, name);
+			for (size_t j = 0; s == NULL && ks && j < ks->n_cfs; j++)
+			{
+				cf_cfstore *store = cfstore_by_id(db, ks->cfs[j].id);
+
+				/* a CF dropped since the schema was read has its own snapshot */
+				if (store)
+					s = cf_cfstore_snapshot(store, name);
+			}
 		}
-	}
-	/* the name was free in every keyspace: whatever has it now, this call made */
-	if (s && taking && nks > 0)
-	{
-		cf_status  *rs = remove_named(db, kss, nks, name);
-
-		if (rs)
+		/* what was taken, as the disk has it: this call's and no older one's */
+		for (size_t i = 0; s == NULL && i < nks; i++)
+			s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, out);
+		if (s)
 		{
-			cf_log_warn(LOG_COMPONENT, "snapshot \"%s\" failed, and removing what it made: %s",
-						name, cf_status_msg(rs));
-			cf_status_free(rs);
+			/* the name was free in every keyspace: whatever has it now, this call made */
+			cf_status  *rs = remove_named(db, kss, nks, name);
+
+			cf_snapshot_list_free(out);
+			if (rs)
+			{
+				cf_log_warn(LOG_COMPONENT, "snapshot \"%s\" failed, and removing what it "
+							"made: %s", name, cf_status_msg(rs));
+				cf_status_free(rs);
+			}
 		}
+		else
+			cf_log_info(LOG_COMPONENT, "snapshot \"%s\" taken of %zu keyspace%s, %zu column "
+						"famil%s, under %s/<keyspace>/<cf>/snapshots/%s", name, nks,
+						nks == 1 ? "" : "s", out->n, out->n == 1 ? "y" : "ies", db->data_dir,
+						name);
 	}
-	else if (s == NULL)
-		cf_log_info(LOG_COMPONENT, "snapshot \"%s\" taken of %zu keyspace%s, %zu column "
-					"famil%s, under %s/<keyspace>/<cf>/snapshots/%s", name, nks,
-					nks == 1 ? "" : "s", ncfs, ncfs == 1 ? "y" : "ies", db->data_dir, name);
 	pthread_mutex_unlock(&db->snap_mu);
 	pthread_rwlock_unlock(&db->drop_lock);
 	free(kss);

@@ -135,10 +135,11 @@ cf_status  *cf_db_truncate(cf_db *db, const char *keyspace, const char *cf);
  * of their CFs under name. All or nothing: CF_ERR_INVALID for a bad name
  * (cf_snapshot_name_check) or one a keyspace has already; CF_ERR_NOT_FOUND
  * "Keyspace X does not exist"; on an I/O error what was made is removed again.
- * Logged at info.
+ * Fills out (zero-initialised; left empty on an error) with what it took, one entry
+ * per CF as cf_db_list_snapshots has them. Logged at info.
  */
 cf_status  *cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n,
-						   const char *name);
+						   const char *name, cf_snapshot_list *out);
 
 /*
  * Appends to out the snapshots on disk named name (all when NULL) of the keyspaces

@@ -331,6 +331,7 @@ snapshots_through_a_node(void **state)
 	cf_arena   *a = cf_arena_new(1024);
 	const char *k[] = {"K"};
 	const char *nope[] = {"K", "Nope"};
+	const char *sys[] = {"system"};
 	cf_ta_snapshot *v;
 	size_t		nv;
 	cf_t_column_parent parent = {.column_family = S("A")};
@@ -372,6 +373,13 @@ snapshots_through_a_node(void **state)
 	test_check(cfc_get_count(c, S("k99"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
 						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
 	assert_int_equal(count, 1);
+
+	/* what a snapshot says it took is what it took: not system's of the same name */
+	test_check(cfc_colfam_snapshot(c, sys, 1, "both", a, &v, &nv));
+	assert_true(nv >= 1 && cf_slice_eq(v[0].keyspace, S("system")));
+	test_check(cfc_colfam_snapshot(c, NULL, 0, "both", a, &v, &nv));
+	assert_int_equal(nv, 2);
+	assert_true(cf_slice_eq(v[0].keyspace, S("K")) && cf_slice_eq(v[1].keyspace, S("K")));
 	cfc_free(c);
 	cf_arena_free(a);
 	test_node_stop(n);

@@ -95,7 +95,10 @@ take_list_clear(void **state)
 	add_keyspace(db, "K2");
 	write_rows(db, "K1", "A", 0, 50);
 	write_rows(db, "K1", "B", 0, 5);
-	test_check(cf_db_snapshot(db, k1, 1, "one"));
+	test_check(cf_db_snapshot(db, k1, 1, "one", &l));
+	assert_int_equal(l.n, 2);	/* what it took: K1's A and B */
+	assert_string_equal(l.v[1].cf, "B");
+	cf_snapshot_list_free(&l);
 
 	/* one per CF of K1, none of K2; the memtables were flushed into it */
 	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
@@ -124,7 +127,7 @@ take_list_clear(void **state)
 	cf_snapshot_list_free(&l);
 
 	/* the same name again: refused, and nothing new under K1 */
-	test_expect(cf_db_snapshot(db, NULL, 0, "one"), CF_ERR_INVALID,
+	test_expect(cf_db_snapshot(db, NULL, 0, "one", &l), CF_ERR_INVALID,
 		   "keyspace K1 has a snapshot \"one\" already");
 	snprintf(path, sizeof(path), "%s/K2/A/snapshots/one", f->data);
 	assert_int_not_equal(access(path, F_OK), 0);
@@ -160,7 +163,8 @@ every_keyspace_but_system(void **state)
 
 	add_keyspace(db, "K1");
 	add_keyspace(db, "K2");
-	test_check(cf_db_snapshot(db, NULL, 0, "all"));
+	test_check(cf_db_snapshot(db, NULL, 0, "all", &l));
+	cf_snapshot_list_free(&l);
 	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 4);
 	assert_string_equal(l.v[0].keyspace, "K1");
@@ -171,7 +175,8 @@ every_keyspace_but_system(void **state)
 	{
 		const char *twice[] = {"K2", "K2"};
 
-		test_check(cf_db_snapshot(db, twice, 2, "dup"));
+		test_check(cf_db_snapshot(db, twice, 2, "dup", &l));
+		cf_snapshot_list_free(&l);
 		test_check(cf_db_list_snapshots(db, twice, 2, "dup", &l));
 		assert_int_equal(l.n, 2);
 		cf_snapshot_list_free(&l);
@@ -181,10 +186,21 @@ every_keyspace_but_system(void **state)
 	}
 
 	/* system when named, and listed and cleared with the rest */
-	test_check(cf_db_snapshot(db, sys, 1, "all"));
+	test_check(cf_db_snapshot(db, sys, 1, "all", &l));
+	cf_snapshot_list_free(&l);
 	test_check(cf_db_list_snapshots(db, sys, 1, NULL, &l));
 	assert_true(l.n >= 1);
 	assert_string_equal(l.v[0].keyspace, "system");
+	cf_snapshot_list_free(&l);
+	/* what a snapshot of all but system says it took leaves system's of that name out */
+	test_check(cf_db_snapshot(db, sys, 1, "both", &l));
+	assert_true(l.n >= 1);
+	assert_string_equal(l.v[0].keyspace, "system");
+	cf_snapshot_list_free(&l);
+	test_check(cf_db_snapshot(db, NULL, 0, "both", &l));
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.v[0].keyspace, "K1");
+	assert_string_equal(l.v[3].keyspace, "K2");
 	cf_snapshot_list_free(&l);
 	test_check(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
 	assert_true(l.n >= 5);
@@ -212,11 +228,11 @@ refusals(void **state)
 	add_keyspace(db, "K1");
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	test_expect(cf_db_snapshot(db, k1, 1, ""), CF_ERR_INVALID, "1 to 200 characters");
-	test_expect(cf_db_snapshot(db, k1, 1, longname), CF_ERR_INVALID, "(got 201)");
-	test_expect(cf_db_snapshot(db, k1, 1, ".."), CF_ERR_INVALID, "letters, digits, '_' and '-'");
-	test_expect(cf_db_snapshot(db, k1, 1, "a/b"), CF_ERR_INVALID, "letters, digits");
-	test_expect(cf_db_snapshot(db, nope, 2, "x"), CF_ERR_NOT_FOUND, "Keyspace Nope does not exist");
+	test_expect(cf_db_snapshot(db, k1, 1, "", &l), CF_ERR_INVALID, "1 to 200 characters");
+	test_expect(cf_db_snapshot(db, k1, 1, longname, &l), CF_ERR_INVALID, "(got 201)");
+	test_expect(cf_db_snapshot(db, k1, 1, "..", &l), CF_ERR_INVALID, "letters, digits, '_' and '-'");
+	test_expect(cf_db_snapshot(db, k1, 1, "a/b", &l), CF_ERR_INVALID, "letters, digits");
+	test_expect(cf_db_snapshot(db, nope, 2, "x", &l), CF_ERR_NOT_FOUND, "Keyspace Nope does not exist");
 	test_expect(cf_db_list_snapshots(db, bad, 1, NULL, &l), CF_ERR_NOT_FOUND,
 		   "Keyspace ../K1 does not exist");
 	test_expect(cf_db_clear_snapshots(db, k1, 1, "a.b", &l), CF_ERR_INVALID, "letters");
@@ -248,12 +264,13 @@ failure_leaves_nothing(void **state)
 	assert_null(cf_db_flush(db, "K1", NULL));
 	/* A's SSTable and MANIFEST link, B's SSTable does not */
 	cf_env_fault_fail(env, CF_FAULT_LINK, 2, EIO, 1);
-	test_expect(cf_db_snapshot(db, k1, 1, "half"), CF_ERR_IO, "snapshot \"half\" of B");
+	test_expect(cf_db_snapshot(db, k1, 1, "half", &l), CF_ERR_IO, "snapshot \"half\" of B");
 	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 0);
 	assert_int_not_equal(access(test_path(f->data, "K1/A/snapshots"), F_OK), 0);
 	/* the name is free again, and the data whole */
-	test_check(cf_db_snapshot(db, k1, 1, "half"));
+	test_check(cf_db_snapshot(db, k1, 1, "half", &l));
+	cf_snapshot_list_free(&l);
 	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
@@ -313,6 +330,7 @@ snapshot_restores(void **state)
 	db_fixture *f = *state;
 	cf_db	   *db = open_plain(f);
 	const char *k1[] = {"K1"};
+	cf_snapshot_list l = {0};
 	cf_db_options o;
 	char		cmd[4096];
 	char	   *copy = test_tmpdir_new("snaprestore");
@@ -320,7 +338,8 @@ snapshot_restores(void **state)
 
 	add_keyspace(db, "K1");
 	write_rows(db, "K1", "A", 0, 30);
-	test_check(cf_db_snapshot(db, k1, 1, "before"));
+	test_check(cf_db_snapshot(db, k1, 1, "before", &l));
+	cf_snapshot_list_free(&l);
 	write_rows(db, "K1", "A", 30, 20);
 	assert_null(cf_db_close(db));
 	f->db = NULL;

@@ -2339,7 +2339,7 @@ cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const c
 					  cf_snapshot_list *out)
 {
 	size_t		first = out->n;
-	size_t		done = first;
+	size_t		done = first;	/* out->v[first..done) are removed */
 	cf_status  *s = name ? cf_snapshot_name_check(name) : NULL;
 
 	pthread_mutex_lock(&db->snap_mu);
@@ -2349,19 +2349,18 @@ cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const c
 		s = cf_status_make(CF_ERR_NOT_FOUND, "no snapshot \"%s\" in %s%.*s", name,
 						   n == 1 ? "keyspace " : n ? "those keyspaces" : "any keyspace",
 						   CF_SCHEMA_NAME_MAX, n == 1 ? keyspaces[0] : "");
-	/* done counts the removals tried: on an error, the last one failed */
-	for (; s == NULL && done < out->n; done++)
-		s = cf_snapshot_remove(db->o.env, &out->v[done]);
+	while (s == NULL && done < out->n)
+		if ((s = cf_snapshot_remove(db->o.env, &out->v[done])) == NULL)
+			done++;
 	pthread_mutex_unlock(&db->snap_mu);
 	for (size_t i = first; i < done; i++)
-		if (s == NULL || i + 1 < done)
-			cf_log_info(LOG_COMPONENT, "snapshot \"%s\" of %s.%s cleared: %" PRIu64 " files, %"
-						PRIu64 " bytes (%" PRIu64 " not shared with live SSTables or other "
-						"snapshots)", out->v[i].name, out->v[i].keyspace, out->v[i].cf,
-						out->v[i].files, out->v[i].bytes, out->v[i].unshared_bytes);
-	if (s && done - first > 1)
-		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - first - 1,
-						   done - first == 2 ? "y" : "ies");
+		cf_log_info(LOG_COMPONENT, "snapshot \"%s\" of %s.%s cleared: %" PRIu64 " files, %"
+					PRIu64 " bytes (%" PRIu64 " not shared with live SSTables or other "
+					"snapshots)", out->v[i].name, out->v[i].keyspace, out->v[i].cf,
+					out->v[i].files, out->v[i].bytes, out->v[i].unshared_bytes);
+	if (s && done > first)
+		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - first,
+						   done - first == 1 ? "y" : "ies");
 	return s;
 }
 

@@ -275,6 +275,17 @@ failure_leaves_nothing(void **state)
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
 	assert_int_equal(live_rows(db, "K1", "B"), 10);
+
+	/* a removal failing in B's: A's is gone and counted, B's stays, out has both */
+	cf_env_fault_fail(env, CF_FAULT_REMOVE, 2, EIO, 1);
+	FAILS(cf_db_clear_snapshots(db, k1, 1, "half", &l), CF_ERR_IO,
+		  "after clearing 1 snapshot directory");
+	assert_int_equal(l.n, 2);
+	cf_snapshot_list_free(&l);
+	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].cf, "B");
+	cf_snapshot_list_free(&l);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 	cf_env_fault_free(env);

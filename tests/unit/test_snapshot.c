@@ -81,6 +81,30 @@ open_plain(db_fixture *f)
 	return db_fixture_open(f, &o);
 }
 
+/* Takes snapshot name of the keyspaces; fails the test on an error. */
+static void
+take(cf_db *db, const char *const *kss, size_t n, const char *name)
+{
+	cf_snapshot_list l = {0};
+
+	OK(cf_db_snapshot(db, kss, n, name, &l));
+	cf_snapshot_list_free(&l);
+}
+
+/* How many CF snapshots cf_db_list_snapshots finds (clear: cf_db_clear_snapshots removes). */
+static size_t
+count_snapshots(cf_db *db, const char *const *kss, size_t n, const char *name, bool clear)
+{
+	cf_snapshot_list l = {0};
+	size_t		count;
+
+	OK(clear ? cf_db_clear_snapshots(db, kss, n, name, &l) :
+	   cf_db_list_snapshots(db, kss, n, name, &l));
+	count = l.n;
+	cf_snapshot_list_free(&l);
+	return count;
+}
+
 static void
 take_list_clear(void **state)
 {
@@ -133,9 +157,7 @@ take_list_clear(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 
 	/* clear by name: removed, said, and the live rows still read */
-	OK(cf_db_clear_snapshots(db, k1, 1, "one", &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
+	assert_int_equal(count_snapshots(db, k1, 1, "one", true), 2);
 	snprintf(path, sizeof(path), "%s/K1/A/snapshots", f->data);
 	assert_int_not_equal(access(path, F_OK), 0);	/* gone with its last snapshot */
 	assert_int_equal(live_rows(db, "K1", "A"), 60);
@@ -163,8 +185,7 @@ every_keyspace_but_system(void **state)
 
 	add_keyspace(db, "K1");
 	add_keyspace(db, "K2");
-	OK(cf_db_snapshot(db, NULL, 0, "all", &l));
-	cf_snapshot_list_free(&l);
+	take(db, NULL, 0, "all");
 	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 4);
 	assert_string_equal(l.v[0].keyspace, "K1");
@@ -175,19 +196,13 @@ every_keyspace_but_system(void **state)
 	{
 		const char *twice[] = {"K2", "K2"};
 
-		OK(cf_db_snapshot(db, twice, 2, "dup", &l));
-		cf_snapshot_list_free(&l);
-		OK(cf_db_list_snapshots(db, twice, 2, "dup", &l));
-		assert_int_equal(l.n, 2);
-		cf_snapshot_list_free(&l);
-		OK(cf_db_clear_snapshots(db, twice, 2, "dup", &l));
-		assert_int_equal(l.n, 2);
-		cf_snapshot_list_free(&l);
+		take(db, twice, 2, "dup");
+		assert_int_equal(count_snapshots(db, twice, 2, "dup", false), 2);
+		assert_int_equal(count_snapshots(db, twice, 2, "dup", true), 2);
 	}
 
 	/* system when named, and listed and cleared with the rest */
-	OK(cf_db_snapshot(db, sys, 1, "all", &l));
-	cf_snapshot_list_free(&l);
+	take(db, sys, 1, "all");
 	OK(cf_db_list_snapshots(db, sys, 1, NULL, &l));
 	assert_true(l.n >= 1);
 	assert_string_equal(l.v[0].keyspace, "system");
@@ -202,14 +217,10 @@ every_keyspace_but_system(void **state)
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_string_equal(l.v[3].keyspace, "K2");
 	cf_snapshot_list_free(&l);
-	OK(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
-	assert_true(l.n >= 5);
-	cf_snapshot_list_free(&l);
-	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	assert_true(count_snapshots(db, NULL, 0, NULL, true) >= 5);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	/* clearing everything when there is nothing is no error */
-	OK(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, true), 0);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 }
@@ -238,9 +249,9 @@ refusals(void **state)
 	FAILS(cf_db_clear_snapshots(db, k1, 1, "a.b", &l), CF_ERR_INVALID, "letters");
 	FAILS(cf_db_clear_snapshots(db, NULL, 0, "x", &l), CF_ERR_NOT_FOUND,
 		   "no snapshot \"x\" in any keyspace");
+	assert_int_equal(l.n, 0);	/* no call's out holds anything */
 	/* none of it left anything */
-	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 }
@@ -265,15 +276,12 @@ failure_leaves_nothing(void **state)
 	/* A's SSTable and MANIFEST link, B's SSTable does not */
 	cf_env_fault_fail(env, CF_FAULT_LINK, 2, EIO, 1);
 	FAILS(cf_db_snapshot(db, k1, 1, "half", &l), CF_ERR_IO, "snapshot \"half\" of B");
-	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	assert_int_equal(l.n, 0);	/* out left empty */
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	assert_int_not_equal(access(test_path(f->data, "K1/A/snapshots"), F_OK), 0);
 	/* the name is free again, and the data whole */
-	OK(cf_db_snapshot(db, k1, 1, "half", &l));
-	cf_snapshot_list_free(&l);
-	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
+	take(db, k1, 1, "half");
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 2);
 	assert_int_equal(live_rows(db, "K1", "B"), 10);
 
 	/* a removal failing in B's: A's is gone and counted, B's stays, out has both */
@@ -318,15 +326,9 @@ automatic_ones_are_listed(void **state)
 	cf_snapshot_list_free(&l);
 
 	/* a dropped keyspace can still be named to list and clear its snapshots */
-	OK(cf_db_list_snapshots(db, gone, 1, NULL, &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
-	OK(cf_db_clear_snapshots(db, gone, 1, NULL, &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
-	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 1);
-	cf_snapshot_list_free(&l);
+	assert_int_equal(count_snapshots(db, gone, 1, NULL, false), 2);
+	assert_int_equal(count_snapshots(db, gone, 1, NULL, true), 2);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 1);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 }
@@ -341,7 +343,6 @@ snapshot_restores(void **state)
 	db_fixture *f = *state;
 	cf_db	   *db = open_plain(f);
 	const char *k1[] = {"K1"};
-	cf_snapshot_list l = {0};
 	cf_db_options o;
 	char		cmd[4096];
 	char	   *copy = test_tmpdir_new("snaprestore");
@@ -349,8 +350,7 @@ snapshot_restores(void **state)
 
 	add_keyspace(db, "K1");
 	write_rows(db, "K1", "A", 0, 30);
-	OK(cf_db_snapshot(db, k1, 1, "before", &l));
-	cf_snapshot_list_free(&l);
+	take(db, k1, 1, "before");
 	write_rows(db, "K1", "A", 30, 20);
 	assert_null(cf_db_close(db));
 	f->db = NULL;

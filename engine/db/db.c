@@ -2222,13 +2222,18 @@ find_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const char *na
 	return s;
 }
 
-/* Removes every snapshot named name of the n > 0 keyspaces. REQUIRES: snap_mu held. */
+/*
+ * Removes every snapshot named name of the keyspaces (checked already).
+ * REQUIRES: snap_mu held.
+ */
 static cf_status *
 remove_named(cf_db *db, const char *const *kss, size_t n, const char *name)
 {
 	cf_snapshot_list found = {0};
-	cf_status  *s = find_snapshots(db, kss, n, name, &found);
+	cf_status  *s = NULL;
 
+	for (size_t i = 0; s == NULL && i < n; i++)
+		s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, &found);
 	for (size_t i = 0; s == NULL && i < found.n; i++)
 		s = cf_snapshot_remove(db->o.env, &found.v[i]);
 	cf_snapshot_list_free(&found);
@@ -2236,13 +2241,12 @@ remove_named(cf_db *db, const char *const *kss, size_t n, const char *name)
 }
 
 cf_status *
-cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *name)
+cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *name,
+			   cf_snapshot_list *out)
 {
 	cf_schema  *schema;
 	const char **kss = NULL;
 	size_t		nks = 0;
-	size_t		ncfs = 0;
-	bool		taking = false;
 	cf_snapshot_list found = {0};
 	cf_status  *s;
 
@@ -2272,38 +2276,45 @@ cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n, const char *na
 							   found.v[0].dir);
 		cf_snapshot_list_free(&found);
 	}
-	for (size_t i = 0; s == NULL && i < nks; i++)
+	if (s == NULL)
 	{
-		const cf_ks_def *ks = cf_schema_keyspace(schema, kss[i]);
-
-		taking = true;
-		if (strcmp(kss[i], SYSTEM_KS) == 0 && (s = cf_cfstore_snapshot(db->system, name)) == NULL)
-			ncfs++;
-		for (size_t j = 0; s == NULL && ks && j < ks->n_cfs; j++)
+		for (size_t i = 0; s == NULL && i < nks; i++)
 		{
-			cf_cfstore *store = cfstore_by_id(db, ks->cfs[j].id);
+			const cf_ks_def *ks = cf_schema_keyspace(schema, kss[i]);
 
-			/* a CF dropped since the schema was read has its own snapshot */
-			if (store && (s = cf_cfstore_snapshot(store, name)) == NULL)
-				ncfs++;
+			if (strcmp(kss[i], SYSTEM_KS) == 0)
+				s = cf_cfstore_snapshot(db->system, name);
+			for (size_t j = 0; s == NULL && ks && j < ks->n_cfs; j++)
+			{
+				cf_cfstore *store = cfstore_by_id(db, ks->cfs[j].id);
+
+				/* a CF dropped since the schema was read has its own snapshot */
+				if (store)
+					s = cf_cfstore_snapshot(store, name);
+			}
 		}
-	}
-	/* the name was free in every keyspace: whatever has it now, this call made */
-	if (s && taking && nks > 0)
-	{
-		cf_status  *rs = remove_named(db, kss, nks, name);
-
-		if (rs)
+		/* what was taken, as the disk has it: this call's and no older one's */
+		for (size_t i = 0; s == NULL && i < nks; i++)
+			s = cf_snapshot_find(db->o.env, db->data_dir, kss[i], name, out);
+		if (s)
 		{
-			cf_log_warn(LOG_COMPONENT, "snapshot \"%s\" failed, and removing what it made: %s",
-						name, cf_status_msg(rs));
-			cf_status_free(rs);
+			/* the name was free in every keyspace: whatever has it now, this call made */
+			cf_status  *rs = remove_named(db, kss, nks, name);
+
+			cf_snapshot_list_free(out);
+			if (rs)
+			{
+				cf_log_warn(LOG_COMPONENT, "snapshot \"%s\" failed, and removing what it "
+							"made: %s", name, cf_status_msg(rs));
+				cf_status_free(rs);
+			}
 		}
+		else
+			cf_log_info(LOG_COMPONENT, "snapshot \"%s\" taken of %zu keyspace%s, %zu column "
+						"famil%s, under %s/<keyspace>/<cf>/snapshots/%s", name, nks,
+						nks == 1 ? "" : "s", out->n, out->n == 1 ? "y" : "ies", db->data_dir,
+						name);
 	}
-	else if (s == NULL)
-		cf_log_info(LOG_COMPONENT, "snapshot \"%s\" taken of %zu keyspace%s, %zu column "
-					"famil%s, under %s/<keyspace>/<cf>/snapshots/%s", name, nks,
-					nks == 1 ? "" : "s", ncfs, ncfs == 1 ? "y" : "ies", db->data_dir, name);
 	pthread_mutex_unlock(&db->snap_mu);
 	pthread_rwlock_unlock(&db->drop_lock);
 	free(kss);
@@ -2328,7 +2339,7 @@ cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const c
 					  cf_snapshot_list *out)
 {
 	size_t		first = out->n;
-	size_t		done = first;
+	size_t		done = first;	/* out->v[first..done) are removed */
 	cf_status  *s = name ? cf_snapshot_name_check(name) : NULL;
 
 	pthread_mutex_lock(&db->snap_mu);
@@ -2338,19 +2349,18 @@ cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n, const c
 		s = cf_status_make(CF_ERR_NOT_FOUND, "no snapshot \"%s\" in %s%.*s", name,
 						   n == 1 ? "keyspace " : n ? "those keyspaces" : "any keyspace",
 						   CF_SCHEMA_NAME_MAX, n == 1 ? keyspaces[0] : "");
-	/* done counts the removals tried: on an error, the last one failed */
-	for (; s == NULL && done < out->n; done++)
-		s = cf_snapshot_remove(db->o.env, &out->v[done]);
+	while (s == NULL && done < out->n)
+		if ((s = cf_snapshot_remove(db->o.env, &out->v[done])) == NULL)
+			done++;
 	pthread_mutex_unlock(&db->snap_mu);
 	for (size_t i = first; i < done; i++)
-		if (s == NULL || i + 1 < done)
-			cf_log_info(LOG_COMPONENT, "snapshot \"%s\" of %s.%s cleared: %" PRIu64 " files, %"
-						PRIu64 " bytes (%" PRIu64 " not shared with live SSTables or other "
-						"snapshots)", out->v[i].name, out->v[i].keyspace, out->v[i].cf,
-						out->v[i].files, out->v[i].bytes, out->v[i].unshared_bytes);
-	if (s && done - first > 1)
-		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - first - 1,
-						   done - first == 2 ? "y" : "ies");
+		cf_log_info(LOG_COMPONENT, "snapshot \"%s\" of %s.%s cleared: %" PRIu64 " files, %"
+					PRIu64 " bytes (%" PRIu64 " not shared with live SSTables or other "
+					"snapshots)", out->v[i].name, out->v[i].keyspace, out->v[i].cf,
+					out->v[i].files, out->v[i].bytes, out->v[i].unshared_bytes);
+	if (s && done > first)
+		s = cf_status_wrap(s, "after clearing %zu snapshot director%s", done - first,
+						   done - first == 1 ? "y" : "ies");
 	return s;
 }
 

@@ -135,10 +135,11 @@ cf_status  *cf_db_truncate(cf_db *db, const char *keyspace, const char *cf);
  * of their CFs under name. All or nothing: CF_ERR_INVALID for a bad name
  * (cf_snapshot_name_check) or one a keyspace has already; CF_ERR_NOT_FOUND
  * "Keyspace X does not exist"; on an I/O error what was made is removed again.
- * Logged at info.
+ * Fills out (zero-initialised; left empty on an error) with what it took, one entry
+ * per CF as cf_db_list_snapshots has them. Logged at info.
  */
 cf_status  *cf_db_snapshot(cf_db *db, const char *const *keyspaces, size_t n,
-						   const char *name);
+						   const char *name, cf_snapshot_list *out);
 
 /*
  * Appends to out the snapshots on disk named name (all when NULL) of the keyspaces
@@ -153,7 +154,8 @@ cf_status  *cf_db_list_snapshots(cf_db *db, const char *const *keyspaces, size_t
  * Removes the snapshots cf_db_list_snapshots would list (never a live file: a
  * snapshot's files are links) and appends to out what it removed. CF_ERR_NOT_FOUND
  * when a name is given and no keyspace has it; CF_ERR_INVALID for a bad name. On an
- * I/O error the snapshots before it are gone (the message counts them). Logged at info.
+ * I/O error out holds every snapshot found, of which those before the failed one are
+ * gone (the message counts them). Logged at info.
  */
 cf_status  *cf_db_clear_snapshots(cf_db *db, const char *const *keyspaces, size_t n,
 								  const char *name, cf_snapshot_list *out);

@@ -113,13 +113,7 @@ cf_status *
 cf_service_snapshot(cf_service *svc, const char *const *keyspaces, size_t n,
 					const char *name, cf_snapshot_list *out)
 {
-	cf_db	   *db = cf_service_db(svc);
-	cf_status  *s = cf_db_snapshot(db, keyspaces, n, name);
-
-	/* nobody else may take this name in between: clearing is the only race, and benign */
-	if (s == NULL)
-		s = cf_db_list_snapshots(db, keyspaces, n, name, out);
-	return s;
+	return cf_db_snapshot(cf_service_db(svc), keyspaces, n, name, out);
 }
 
 cf_status *

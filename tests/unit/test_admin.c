@@ -8,8 +8,8 @@
  */
 #include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
+#include "support/envtest.h"
 #include "support/slices.h"
-#include "support/statusexpect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +54,12 @@ codec_round_trips(void **state)
 		assert_true(cf_ta_method_lookup(cf_slice_str(cf_ta_method_name(m)), &am));
 		assert_int_equal(am, m);
 		cf_buf_reset(&b);
-		test_check(cf_ta_write_call(&b, m, 7, &a));
+		OK(cf_ta_write_call(&b, m, 7, &a));
 		cf_rd_init(&r, b.data, b.len);
-		test_check(cf_t_read_message_header(&r, &h));
+		OK(cf_t_read_message_header(&r, &h));
 		assert_int_equal(h.type, CF_T_CALL);
 		assert_int_equal(h.seqid, 7);
-		test_check(cf_ta_read_args(&r, m, NULL, arena, &back));
+		OK(cf_ta_read_args(&r, m, NULL, arena, &back));
 		if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
 		{
 			/* keyspaces and the name, no keyspace */
@@ -101,8 +101,8 @@ codec_round_trips(void **state)
 
 	/* cfstats' success and every truncation of it */
 	cf_buf_reset(&b);
-	test_check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
-	test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 9, NULL, arena, &got));
+	OK(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
+	OK(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 9, NULL, arena, &got));
 	assert_false(got.has_ire);
 	assert_int_equal(got.n_stats, 2);
 	assert_true(cf_slice_eq(got.stats[1].column_family, S("B")));
@@ -132,9 +132,9 @@ codec_round_trips(void **state)
 		};
 
 		cf_buf_reset(&b);
-		test_check(cf_ta_write_reply(&b, CF_TA_M_LISTSNAPSHOTS, 5,
+		OK(cf_ta_write_reply(&b, CF_TA_M_LISTSNAPSHOTS, 5,
 								&(cf_ta_result) {.snapshots = sn,.n_snapshots = 2}));
-		test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_LISTSNAPSHOTS, 5, NULL,
+		OK(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_LISTSNAPSHOTS, 5, NULL,
 							   arena, &got));
 		assert_true(got.has_snapshots);
 		assert_int_equal(got.n_snapshots, 2);
@@ -153,47 +153,47 @@ codec_round_trips(void **state)
 		}
 		/* an empty list is a result too, and no result is MISSING_RESULT */
 		cf_buf_reset(&b);
-		test_check(cf_ta_write_reply(&b, CF_TA_M_CLEARSNAPSHOT, 6, &(cf_ta_result) {0}));
-		test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CLEARSNAPSHOT, 6, NULL,
+		OK(cf_ta_write_reply(&b, CF_TA_M_CLEARSNAPSHOT, 6, &(cf_ta_result) {0}));
+		OK(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CLEARSNAPSHOT, 6, NULL,
 							   arena, &got));
 		assert_true(got.has_snapshots);
 		assert_int_equal(got.n_snapshots, 0);
 		cf_buf_reset(&b);
 		cf_t_write_message_header(&b, S("colfam_snapshot"), CF_T_REPLY, 6);
 		cf_tb_write_stop(&b);
-		test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_SNAPSHOT, 6, NULL, arena,
+		FAILS(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_SNAPSHOT, 6, NULL, arena,
 								&got), CF_ERR_PROTOCOL, "MISSING_RESULT");
 	}
 
 	/* wrong seqid, wrong method */
 	cf_buf_reset(&b);
-	test_check(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
-	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 10, NULL, arena, &got),
+	OK(cf_ta_write_reply(&b, CF_TA_M_CFSTATS, 9, &res));
+	FAILS(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 10, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "sequence id");
-	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 9, NULL, arena, &got),
+	FAILS(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 9, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "colfam_cfstats");
 
 	/* an IRE, a void success, a TApplicationException */
 	cf_buf_reset(&b);
-	test_check(cf_ta_write_reply(&b, CF_TA_M_FLUSH, 1, &(cf_ta_result) {.has_ire = true,
+	OK(cf_ta_write_reply(&b, CF_TA_M_FLUSH, 1, &(cf_ta_result) {.has_ire = true,
 							.ire.why = S("no such keyspace")}));
-	test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 1, NULL, arena, &got));
+	OK(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 1, NULL, arena, &got));
 	assert_true(got.has_ire);
 	assert_true(cf_slice_eq(got.ire.why, S("no such keyspace")));
 	cf_buf_reset(&b);
-	test_check(cf_ta_write_reply(&b, CF_TA_M_COMPACT, 2, &(cf_ta_result) {0}));
-	test_check(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_COMPACT, 2, NULL, arena, &got));
+	OK(cf_ta_write_reply(&b, CF_TA_M_COMPACT, 2, &(cf_ta_result) {0}));
+	OK(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_COMPACT, 2, NULL, arena, &got));
 	assert_false(got.has_ire);
 	/* a cfstats reply with neither field 0 nor the IRE is MISSING_RESULT */
 	cf_buf_reset(&b);
 	cf_t_write_message_header(&b, S("colfam_cfstats"), CF_T_REPLY, 3);
 	cf_tb_write_stop(&b);
-	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 3, NULL, arena, &got),
+	FAILS(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_CFSTATS, 3, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "MISSING_RESULT");
 	cf_buf_reset(&b);
 	cf_t_write_app_exception(&b, S("colfam_flush"), 4, CF_T_APP_UNKNOWN_METHOD,
 							 "Invalid method name: 'colfam_flush'");
-	test_expect(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 4, NULL, arena, &got),
+	FAILS(cf_ta_read_reply(cf_slice_of(b.data, b.len), CF_TA_M_FLUSH, 4, NULL, arena, &got),
 		   CF_ERR_PROTOCOL, "Invalid method name");
 	/* a required argument missing */
 	cf_buf_reset(&b);
@@ -201,7 +201,7 @@ codec_round_trips(void **state)
 	cf_tb_write_binary(&b, S("K"));
 	cf_tb_write_stop(&b);
 	cf_rd_init(&r, b.data, b.len);
-	test_expect(cf_ta_read_args(&r, CF_TA_M_COMPACT, NULL, arena, &back), CF_ERR_PROTOCOL,
+	FAILS(cf_ta_read_args(&r, CF_TA_M_COMPACT, NULL, arena, &back), CF_ERR_PROTOCOL,
 		   "required field colfam_compact_args.column_families missing");
 
 	cf_buf_free(&b);
@@ -215,7 +215,7 @@ conn(test_node *n, const char *user, const char *pw)
 {
 	cfc_conn   *c;
 
-	test_check(cfc_new(&(cfc_options) {.hosts = test_node_hosts(n),.username = user,
+	OK(cfc_new(&(cfc_options) {.hosts = test_node_hosts(n),.username = user,
 				  .password = pw}, &c));
 	return c;
 }
@@ -229,15 +229,15 @@ make_schema(cfc_conn *c, int rows)
 	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 2};
 	cf_t_column_parent parent = {.column_family = S("A")};
 
-	test_check(cfc_system_add_keyspace(c, &ks, NULL, NULL));
-	test_check(cfc_set_keyspace(c, "K"));
+	OK(cfc_system_add_keyspace(c, &ks, NULL, NULL));
+	OK(cfc_set_keyspace(c, "K"));
 	for (int i = 0; i < rows; i++)
 	{
 		char		key[16];
 		cf_t_column col = {S("c"), S("value"), 1, false, 0};
 
 		snprintf(key, sizeof(key), "k%d", i);
-		test_check(cfc_insert(c, cf_slice_str(key), &parent, &col, CF_T_CL_ONE));
+		OK(cfc_insert(c, cf_slice_str(key), &parent, &col, CF_T_CL_ONE));
 	}
 }
 
@@ -264,7 +264,7 @@ flush_compact_cfstats(void **state)
 
 	(void) state;
 	make_schema(c, 10);
-	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	OK(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(n_st, 2);
 	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 10);
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
@@ -275,14 +275,14 @@ flush_compact_cfstats(void **state)
 	assert_int_equal(stat_of(st, n_st, "B")->estimated_keys, 0);
 
 	/* a bad CF name anywhere in the list: nothing is done */
-	test_expect(cfc_colfam_flush(c, "K", bad, 2), CF_ERR_INVALID, "unconfigured columnfamily Nope");
-	test_expect(cfc_colfam_flush(c, "Nope", NULL, 0), CF_ERR_INVALID, "Keyspace Nope does not exist");
-	test_expect(cfc_colfam_cfstats(c, "", a, &st, &n_st), CF_ERR_INVALID, "does not exist");
-	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	FAILS(cfc_colfam_flush(c, "K", bad, 2), CF_ERR_INVALID, "unconfigured columnfamily Nope");
+	FAILS(cfc_colfam_flush(c, "Nope", NULL, 0), CF_ERR_INVALID, "Keyspace Nope does not exist");
+	FAILS(cfc_colfam_cfstats(c, "", a, &st, &n_st), CF_ERR_INVALID, "does not exist");
+	OK(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 0);
 
-	test_check(cfc_colfam_flush(c, "K", only_a, 1));
-	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	OK(cfc_colfam_flush(c, "K", only_a, 1));
+	OK(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
 	assert_int_equal(stat_of(st, n_st, "A")->memtable_operations, 0);
 	assert_int_equal(stat_of(st, n_st, "A")->flushes, 1);
@@ -296,26 +296,26 @@ flush_compact_cfstats(void **state)
 		cf_t_column_parent parent = {.column_family = S("A")};
 		cf_t_column col = {S("d"), S("v2"), 2, false, 0};
 
-		test_check(cfc_insert(c, S("k1"), &parent, &col, CF_T_CL_ONE));
+		OK(cfc_insert(c, S("k1"), &parent, &col, CF_T_CL_ONE));
 	}
-	test_check(cfc_colfam_flush(c, "K", NULL, 0));
-	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	OK(cfc_colfam_flush(c, "K", NULL, 0));
+	OK(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 2);
 	/* k1 is in both SSTables: counted in each until they are merged */
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 11);
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 11);
-	test_check(cfc_colfam_compact(c, "K", NULL, 0, true));
-	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	OK(cfc_colfam_compact(c, "K", NULL, 0, true));
+	OK(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	assert_int_equal(stat_of(st, n_st, "A")->sstables, 1);
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_keys, 10);
 	assert_int_equal(stat_of(st, n_st, "A")->estimated_columns, 11);
-	test_expect(cfc_colfam_compact(c, "K", bad, 2, false), CF_ERR_INVALID, "Nope");
+	FAILS(cfc_colfam_compact(c, "K", bad, 2, false), CF_ERR_INVALID, "Nope");
 
 	/* the connection still serves 0.7 calls after the admin ones */
 	{
 		cf_slice	v;
 
-		test_check(cfc_describe_version(c, a, &v));
+		OK(cfc_describe_version(c, a, &v));
 		assert_true(cf_slice_eq(v, S(CF_THRIFT_API_VERSION)));
 	}
 	cfc_free(c);
@@ -331,6 +331,7 @@ snapshots_through_a_node(void **state)
 	cf_arena   *a = cf_arena_new(1024);
 	const char *k[] = {"K"};
 	const char *nope[] = {"K", "Nope"};
+	const char *sys[] = {"system"};
 	cf_ta_snapshot *v;
 	size_t		nv;
 	cf_t_column_parent parent = {.column_family = S("A")};
@@ -340,7 +341,7 @@ snapshots_through_a_node(void **state)
 	(void) state;
 	make_schema(c, 10);
 	/* the memtable is flushed into it: A has an SSTable and a MANIFEST, B a MANIFEST */
-	test_check(cfc_colfam_snapshot(c, NULL, 0, "first", a, &v, &nv));
+	OK(cfc_colfam_snapshot(c, NULL, 0, "first", a, &v, &nv));
 	assert_int_equal(nv, 2);
 	assert_true(cf_slice_eq(v[0].keyspace, S("K")) && cf_slice_eq(v[0].column_family, S("A")));
 	assert_true(cf_slice_eq(v[0].name, S("first")));
@@ -348,30 +349,37 @@ snapshots_through_a_node(void **state)
 	assert_non_null(memmem(v[0].directory.p, v[0].directory.len, "/K/A/snapshots/first", 20));
 
 	/* errors, each leaving nothing behind */
-	test_expect(cfc_colfam_snapshot(c, k, 1, "first", a, &v, &nv), CF_ERR_INVALID,
+	FAILS(cfc_colfam_snapshot(c, k, 1, "first", a, &v, &nv), CF_ERR_INVALID,
 		   "keyspace K has a snapshot \"first\" already");
-	test_expect(cfc_colfam_snapshot(c, nope, 2, "second", a, &v, &nv), CF_ERR_INVALID,
+	FAILS(cfc_colfam_snapshot(c, nope, 2, "second", a, &v, &nv), CF_ERR_INVALID,
 		   "Keyspace Nope does not exist");
-	test_expect(cfc_colfam_snapshot(c, k, 1, "a/b", a, &v, &nv), CF_ERR_INVALID,
+	FAILS(cfc_colfam_snapshot(c, k, 1, "a/b", a, &v, &nv), CF_ERR_INVALID,
 		   "use letters, digits, '_' and '-' only");
-	test_expect(cfc_colfam_snapshot(c, k, 1, NULL, a, &v, &nv), CF_ERR_INVALID, "no snapshot name");
-	test_expect(cfc_colfam_clearsnapshot(c, k, 1, "second", a, &v, &nv), CF_ERR_INVALID,
+	FAILS(cfc_colfam_snapshot(c, k, 1, NULL, a, &v, &nv), CF_ERR_INVALID, "no snapshot name");
+	FAILS(cfc_colfam_clearsnapshot(c, k, 1, "second", a, &v, &nv), CF_ERR_INVALID,
 		   "no snapshot \"second\" in keyspace K");
-	test_check(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv));
+	OK(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv));
 	assert_int_equal(nv, 2);
 
 	/* clearing leaves the live SSTables: the rows, and a later one, still read */
-	test_check(cfc_insert(c, S("k99"), &parent, &col, CF_T_CL_ONE));
-	test_check(cfc_colfam_clearsnapshot(c, k, 1, NULL, a, &v, &nv));
+	OK(cfc_insert(c, S("k99"), &parent, &col, CF_T_CL_ONE));
+	OK(cfc_colfam_clearsnapshot(c, k, 1, NULL, a, &v, &nv));
 	assert_int_equal(nv, 2);
-	test_check(cfc_colfam_listsnapshots(c, k, 1, a, &v, &nv));
+	OK(cfc_colfam_listsnapshots(c, k, 1, a, &v, &nv));
 	assert_int_equal(nv, 0);
-	test_check(cfc_get_count(c, S("k3"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
+	OK(cfc_get_count(c, S("k3"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
 						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
 	assert_int_equal(count, 1);
-	test_check(cfc_get_count(c, S("k99"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
+	OK(cfc_get_count(c, S("k99"), &parent, &(cf_t_slice_predicate) {.has_slice_range = true,
 						.slice_range = {.count = 100}}, CF_T_CL_ONE, &count));
 	assert_int_equal(count, 1);
+
+	/* what a snapshot says it took is what it took: not system's of the same name */
+	OK(cfc_colfam_snapshot(c, sys, 1, "both", a, &v, &nv));
+	assert_true(nv >= 1 && cf_slice_eq(v[0].keyspace, S("system")));
+	OK(cfc_colfam_snapshot(c, NULL, 0, "both", a, &v, &nv));
+	assert_int_equal(nv, 2);
+	assert_true(cf_slice_eq(v[0].keyspace, S("K")) && cf_slice_eq(v[1].keyspace, S("K")));
 	cfc_free(c);
 	cf_arena_free(a);
 	test_node_stop(n);
@@ -391,36 +399,36 @@ admin_needs_modify_keyspaces(void **state)
 	(void) state;
 	test_auth_files(dir, (const char *const[]) {"alice:secret", "carol:pw2", NULL},
 					"<modify-keyspaces>=alice\nK.<rw>=alice,carol\n");
-	test_check(cf_auth_open(test_path(dir, "passwd"), test_path(dir, "access"), &auth));
+	OK(cf_auth_open(test_path(dir, "passwd"), test_path(dir, "access"), &auth));
 	n = test_node_start(auth);
 
 	c = conn(n, "alice", "secret");
 	make_schema(c, 1);
-	test_check(cfc_colfam_flush(c, "K", NULL, 0));
-	test_check(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
+	OK(cfc_colfam_flush(c, "K", NULL, 0));
+	OK(cfc_colfam_cfstats(c, "K", a, &st, &n_st));
 	cfc_free(c);
 
 	/* carol may write K, but not administer the node */
 	c = conn(n, "carol", "pw2");
-	test_expect(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_INVALID, "<modify-keyspaces>");
-	test_expect(cfc_colfam_compact(c, "K", NULL, 0, false), CF_ERR_INVALID, "<modify-keyspaces>");
-	test_expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "<modify-keyspaces>");
+	FAILS(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_INVALID, "<modify-keyspaces>");
+	FAILS(cfc_colfam_compact(c, "K", NULL, 0, false), CF_ERR_INVALID, "<modify-keyspaces>");
+	FAILS(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "<modify-keyspaces>");
 	{
 		cf_ta_snapshot *v;
 		size_t		nv;
 
-		test_expect(cfc_colfam_snapshot(c, NULL, 0, "s", a, &v, &nv), CF_ERR_INVALID,
+		FAILS(cfc_colfam_snapshot(c, NULL, 0, "s", a, &v, &nv), CF_ERR_INVALID,
 			   "<modify-keyspaces>");
-		test_expect(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv), CF_ERR_INVALID,
+		FAILS(cfc_colfam_listsnapshots(c, NULL, 0, a, &v, &nv), CF_ERR_INVALID,
 			   "<modify-keyspaces>");
-		test_expect(cfc_colfam_clearsnapshot(c, NULL, 0, NULL, a, &v, &nv), CF_ERR_INVALID,
+		FAILS(cfc_colfam_clearsnapshot(c, NULL, 0, NULL, a, &v, &nv), CF_ERR_INVALID,
 			   "<modify-keyspaces>");
 	}
 	cfc_free(c);
 
 	/* nobody logged in */
 	c = conn(n, NULL, NULL);
-	test_expect(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "not logged in");
+	FAILS(cfc_colfam_cfstats(c, "K", a, &st, &n_st), CF_ERR_INVALID, "not logged in");
 	cfc_free(c);
 
 	test_node_stop(n);

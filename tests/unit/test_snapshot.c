@@ -7,8 +7,8 @@
  * snapshot holding the data as of when it was taken, reopened as a db of its own.
  */
 #include "support/cmocka_prelude.h"
+#include "support/envtest.h"
 #include "support/slices.h"
-#include "support/statusexpect.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -81,6 +81,30 @@ open_plain(db_fixture *f)
 	return db_fixture_open(f, &o);
 }
 
+/* Takes snapshot name of the keyspaces; fails the test on an error. */
+static void
+take(cf_db *db, const char *const *kss, size_t n, const char *name)
+{
+	cf_snapshot_list l = {0};
+
+	OK(cf_db_snapshot(db, kss, n, name, &l));
+	cf_snapshot_list_free(&l);
+}
+
+/* How many CF snapshots cf_db_list_snapshots finds (clear: cf_db_clear_snapshots removes). */
+static size_t
+count_snapshots(cf_db *db, const char *const *kss, size_t n, const char *name, bool clear)
+{
+	cf_snapshot_list l = {0};
+	size_t		count;
+
+	OK(clear ? cf_db_clear_snapshots(db, kss, n, name, &l) :
+	   cf_db_list_snapshots(db, kss, n, name, &l));
+	count = l.n;
+	cf_snapshot_list_free(&l);
+	return count;
+}
+
 static void
 take_list_clear(void **state)
 {
@@ -95,10 +119,13 @@ take_list_clear(void **state)
 	add_keyspace(db, "K2");
 	write_rows(db, "K1", "A", 0, 50);
 	write_rows(db, "K1", "B", 0, 5);
-	test_check(cf_db_snapshot(db, k1, 1, "one"));
+	OK(cf_db_snapshot(db, k1, 1, "one", &l));
+	assert_int_equal(l.n, 2);	/* what it took: K1's A and B */
+	assert_string_equal(l.v[1].cf, "B");
+	cf_snapshot_list_free(&l);
 
 	/* one per CF of K1, none of K2; the memtables were flushed into it */
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_string_equal(l.v[0].cf, "A");
@@ -118,26 +145,24 @@ take_list_clear(void **state)
 	write_rows(db, "K1", "A", 50, 10);
 	assert_null(cf_db_flush(db, "K1", "A"));
 	assert_null(cf_db_compact(db, "K1", "A", true));
-	test_check(cf_db_list_snapshots(db, k1, 1, "one", &l));
+	OK(cf_db_list_snapshots(db, k1, 1, "one", &l));
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.v[0].unshared_bytes, l.v[0].bytes);
 	cf_snapshot_list_free(&l);
 
 	/* the same name again: refused, and nothing new under K1 */
-	test_expect(cf_db_snapshot(db, NULL, 0, "one"), CF_ERR_INVALID,
+	FAILS(cf_db_snapshot(db, NULL, 0, "one", &l), CF_ERR_INVALID,
 		   "keyspace K1 has a snapshot \"one\" already");
 	snprintf(path, sizeof(path), "%s/K2/A/snapshots/one", f->data);
 	assert_int_not_equal(access(path, F_OK), 0);
 
 	/* clear by name: removed, said, and the live rows still read */
-	test_check(cf_db_clear_snapshots(db, k1, 1, "one", &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
+	assert_int_equal(count_snapshots(db, k1, 1, "one", true), 2);
 	snprintf(path, sizeof(path), "%s/K1/A/snapshots", f->data);
 	assert_int_not_equal(access(path, F_OK), 0);	/* gone with its last snapshot */
 	assert_int_equal(live_rows(db, "K1", "A"), 60);
 	assert_int_equal(live_rows(db, "K1", "B"), 5);
-	test_expect(cf_db_clear_snapshots(db, k1, 1, "one", &l), CF_ERR_NOT_FOUND,
+	FAILS(cf_db_clear_snapshots(db, k1, 1, "one", &l), CF_ERR_NOT_FOUND,
 		   "no snapshot \"one\" in keyspace K1");
 	cf_snapshot_list_free(&l);
 
@@ -160,8 +185,8 @@ every_keyspace_but_system(void **state)
 
 	add_keyspace(db, "K1");
 	add_keyspace(db, "K2");
-	test_check(cf_db_snapshot(db, NULL, 0, "all"));
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	take(db, NULL, 0, "all");
+	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 4);
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_string_equal(l.v[3].keyspace, "K2");
@@ -171,29 +196,31 @@ every_keyspace_but_system(void **state)
 	{
 		const char *twice[] = {"K2", "K2"};
 
-		test_check(cf_db_snapshot(db, twice, 2, "dup"));
-		test_check(cf_db_list_snapshots(db, twice, 2, "dup", &l));
-		assert_int_equal(l.n, 2);
-		cf_snapshot_list_free(&l);
-		test_check(cf_db_clear_snapshots(db, twice, 2, "dup", &l));
-		assert_int_equal(l.n, 2);
-		cf_snapshot_list_free(&l);
+		take(db, twice, 2, "dup");
+		assert_int_equal(count_snapshots(db, twice, 2, "dup", false), 2);
+		assert_int_equal(count_snapshots(db, twice, 2, "dup", true), 2);
 	}
 
 	/* system when named, and listed and cleared with the rest */
-	test_check(cf_db_snapshot(db, sys, 1, "all"));
-	test_check(cf_db_list_snapshots(db, sys, 1, NULL, &l));
+	take(db, sys, 1, "all");
+	OK(cf_db_list_snapshots(db, sys, 1, NULL, &l));
 	assert_true(l.n >= 1);
 	assert_string_equal(l.v[0].keyspace, "system");
 	cf_snapshot_list_free(&l);
-	test_check(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
-	assert_true(l.n >= 5);
+	/* what a snapshot of all but system says it took leaves system's of that name out */
+	OK(cf_db_snapshot(db, sys, 1, "both", &l));
+	assert_true(l.n >= 1);
+	assert_string_equal(l.v[0].keyspace, "system");
 	cf_snapshot_list_free(&l);
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	OK(cf_db_snapshot(db, NULL, 0, "both", &l));
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.v[0].keyspace, "K1");
+	assert_string_equal(l.v[3].keyspace, "K2");
+	cf_snapshot_list_free(&l);
+	assert_true(count_snapshots(db, NULL, 0, NULL, true) >= 5);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	/* clearing everything when there is nothing is no error */
-	test_check(cf_db_clear_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, true), 0);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 }
@@ -212,19 +239,19 @@ refusals(void **state)
 	add_keyspace(db, "K1");
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	test_expect(cf_db_snapshot(db, k1, 1, ""), CF_ERR_INVALID, "1 to 200 characters");
-	test_expect(cf_db_snapshot(db, k1, 1, longname), CF_ERR_INVALID, "(got 201)");
-	test_expect(cf_db_snapshot(db, k1, 1, ".."), CF_ERR_INVALID, "letters, digits, '_' and '-'");
-	test_expect(cf_db_snapshot(db, k1, 1, "a/b"), CF_ERR_INVALID, "letters, digits");
-	test_expect(cf_db_snapshot(db, nope, 2, "x"), CF_ERR_NOT_FOUND, "Keyspace Nope does not exist");
-	test_expect(cf_db_list_snapshots(db, bad, 1, NULL, &l), CF_ERR_NOT_FOUND,
+	FAILS(cf_db_snapshot(db, k1, 1, "", &l), CF_ERR_INVALID, "1 to 200 characters");
+	FAILS(cf_db_snapshot(db, k1, 1, longname, &l), CF_ERR_INVALID, "(got 201)");
+	FAILS(cf_db_snapshot(db, k1, 1, "..", &l), CF_ERR_INVALID, "letters, digits, '_' and '-'");
+	FAILS(cf_db_snapshot(db, k1, 1, "a/b", &l), CF_ERR_INVALID, "letters, digits");
+	FAILS(cf_db_snapshot(db, nope, 2, "x", &l), CF_ERR_NOT_FOUND, "Keyspace Nope does not exist");
+	FAILS(cf_db_list_snapshots(db, bad, 1, NULL, &l), CF_ERR_NOT_FOUND,
 		   "Keyspace ../K1 does not exist");
-	test_expect(cf_db_clear_snapshots(db, k1, 1, "a.b", &l), CF_ERR_INVALID, "letters");
-	test_expect(cf_db_clear_snapshots(db, NULL, 0, "x", &l), CF_ERR_NOT_FOUND,
+	FAILS(cf_db_clear_snapshots(db, k1, 1, "a.b", &l), CF_ERR_INVALID, "letters");
+	FAILS(cf_db_clear_snapshots(db, NULL, 0, "x", &l), CF_ERR_NOT_FOUND,
 		   "no snapshot \"x\" in any keyspace");
+	assert_int_equal(l.n, 0);	/* no call's out holds anything */
 	/* none of it left anything */
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 }
@@ -248,16 +275,25 @@ failure_leaves_nothing(void **state)
 	assert_null(cf_db_flush(db, "K1", NULL));
 	/* A's SSTable and MANIFEST link, B's SSTable does not */
 	cf_env_fault_fail(env, CF_FAULT_LINK, 2, EIO, 1);
-	test_expect(cf_db_snapshot(db, k1, 1, "half"), CF_ERR_IO, "snapshot \"half\" of B");
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 0);
+	FAILS(cf_db_snapshot(db, k1, 1, "half", &l), CF_ERR_IO, "snapshot \"half\" of B");
+	assert_int_equal(l.n, 0);	/* out left empty */
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	assert_int_not_equal(access(test_path(f->data, "K1/A/snapshots"), F_OK), 0);
 	/* the name is free again, and the data whole */
-	test_check(cf_db_snapshot(db, k1, 1, "half"));
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	take(db, k1, 1, "half");
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 2);
+	assert_int_equal(live_rows(db, "K1", "B"), 10);
+
+	/* a removal failing in B's: A's is gone and counted, B's stays, out has both */
+	cf_env_fault_fail(env, CF_FAULT_REMOVE, 2, EIO, 1);
+	FAILS(cf_db_clear_snapshots(db, k1, 1, "half", &l), CF_ERR_IO,
+		  "after clearing 1 snapshot directory");
 	assert_int_equal(l.n, 2);
 	cf_snapshot_list_free(&l);
-	assert_int_equal(live_rows(db, "K1", "B"), 10);
+	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].cf, "B");
+	cf_snapshot_list_free(&l);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 	cf_env_fault_free(env);
@@ -277,7 +313,7 @@ automatic_ones_are_listed(void **state)
 	write_rows(db, "K2", "B", 0, 10);
 	assert_null(cf_db_truncate(db, "K1", "A"));
 	assert_null(cf_db_drop_keyspace(db, "K2"));
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
+	OK(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.v[0].keyspace, "K1");
 	assert_int_equal(strncmp(l.v[0].name, "truncated-", 10), 0);
@@ -290,15 +326,9 @@ automatic_ones_are_listed(void **state)
 	cf_snapshot_list_free(&l);
 
 	/* a dropped keyspace can still be named to list and clear its snapshots */
-	test_check(cf_db_list_snapshots(db, gone, 1, NULL, &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
-	test_check(cf_db_clear_snapshots(db, gone, 1, NULL, &l));
-	assert_int_equal(l.n, 2);
-	cf_snapshot_list_free(&l);
-	test_check(cf_db_list_snapshots(db, NULL, 0, NULL, &l));
-	assert_int_equal(l.n, 1);
-	cf_snapshot_list_free(&l);
+	assert_int_equal(count_snapshots(db, gone, 1, NULL, false), 2);
+	assert_int_equal(count_snapshots(db, gone, 1, NULL, true), 2);
+	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 1);
 	assert_null(cf_db_close(db));
 	f->db = NULL;
 }
@@ -320,7 +350,7 @@ snapshot_restores(void **state)
 
 	add_keyspace(db, "K1");
 	write_rows(db, "K1", "A", 0, 30);
-	test_check(cf_db_snapshot(db, k1, 1, "before"));
+	take(db, k1, 1, "before");
 	write_rows(db, "K1", "A", 30, 20);
 	assert_null(cf_db_close(db));
 	f->db = NULL;

@@ -182,16 +182,21 @@ dsp_is_system_ks(const char *name)
 	return strcmp(name, CF_SCHEMA_SYSTEM_KEYSPACE) == 0;
 }
 
+/* NULL if keyspace ks exists (in the schema, or system), else InvalidRequest's error. */
+static cf_status *
+dsp_keyspace_exists(dsp_call *c, const char *ks)
+{
+	if (cf_schema_keyspace(dsp_schema(c), ks) == NULL && !dsp_is_system_ks(ks))
+		return cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist", ks);
+	return NULL;
+}
+
 static cf_status *
 dsp_require_keyspace(dsp_call *c)
 {
 	if (!c->sess->has_keyspace)
 		return cf_status_make(CF_ERR_INVALID, "You have not set a keyspace for this session");
-	if (cf_schema_keyspace(dsp_schema(c), c->sess->keyspace) == NULL &&
-		!dsp_is_system_ks(c->sess->keyspace))
-		return cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist",
-							  c->sess->keyspace);
-	return NULL;
+	return dsp_keyspace_exists(c, c->sess->keyspace);
 }
 
 /* The session keyspace's CF named cf, checked for perm. */
@@ -323,10 +328,10 @@ dsp_set_keyspace(dsp_call *c)
 	const char *ks;
 	cf_status  *s = dsp_cstr(c, c->args.keyspace, "keyspace", &ks);
 
+	if (s == NULL)
+		s = dsp_keyspace_exists(c, ks);
 	if (s)
 		return s;
-	if (cf_schema_keyspace(dsp_schema(c), ks) == NULL && !dsp_is_system_ks(ks))
-		return cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist", ks);
 	s = cf_auth_authorize_keyspace_use(c->d->auth, c->sess->user, ks);
 	if (s)
 		return s;
@@ -1230,9 +1235,8 @@ dsp_system_cf(dsp_call *c)
 	}
 	memset(&d, 0, sizeof(d));
 	s = dsp_cf_def(c, &c->args.cf_def, &d);
-	if (s == NULL && cf_schema_keyspace(dsp_schema(c), d.keyspace) == NULL &&
-		!dsp_is_system_ks(d.keyspace))
-		s = cf_status_make(CF_ERR_INVALID, "Keyspace %s does not exist", d.keyspace);
+	if (s == NULL)
+		s = dsp_keyspace_exists(c, d.keyspace);
 	if (s == NULL)
 		s = cf_auth_authorize(c->d->auth, c->sess->user, d.keyspace, NULL, CF_AUTH_WRITE);
 	if (s == NULL && c->m == CF_T_M_SYSTEM_ADD_COLUMN_FAMILY)

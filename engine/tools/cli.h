@@ -125,6 +125,16 @@ typedef enum cft_stmt_kind
 	CFT_ASSUME
 } cft_stmt_kind;
 
+/* What an assume statement sets the type of (in the order the parser knows them). */
+typedef enum cft_assumed
+{
+	CFT_ASSUME_COMPARATOR,
+	CFT_ASSUME_SUB_COMPARATOR,
+	CFT_ASSUME_VALIDATOR,
+	CFT_ASSUME_KEYS,
+	CFT_ASSUME_COUNT_
+} cft_assumed;
+
 typedef struct cft_stmt
 {
 	cft_stmt_kind kind;
@@ -145,8 +155,7 @@ typedef struct cft_stmt
 	bool		has_ttl;
 	int32_t		ttl;
 	const char *as_type;		/* get ... as TYPE (NULL: none); assume's TYPE */
-	const char *assumed;		/* assume: "comparator", "sub_comparator",
-								 * "validator" or "keys" */
+	cft_assumed assumed;		/* assume */
 
 	cft_expr   *exprs;			/* get ... where */
 	size_t		n_exprs;

@@ -32,22 +32,23 @@ struct cft_shell
 	cf_arena   *arena;			/* per statement */
 	cf_arena   *ks_arena;		/* the cached keyspace definition */
 	cf_t_ks_def *ks_def;		/* NULL: not fetched */
-	struct assumption *assumptions; /* assume statements, newest first */
+	struct assumption *assumptions; /* one per column family assumed of */
 	char		prompt[300];
 };
 
 /*
- * What an assume statement said of keyspace.cf: its names, sub-column names, values
- * (without column_metadata of their own) or keys are shown and read as type. Kept for
- * the session, whatever the schema becomes.
+ * What assume statements said of keyspace.cf: its names, sub-column names, values
+ * (without column_metadata of their own) or keys are shown and read as type[what]
+ * where set[what] (the latest statement of each kind). Kept for the session, whatever
+ * the schema becomes.
  */
 typedef struct assumption
 {
 	struct assumption *next;
 	char	   *keyspace;
 	char	   *cf;
-	const char *what;			/* cft_stmt.assumed */
-	cft_type	type;
+	bool		set[CFT_ASSUME_COUNT_];	/* indexed by cft_assumed */
+	cft_type	type[CFT_ASSUME_COUNT_];
 } assumption;
 
 /* What printing and converting need to know of a column family. */
@@ -228,33 +229,33 @@ cf_info_of(const cf_t_cf_def *d, cf_info *ci)
 	ci->key = CFT_BYTES;
 }
 
-/* Applies the session's assumptions about cf (of the current keyspace), oldest first. */
+/* The session's assumptions about cf of the current keyspace (NULL: none). */
+static assumption *
+find_assumption(const cft_shell *sh, const char *cf)
+{
+	for (assumption *a = sh->assumptions; a; a = a->next)
+		if (strcmp(a->keyspace, sh->keyspace) == 0 && strcmp(a->cf, cf) == 0)
+			return a;
+	return NULL;
+}
+
+/* Applies the session's assumptions about cf (of the current keyspace) to ci. */
 static void
 apply_assumptions(const cft_shell *sh, const char *cf, cf_info *ci)
 {
-	const assumption *found[4] = {NULL, NULL, NULL, NULL};
+	const assumption *a = find_assumption(sh, cf);
 
-	/* the newest assumption of each kind wins */
-	for (const assumption *a = sh->assumptions; a; a = a->next)
-	{
-		int			k = a->what[0] == 'c' ? 0 : a->what[0] == 's' ? 1 :
-			a->what[0] == 'v' ? 2 : 3;
-
-		if (found[k] == NULL && strcmp(a->keyspace, sh->keyspace) == 0 &&
-			strcmp(a->cf, cf) == 0)
-			found[k] = a;
-	}
-	if (found[0])
-		ci->cmp = found[0]->type;
-	if (found[1])
-		ci->sub = found[1]->type;
-	if (found[2])
-		ci->dflt = found[2]->type;
-	if (found[3])
-	{
-		ci->key_assumed = true;
-		ci->key = found[3]->type;
-	}
+	if (a == NULL)
+		return;
+	if (a->set[CFT_ASSUME_COMPARATOR])
+		ci->cmp = a->type[CFT_ASSUME_COMPARATOR];
+	if (a->set[CFT_ASSUME_SUB_COMPARATOR])
+		ci->sub = a->type[CFT_ASSUME_SUB_COMPARATOR];
+	if (a->set[CFT_ASSUME_VALIDATOR])
+		ci->dflt = a->type[CFT_ASSUME_VALIDATOR];
+	ci->key_assumed = a->set[CFT_ASSUME_KEYS];
+	if (ci->key_assumed)
+		ci->key = a->type[CFT_ASSUME_KEYS];
 }
 
 static cf_status *
@@ -1051,21 +1052,24 @@ exec_assume(cft_shell *sh, const cft_stmt *s)
 		return st;
 	if ((st = cft_type_parse(cf_slice_str(s->as_type), "type", &t)) != NULL)
 		return st;
-	if (strcmp(s->assumed, "sub_comparator") == 0 && !ci.super)
+	if (s->assumed == CFT_ASSUME_SUB_COMPARATOR && !ci.super)
 		return cf_status_make(CF_ERR_INVALID, "%s is a standard column family: it has no "
 							  "sub_comparator", s->name);
-	if ((a = calloc(1, sizeof(*a))) == NULL ||
-		(a->keyspace = strdup(sh->keyspace)) == NULL || (a->cf = strdup(s->name)) == NULL)
+	if ((a = find_assumption(sh, s->name)) == NULL)
 	{
-		if (a)
-			free(a->keyspace);
-		free(a);
-		return nomem();
+		if ((a = calloc(1, sizeof(*a))) == NULL ||
+			(a->keyspace = strdup(sh->keyspace)) == NULL || (a->cf = strdup(s->name)) == NULL)
+		{
+			if (a)
+				free(a->keyspace);
+			free(a);
+			return nomem();
+		}
+		a->next = sh->assumptions;
+		sh->assumptions = a;
 	}
-	a->what = s->assumed;
-	a->type = t;
-	a->next = sh->assumptions;
-	sh->assumptions = a;
+	a->set[s->assumed] = true;
+	a->type[s->assumed] = t;
 	fprintf(sh->opt.out, "Assumption for column family '%s' added successfully.\n", s->name);
 	return NULL;
 }

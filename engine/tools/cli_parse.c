@@ -632,19 +632,25 @@ static const char statement_hint[] =
 static cf_status *
 parse_assume(parser *p, cft_stmt *s)
 {
-	static const char *const what[] = {"comparator", "sub_comparator", "validator", "keys"};
+	static const char *const what[CFT_ASSUME_COUNT_] = {
+		[CFT_ASSUME_COMPARATOR] = "comparator",
+		[CFT_ASSUME_SUB_COMPARATOR] = "sub_comparator",
+		[CFT_ASSUME_VALIDATOR] = "validator",
+		[CFT_ASSUME_KEYS] = "keys",
+	};
 	const cft_tok *t;
 	cf_status  *st;
+	size_t		i = 0;
 
 	if ((st = parse_name(p, "a column family name after assume", &s->name)) != NULL)
 		return st;
 	t = peek(p);
-	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++)
-		if (is_kw(t, what[i]))
-			s->assumed = what[i];
-	if (s->assumed == NULL)
+	while (i < CFT_ASSUME_COUNT_ && !is_kw(t, what[i]))
+		i++;
+	if (i == CFT_ASSUME_COUNT_)
 		return expected_at(t, "comparator, sub_comparator, validator or keys after the "
 						   "column family");
+	s->assumed = (cft_assumed) i;
 	next(p);
 	if ((st = expect_kw(p, "as", "'as' and a type")) != NULL)
 		return st;

@@ -102,15 +102,14 @@ quote_text(const char *text, char *out, size_t cap)
 
 	while (i < n && i < 60 && o + 8 < cap)
 	{
-		size_t		ok = cf_utf8_invalid_at(p + i, n - i);
+		/* a character is at most 4 bytes: > 0 when the one at i is whole and valid */
+		size_t		ok = cf_utf8_invalid_at(p + i, n - i < 4 ? n - i : 4);
 
-		if (p[i] >= 0x20 && p[i] != 0x7f && (p[i] < 0x80 || ok > 0))
+		if (p[i] >= 0x20 && p[i] != 0x7f && ok > 0)
 		{
-			/* one whole character: a lead byte and its continuation bytes */
-			size_t		len = 1;
+			/* that character, as long as its lead byte says (stray bytes after: \xNN) */
+			size_t		len = p[i] < 0x80 ? 1 : p[i] < 0xe0 ? 2 : p[i] < 0xf0 ? 3 : 4;
 
-			while (i + len < n && (p[i + len] & 0xc0) == 0x80)
-				len++;
 			if (o + len + 8 >= cap)
 				break;
 			memcpy(out + o, p + i, len);

@@ -240,7 +240,7 @@ typedef struct importer
 	size_t		n_cols;
 	size_t		batch_columns;	/* columns (and deletions) in the batch */
 	uint64_t	batch_rows;		/* rows begun in this batch */
-	uint64_t	row_columns;	/* columns of the current row read so far */
+	uint64_t	row_columns;	/* columns of the current row in this batch */
 	uint64_t	batch_bytes;
 
 	/* the row, super column and column being read */
@@ -622,7 +622,7 @@ on_start_array(void *ctx)
 				}
 				if (row_waits)
 					im->batch_rows++;
-			im->row_columns = 0;
+				im->row_columns = 0;
 			}
 			im->col_parent = im->state;
 			im->state = S_COL;
@@ -839,6 +839,8 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 				used = n;
 			if (im.err != NULL)
 				why = cf_status_msg(im.err);
+			else if (at_end && im.state == S_TOP)
+				why = "the file is empty: an export is one JSON object, {\"KEY\": ...}";
 			else if (at_end)
 				why = "the file ends in the middle of the JSON (truncated?)";
 			else

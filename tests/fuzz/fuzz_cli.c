@@ -6,8 +6,8 @@
  * Checked for every input:
  *  - cft_parse either parses or fails with CF_ERR_INVALID "line L, column C: ..." whose
  *    L is a line of the input (cft_shell_run reads L back to name the line);
- *  - every parsed statement has a kind with a name, a line of the input, and source
- *    text that is a part of the input;
+ *  - every parsed statement has a kind with a name (not cft_stmt_name's "?"), a line
+ *    of the input, and source text that is a non-empty part of the input, ending in ';';
  *  - parsing the same bytes again gives the same outcome (no hidden state);
  *  - cft_input_complete answers (the interactive shell calls it on every line).
  *
@@ -73,12 +73,15 @@ parse_once(const char *src, size_t len, int lines, char *out, size_t n)
 	{
 		const cft_stmt *st = &stmts[i];
 
-		if (cft_stmt_name(st->kind) == NULL)
+		const char *name = cft_stmt_name(st->kind);
+		size_t		tl = st->text ? strlen(st->text) : 0;
+
+		if (strcmp(name, "?") == 0)
 			die("a statement kind without a name", NULL);
 		if (st->line < 1 || st->line > lines)
-			die("a statement outside the input", cft_stmt_name(st->kind));
-		if (st->text == NULL || strlen(st->text) > len)
-			die("a statement's text longer than the input", cft_stmt_name(st->kind));
+			die("a statement outside the input", name);
+		if (tl == 0 || st->text[tl - 1] != ';' || memmem(src, len, st->text, tl) == NULL)
+			die("a statement's text that is not a part of the input up to its ';'", name);
 	}
 	snprintf(out, n, "ok %zu", n_stmts);
 	cf_arena_free(a);

@@ -33,6 +33,7 @@
 
 #include "storage/block.h"
 #include "storage/sstable.h"
+#include "util/buf.h"
 #include "util/crc32c.h"
 #include "util/env.h"
 
@@ -173,6 +174,13 @@ write_template(int t)
 	ok(cf_sstable_writer_finish(w, NULL), "writer_finish");
 }
 
+/* The masked CRC a raw block's trailer tr holds for its stored bytes p[0..len). */
+static uint32_t
+block_crc(const uint8_t *p, size_t len, const uint8_t *tr)
+{
+	return cf_crc32c_mask(cf_crc32c_extend(cf_crc32c(p, len), tr, 1));
+}
+
 /* Reads path into T->file and finds its blocks: stored bytes, then a raw trailer. */
 static void
 load_template(tmpl *T)
@@ -197,13 +205,10 @@ load_template(tmpl *T)
 		{
 			const uint8_t *tr = T->file + e - CF_BLOCK_TRAILER_SIZE;
 			size_t		len = e - CF_BLOCK_TRAILER_SIZE - at;
-			uint32_t	raw = (uint32_t) tr[1] << 24 | (uint32_t) tr[2] << 16 |
-				(uint32_t) tr[3] << 8 | tr[4];
-			uint32_t	crc = (uint32_t) tr[5] << 24 | (uint32_t) tr[6] << 16 |
-				(uint32_t) tr[7] << 8 | tr[8];
 
-			if (tr[0] == CF_BLOCK_RAW && raw == len &&
-				cf_crc32c_mask(cf_crc32c_extend(cf_crc32c(T->file + at, len), tr, 1)) == crc)
+			/* the CRC only where type and length already fit: O(file) in all */
+			if (tr[0] == CF_BLOCK_RAW && cf_load_be32(tr + 1) == len &&
+				block_crc(T->file + at, len, tr) == cf_load_be32(tr + 5))
 			{
 				end = e;
 				break;
@@ -423,7 +428,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const blk  *k = &T->blocks[b];
 		uint8_t    *tr = work + k->off + k->len;
 		size_t		n = at < size ? size - at : 0;
-		uint32_t	crc;
 
 		if (n > k->len)
 			n = k->len;
@@ -433,11 +437,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(work + k->off, data + at, n);
 		}
 		at += k->len;
-		crc = cf_crc32c_mask(cf_crc32c_extend(cf_crc32c(work + k->off, k->len), tr, 1));
-		tr[5] = (uint8_t) (crc >> 24);
-		tr[6] = (uint8_t) (crc >> 16);
-		tr[7] = (uint8_t) (crc >> 8);
-		tr[8] = (uint8_t) crc;
+		cf_store_be32(tr + 5, block_crc(work + k->off, k->len, tr));
 	}
 	store(T->size);
 	cells = read_all(T, &failures);

@@ -4,7 +4,7 @@
 . "$COLFAM_ROOT/tests/shell/tap.sh"
 . "$COLFAM_ROOT/tests/lib/harness.sh"
 B=$COLFAM_ROOT/build/release/bin
-tap_plan 12
+tap_plan 13
 
 tap_run "help list; shows the list statements, not the title of the list" 0 \
   '^list <cf>;' sh -c "echo 'help list;' | '$B/colfam' shell"
@@ -56,4 +56,14 @@ tap_run "an IntegerType is 'an IntegerType'" 1 "'x' is not an IntegerType" \
 tap_run "assume: sub_comparator of a standard CF is refused" 1 \
   'stdin:1: assume: B is a standard column family: it has no sub_comparator' \
   sh_run -k K <<<'assume B sub_comparator as long;'
+reassumed() {
+  sh_run -k K <<'CLI'
+assume B validator as utf8;
+assume B comparator as utf8;
+assume B validator as long;
+get B['k'];
+CLI
+}
+tap_run "assume: the latest assumption of a kind wins, the others stay" 0 \
+  '=> \(column=n, value=7, timestamp' reassumed
 exit $T_FAILED

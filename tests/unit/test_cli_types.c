@@ -120,6 +120,8 @@ conversions(void **state)
 	expect_error("'1.5'", CFT_INTEGER, "is not an IntegerType");
 	expect_error("'caf\xc3\xa9'", CFT_ASCII, "byte above 0x7f");
 	expect_error("'\xff'", CFT_UTF8, "not valid UTF-8");
+	/* a stray continuation byte after a whole character is escaped, not copied */
+	expect_error("'a\x80z'", CFT_UTF8, "'a\\x80z' is not a UTF8Type");
 	expect_error("bytes('abc')", CFT_BYTES, "odd number of hex digits");
 	expect_error("bytes('zz')", CFT_BYTES, "only 0-9 and a-f");
 	expect_error("'0b5e1a10-8c61-41de-8287-c1fa647fd821'", CFT_TIMEUUID, "version is not 1");

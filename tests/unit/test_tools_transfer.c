@@ -279,6 +279,7 @@ malformed(void **state)
 				 "a ttl must be 1-2147483647");
 	import_fails(t, "S2", false, "{\"00\": [", "in.json:1: (byte 8) the file ends in the middle");
 	import_fails(t, "S2", false, "", "in.json");
+	import_fails(t, "S2", false, " \n", "in.json:2: (byte 2) the file is empty");
 	import_fails(t, "Nope", false, "{\"00\": [[\"61\", \"62\", 1, false]]}", "Nope");
 }
 

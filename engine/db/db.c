@@ -2129,19 +2129,15 @@ cf_db_truncate(cf_db *db, const char *keyspace, const char *cf)
 
 /* ---------------------------------------------------------------- snapshots */
 
-/* Whether name could be a keyspace's: 1..CF_SCHEMA_NAME_MAX of [A-Za-z0-9_]. */
+/* Whether name could be a keyspace's (cf_schema_name_check, without its message). */
 static bool
 keyspace_name_ok(const char *name)
 {
-	size_t		len = strlen(name);
+	cf_status  *s = cf_schema_name_check("keyspace", name);
+	bool		ok = s == NULL;
 
-	if (len == 0 || len > CF_SCHEMA_NAME_MAX)
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			  (*p >= '0' && *p <= '9') || *p == '_'))
-			return false;
-	return true;
+	cf_status_free(s);
+	return ok;
 }
 
 /*

@@ -161,12 +161,9 @@ type_ok(cf_type t)
 	return (int) t >= 0 && t < CF_TYPE_COUNT_;
 }
 
-/*
- * A keyspace, column family or index name: 1..48 of [A-Za-z0-9_]. `what` is
- * "keyspace", "column family" or "index".
- */
-static cf_status *
-check_name(const char *what, const char *name)
+/* A keyspace, column family or index name (schema.h). */
+cf_status *
+cf_schema_name_check(const char *what, const char *name)
 {
 	char		txt[TEXT_MAX];
 	size_t		len;
@@ -551,7 +548,8 @@ check_columns(const cf_cf_def *d, const char *cfname)
 								  "column family '%s': column '%s' cannot be indexed: "
 								  "secondary indexes are not supported on Super column "
 								  "families", cfname, describe(name_type, name, txt, sizeof(txt)));
-		if (c->index_name != NULL && (st = check_name("index", c->index_name)) != NULL)
+		if (c->index_name != NULL &&
+			(st = cf_schema_name_check("index", c->index_name)) != NULL)
 			return cf_status_wrap(st, "column family '%s', column '%s'", cfname,
 								  describe(name_type, name, txt, sizeof(txt)));
 	}
@@ -646,9 +644,9 @@ cf_cfdef_validate(const cf_cf_def *d)
 	cf_status  *st;
 	const char *cfname = d->name;
 
-	if (d->keyspace != NULL && (st = check_name("keyspace", d->keyspace)) != NULL)
+	if (d->keyspace != NULL && (st = cf_schema_name_check("keyspace", d->keyspace)) != NULL)
 		return st;
-	if ((st = check_name("column family", d->name)) != NULL)
+	if ((st = cf_schema_name_check("column family", d->name)) != NULL)
 		return st;
 	if (!type_ok(d->comparator) || !type_ok(d->subcomparator) ||
 		!type_ok(d->default_validator))
@@ -1055,7 +1053,7 @@ cf_ksdef_validate(const cf_ks_def *k, unsigned flags)
 {
 	cf_status  *st;
 
-	if ((st = check_name("keyspace", k->name)) != NULL ||
+	if ((st = cf_schema_name_check("keyspace", k->name)) != NULL ||
 		(st = check_not_system(k->name, flags)) != NULL)
 		return st;
 	if ((int) k->strategy < 0 || k->strategy >= CF_STRATEGY_COUNT_)

@@ -225,6 +225,13 @@ cf_status  *cf_cfdef_validate(const cf_cf_def *d);
 cf_status  *cf_name_validate(cf_type t, cf_slice v, const char *what, bool allow_empty);
 
 /*
+ * A keyspace, column family or index name: 1 to CF_SCHEMA_NAME_MAX of [A-Za-z0-9_].
+ * what is "keyspace", "column family" or "index", for the message. NULL if valid,
+ * else CF_ERR_INVALID naming the offending byte or the length.
+ */
+cf_status  *cf_schema_name_check(const char *what, const char *name);
+
+/*
  * Validates one CF's part of a row mutation against its definition, the way 0.7's
  * ThriftValidation does, and reports the first problem found as CF_ERR_INVALID:
  *  - a Standard CF's cells and range tombstones name no super column; a Super CF's

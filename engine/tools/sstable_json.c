@@ -276,6 +276,15 @@ fail(importer *im, const char *fmt,...)
 	return 0;
 }
 
+/* "N columns of M rows were imported before it, the rest was not", for a failure's message. */
+static const char *
+imported_so_far(const importer *im, char *buf, size_t n)
+{
+	snprintf(buf, n, "%" PRIu64 " columns of %" PRIu64 " rows were imported before it, "
+			 "the rest was not", im->acked_columns, im->acked_rows);
+	return buf;
+}
+
 static cf_status *
 flush_batch(importer *im)
 {
@@ -784,6 +793,7 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 	importer	im;
 	yajl_handle h;
 	unsigned char buf[65536];
+	char		done[128];	/* imported_so_far's text */
 	uint64_t	offset = 0;
 	uint64_t	lines = 0;
 	cf_status  *st = NULL;
@@ -849,10 +859,9 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 				why = msg ? (const char *) msg : "malformed JSON";
 			}
 			if (im.err != NULL && cf_status_code(im.err) != CF_ERR_INVALID)
-				st = cf_status_wrap(im.err, "%s:%" PRIu64 " (%" PRIu64 " columns of %" PRIu64
-									" rows were imported before it, the rest was not)", name,
+				st = cf_status_wrap(im.err, "%s:%" PRIu64 " (%s)", name,
 									lines + count_lines(buf, used) + 1,
-									im.acked_columns, im.acked_rows);
+									imported_so_far(&im, done, sizeof(done)));
 			else
 			{
 				/* strip yajl's trailing newline */
@@ -860,11 +869,9 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 
 				while (wl > 0 && (why[wl - 1] == '\n' || why[wl - 1] == ' '))
 					wl--;
-				st = cf_status_make(CF_ERR_INVALID, "%s:%" PRIu64 ": (byte %" PRIu64 ") %.*s; "
-									"%" PRIu64 " columns of %" PRIu64 " rows were imported "
-									"before it, the rest was not", name,
-									lines + count_lines(buf, used) + 1, offset + used,
-									(int) wl, why, im.acked_columns, im.acked_rows);
+				st = cf_status_make(CF_ERR_INVALID, "%s:%" PRIu64 ": (byte %" PRIu64 ") %.*s; %s",
+									name, lines + count_lines(buf, used) + 1, offset + used,
+									(int) wl, why, imported_so_far(&im, done, sizeof(done)));
 				cf_status_free(im.err);
 			}
 			im.err = NULL;
@@ -878,9 +885,8 @@ cft_import(cfc_conn *c, const char *cf, bool super, FILE *in, const char *name,
 	if (st == NULL && im.state != S_END)
 		st = cf_status_make(CF_ERR_INVALID, "%s: the file ends before its closing '}'", name);
 	if (st == NULL && (st = flush_batch(&im)) != NULL)
-		st = cf_status_wrap(st, "%s: the last batch (%" PRIu64 " columns of %" PRIu64
-							" rows were imported before it, the rest was not)", name,
-							im.acked_columns, im.acked_rows);
+		st = cf_status_wrap(st, "%s: the last batch (%s)", name,
+							imported_so_far(&im, done, sizeof(done)));
 	if (h)
 		yajl_free(h);
 	cf_arena_free(im.arena);

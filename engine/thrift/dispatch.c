@@ -1559,6 +1559,7 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 		case CF_TA_M_SNAPSHOT:
 		case CF_TA_M_LISTSNAPSHOTS:
 		case CF_TA_M_CLEARSNAPSHOT:
+		case CF_TA_M_MULTIGET_CHAIN:
 		case CF_TA_M_COUNT_:
 			break;
 	}

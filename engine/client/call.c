@@ -55,8 +55,14 @@ retryable(const cfc_conn *c, cf_t_method m)
 cf_status *
 cfc_exception_status(cf_t_method m, int32_t cl, const char *host, const cf_t_result *res)
 {
-	const char *name = cf_t_method_name(m);
-	const cf_t_exception *e = &res->exception;
+	return cfc_exception_status_of(cf_t_method_name(m), takes_cl(m), cl, host,
+								   &res->exception);
+}
+
+cf_status *
+cfc_exception_status_of(const char *name, bool with_cl, int32_t cl, const char *host,
+						const cf_t_exception *e)
+{
 	int			wl = e->why.len > 512 ? 512 : (int) e->why.len;
 	const char *why = (const char *) e->why.p;
 
@@ -69,7 +75,7 @@ cfc_exception_status(cf_t_method m, int32_t cl, const char *host, const cf_t_res
 		case CF_T_EXC_NOT_FOUND:
 			return cf_status_make(CF_ERR_NOT_FOUND, "%s: not found", name);
 		case CF_T_EXC_UNAVAILABLE:
-			if (!takes_cl(m))
+			if (!with_cl)
 				return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: not every node "
 									  "of the cluster is up (seen from %s)", name, host);
 			return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: too few live "

@@ -114,6 +114,14 @@ cf_status  *cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s);
 cf_status  *cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args,
 						  cf_arena *arena, cf_t_result *res, bool *lost);
 
+/*
+ * cfc_exception_status's work for exception e of the method named name (with_cl: it
+ * takes a consistency level, cl, which its Unavailable/TimedOut messages name); also
+ * for colfam's methods (admin.c).
+ */
+cf_status  *cfc_exception_status_of(const char *name, bool with_cl, int32_t cl,
+									const char *host, const cf_t_exception *e);
+
 /* cfc_exception_status of a reply on c, named by its connected host. */
 static inline cf_status *
 cfc_conn_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,

@@ -129,9 +129,9 @@ $(O)/bench/%: $(O)/obj/tests/bench/%.o $(O)/obj/tests/unit/support/sockio.o $(LI
 
 # Fuzz targets (tests/fuzz/fuzz_*.c → build/fuzz/fuzz_*): libFuzzer with ASan and UBSan,
 # so they need clang (scripts/deps.sh test installs it); `tests/run.sh fuzz` runs them.
-# They link the Thrift codec, the client's hand-written reply reader (client/reply.c), the
-# shell's lexer and parser, and the storage layer with util (fuzz_sstable), nothing of
-# the server.
+# They link the Thrift codec (colfam's methods too: thrift/admin.c), the client's
+# hand-written reply reader (client/reply.c), the shell's lexer and parser, and the
+# storage layer with util (fuzz_sstable), nothing of the server.
 FUZZ_CC ?= clang
 FUZZ_O = build/fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -139,6 +139,7 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=gnu11 -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra -Werror \
               -Wno-gnu-variable-sized-type-not-at-end -pthread -D_GNU_SOURCE -Iengine
 FUZZ_LIB_SRCS = engine/thrift/tbinary.c engine/thrift/tstruct.c engine/thrift/cassandra.c \
+                engine/thrift/admin.c \
                 engine/client/reply.c engine/tools/cli_lex.c engine/tools/cli_parse.c \
                 $(wildcard engine/storage/*.c engine/util/*.c)
 FUZZ_LIB_OBJS = $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(FUZZ_LIB_SRCS))

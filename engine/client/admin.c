@@ -1,10 +1,12 @@
 /*
- * client/admin.c — the colfam admin methods (thrift/admin.h) over a connection:
- * cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats and the snapshot calls
- * cfc_colfam_snapshot, cfc_colfam_listsnapshots, cfc_colfam_clearsnapshot (client.h).
+ * client/admin.c — colfam's methods outside the 0.7 IDL (thrift/admin.h) over a
+ * connection: cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats, the snapshot
+ * calls cfc_colfam_snapshot, cfc_colfam_listsnapshots, cfc_colfam_clearsnapshot, and
+ * the read cfc_colfam_multiget_chain (client.h); cfc_unknown_method.
  *
- * One attempt each, no failover resend: a flush or a compaction lost mid-flight may
- * be running still, and resending it elsewhere would act on another node. The steps
+ * The admin methods are sent once, no failover resend: a flush or a compaction lost
+ * mid-flight may be running still, and resending it elsewhere would act on another
+ * node. multiget_chain is a read, resent as cfc_call resends reads. The steps
  * of a call are call.c's (frame, send, receive into the arena, close on garbage).
  */
 #include "client/client_int.h"
@@ -14,40 +16,73 @@
 
 #include "thrift/admin.h"
 
+/* One request of m and its reply on the connected socket (cfc_roundtrip's steps). */
 static cf_status *
-admin_call(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
-		   cf_ta_result *res)
+admin_roundtrip(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
+				cf_ta_result *res, bool *lost)
 {
 	const char *name = cf_ta_method_name(m);
-	int32_t		seqid;
+	int32_t		seqid = cfc_begin_frame(c);
 	cf_slice	reply;
-	bool		lost;
 	cf_t_limits lim = cf_t_limits_default();
 	cf_status  *s;
 
+	*lost = false;
 	memset(res, 0, sizeof(*res));
-	if ((s = cfc_begin_call(c, &arena)) != NULL)
-		return s;
-	c->in_call = true;
-	if ((s = cfc_connect(c)) == NULL)
-	{
-		seqid = cfc_begin_frame(c);
-		if ((s = cf_ta_write_call(&c->wbuf, m, seqid, args)) != NULL)
-			s = cf_status_wrap(s, "encoding %s", name);
-		else
-			s = cfc_exchange(c, name, arena, &reply, &lost);
-	}
-	c->in_call = false;
-	if (s != NULL)
+	if ((s = cf_ta_write_call(&c->wbuf, m, seqid, args)) != NULL)
+		return cf_status_wrap(s, "encoding %s", name);
+	if ((s = cfc_exchange(c, name, arena, &reply, lost)) != NULL)
 		return s;
 	lim.max_string = c->max_frame;
 	if ((s = cf_ta_read_reply(reply, m, seqid, &lim, arena, res)) != NULL)
 		return cfc_bad_reply(c, name, s);
-	if (res->has_ire)
-		return cf_status_make(CF_ERR_INVALID, "%s: invalid request: %.*s", name,
-							  (int) (res->ire.why.len > 512 ? 512 : res->ire.why.len),
-							  (const char *) res->ire.why.p);
 	return NULL;
+}
+
+/* admin_call's request, for cfc_with_retries. */
+typedef struct admin_once
+{
+	cf_ta_method m;
+	const cf_ta_args *args;
+	cf_arena   *arena;
+	cf_ta_result *res;
+} admin_once;
+
+/* One send of the request and its outcome, the declared exceptions as cfc_call's. */
+static cf_status *
+admin_once_fn(cfc_conn *c, void *arg, bool *lost)
+{
+	admin_once *o = arg;
+	cf_ta_result *res = o->res;
+	cf_t_exception e = {CF_T_EXC_NONE, {0}};
+	cf_status  *s = admin_roundtrip(c, o->m, o->args, o->arena, res, lost);
+
+	if (s != NULL)
+		return s;
+	e.why = res->ire.why;
+	e.kind = res->has_ire ? CF_T_EXC_INVALID_REQUEST : res->has_ue ? CF_T_EXC_UNAVAILABLE :
+		res->has_te ? CF_T_EXC_TIMED_OUT : CF_T_EXC_NONE;
+	return cfc_exception_status_of(cf_ta_method_name(o->m), o->m == CF_TA_M_MULTIGET_CHAIN,
+								   o->args->consistency_level,
+								   cfc_host(c) ? cfc_host(c) : "the server", &e);
+}
+
+/*
+ * Sends m and decodes its reply into res (arena: as cfc_call's). Resent on failover,
+ * as cfc_call resends, when retry (a read); else sent once. The declared exceptions
+ * become the status, as cfc_call's.
+ */
+static cf_status *
+admin_call(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
+		   cf_ta_result *res, bool retry)
+{
+	admin_once	o = {m, args, arena, res};
+	cf_status  *s;
+
+	memset(res, 0, sizeof(*res));
+	if ((s = cfc_begin_call(c, &o.arena)) != NULL)
+		return s;
+	return cfc_with_retries(c, cf_ta_method_name(m), retry, admin_once_fn, &o);
 }
 
 /* The keyspace and CF names as args (slices over the caller's strings). */
@@ -80,7 +115,7 @@ admin_cfs(cfc_conn *c, cf_ta_method m, const char *keyspace, const char *const *
 	if ((s = admin_args(keyspace, cfs, n, names, &a)) == NULL)
 	{
 		a.major = major;
-		s = admin_call(c, m, &a, NULL, &res);
+		s = admin_call(c, m, &a, NULL, &res, false);
 	}
 	free(names);
 	return s;
@@ -110,7 +145,7 @@ cfc_colfam_cfstats(cfc_conn *c, const char *keyspace, cf_arena *arena,
 	*out = NULL;
 	*n_out = 0;
 	if (s == NULL)
-		s = admin_call(c, CF_TA_M_CFSTATS, &a, arena, &res);
+		s = admin_call(c, CF_TA_M_CFSTATS, &a, arena, &res, false);
 	if (s == NULL)
 	{
 		*out = res.stats;
@@ -146,7 +181,7 @@ admin_snapshots(cfc_conn *c, cf_ta_method m, const char *const *kss, size_t n,
 	else if (m == CF_TA_M_SNAPSHOT)
 		s = cf_status_make(CF_ERR_INVALID, "no snapshot name given");
 	if (s == NULL)
-		s = admin_call(c, m, &a, arena, &res);
+		s = admin_call(c, m, &a, arena, &res, false);
 	if (s == NULL)
 	{
 		*out = res.snapshots;
@@ -175,4 +210,43 @@ cfc_colfam_clearsnapshot(cfc_conn *c, const char *const *kss, size_t n, const ch
 						 cf_arena *arena, cf_ta_snapshot **out, size_t *n_out)
 {
 	return admin_snapshots(c, CF_TA_M_CLEARSNAPSHOT, kss, n, name, arena, out, n_out);
+}
+
+cf_status *
+cfc_colfam_multiget_chain(cfc_conn *c, const cf_slice *keys, size_t n_keys,
+						  const cf_t_column_parent *parent,
+						  const cf_t_slice_predicate *pred, const cf_ta_chain_step *steps,
+						  size_t n_steps, int cl, cf_arena *arena,
+						  cf_ta_chain_answer **out, size_t *n_out)
+{
+	cf_ta_args	a = {0};
+	cf_ta_result res;
+	cf_status  *s;
+
+	*out = NULL;
+	*n_out = 0;
+	a.keys = (cf_slice *) keys;
+	a.n_keys = n_keys;
+	a.column_parent = *parent;
+	a.predicate = *pred;
+	a.steps = (cf_ta_chain_step *) steps;
+	a.n_steps = n_steps;
+	a.consistency_level = cl;
+	if ((s = admin_call(c, CF_TA_M_MULTIGET_CHAIN, &a, arena, &res, true)) != NULL)
+		return s;
+	if (res.n_chain != n_steps + 1)
+		return cfc_bad_reply(c, cf_ta_method_name(CF_TA_M_MULTIGET_CHAIN),
+							 cf_status_make(CF_ERR_PROTOCOL, "%zu answers for %zu steps",
+											res.n_chain, n_steps + 1));
+	*out = res.chain;
+	*n_out = res.n_chain;
+	return NULL;
+}
+
+bool
+cfc_unknown_method(const cf_status *st)
+{
+	/* cassandra.c's read_app_exception names the TApplicationException's type so */
+	return cf_status_code(st) == CF_ERR_PROTOCOL &&
+		strstr(cf_status_msg(st), "(UNKNOWN_METHOD, type 1)") != NULL;
 }

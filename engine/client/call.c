@@ -55,8 +55,14 @@ retryable(const cfc_conn *c, cf_t_method m)
 cf_status *
 cfc_exception_status(cf_t_method m, int32_t cl, const char *host, const cf_t_result *res)
 {
-	const char *name = cf_t_method_name(m);
-	const cf_t_exception *e = &res->exception;
+	return cfc_exception_status_of(cf_t_method_name(m), takes_cl(m), cl, host,
+								   &res->exception);
+}
+
+cf_status *
+cfc_exception_status_of(const char *name, bool with_cl, int32_t cl, const char *host,
+						const cf_t_exception *e)
+{
 	int			wl = e->why.len > 512 ? 512 : (int) e->why.len;
 	const char *why = (const char *) e->why.p;
 
@@ -69,7 +75,7 @@ cfc_exception_status(cf_t_method m, int32_t cl, const char *host, const cf_t_res
 		case CF_T_EXC_NOT_FOUND:
 			return cf_status_make(CF_ERR_NOT_FOUND, "%s: not found", name);
 		case CF_T_EXC_UNAVAILABLE:
-			if (!takes_cl(m))
+			if (!with_cl)
 				return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: not every node "
 									  "of the cluster is up (seen from %s)", name, host);
 			return cf_status_make(CF_ERR_UNAVAILABLE, "%s: unavailable: too few live "
@@ -280,16 +286,11 @@ remember_session(cfc_conn *c, cf_t_method m, const cf_t_args *args)
 }
 
 cf_status *
-cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
-		 cf_t_result *res)
+cfc_with_retries(cfc_conn *c, const char *name, bool retry, cfc_once_fn once, void *arg)
 {
 	cf_status  *s = NULL;
 	int			attempt;
 
-	if (cf_t_method_name(m) == NULL)
-		return cf_status_make(CF_ERR_INVALID, "cfc_call: no method %d", (int) m);
-	if ((s = cfc_begin_call(c, &arena)) != NULL)
-		return s;
 	c->in_call = true;
 	for (attempt = 1;; attempt++)
 	{
@@ -298,22 +299,53 @@ cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 		cf_status_free(s);
 		s = cfc_connect(c);
 		if (s == NULL)
-			s = cfc_roundtrip(c, m, args, arena, res, &lost);
+			s = once(c, arg, &lost);
 		if (s == NULL)
-		{
-			s = cfc_conn_exception_status(c, m, args->consistency_level, res);
-			if (s == NULL)
-				s = remember_session(c, m, args);
 			break;
-		}
 		if (lost)				/* the next connect starts with the next host */
 			c->next_host = (c->next_host + 1) % c->n_hosts;
-		if (!lost || !retryable(c, m) || attempt >= c->max_attempts)
+		if (!lost || !retry || attempt >= c->max_attempts)
 			break;
 	}
 	if (s != NULL && attempt > 1)
 		s = cf_status_wrap(s, "%s failed %d times (connection lost, failover to the next "
-						   "host); last error", cf_t_method_name(m), attempt);
+						   "host); last error", name, attempt);
 	c->in_call = false;
 	return s;
+}
+
+/* cfc_call's request, for cfc_with_retries. */
+typedef struct call_once
+{
+	cf_t_method m;
+	const cf_t_args *args;
+	cf_arena   *arena;
+	cf_t_result *res;
+} call_once;
+
+static cf_status *
+call_once_fn(cfc_conn *c, void *arg, bool *lost)
+{
+	call_once  *o = arg;
+	cf_status  *s = cfc_roundtrip(c, o->m, o->args, o->arena, o->res, lost);
+
+	if (s == NULL)
+		s = cfc_conn_exception_status(c, o->m, o->args->consistency_level, o->res);
+	if (s == NULL)
+		s = remember_session(c, o->m, o->args);
+	return s;
+}
+
+cf_status *
+cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+		 cf_t_result *res)
+{
+	call_once	o = {m, args, arena, res};
+	cf_status  *s;
+
+	if (cf_t_method_name(m) == NULL)
+		return cf_status_make(CF_ERR_INVALID, "cfc_call: no method %d", (int) m);
+	if ((s = cfc_begin_call(c, &o.arena)) != NULL)
+		return s;
+	return cfc_with_retries(c, cf_t_method_name(m), retryable(c, m), call_once_fn, &o);
 }

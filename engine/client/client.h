@@ -242,6 +242,34 @@ cf_status  *cfc_colfam_clearsnapshot(cfc_conn *c, const char *const *kss, size_t
 									 const char *name, cf_arena *arena, cf_ta_snapshot **out,
 									 size_t *n_out);
 
+/*
+ * colfam_multiget_chain (thrift/admin.h; thrift.md): step 0 is multiget_slice(keys,
+ * parent, pred, cl); step i (steps[i - 1]) a multiget_slice whose keys colfamd draws
+ * from step steps[i - 1].from_step's answer (its source: every value, name, super
+ * column name, non-empty row's key, or the value of every column named source_name;
+ * distinct, in first-seen order; empty or over-long candidates skipped), all in one
+ * round trip. *out (n_steps + 1 answers, in arena): answer 0 for keys (one KeySlice
+ * per distinct key, an empty list for a row with no column), answer i for steps[i - 1].
+ * A read: resent on failover like cfc_multiget_slice. Errors as cfc_call; the server's
+ * InvalidRequestException (CF_ERR_INVALID) names the step ("chain step 2: ...").
+ * A server without the method (an older colfamd, a Cassandra) answers CF_ERR_PROTOCOL
+ * that cfc_unknown_method recognises; the connection is closed then, as for any
+ * TApplicationException, and the next call reconnects.
+ */
+cf_status  *cfc_colfam_multiget_chain(cfc_conn *c, const cf_slice *keys, size_t n_keys,
+									  const cf_t_column_parent *parent,
+									  const cf_t_slice_predicate *pred,
+									  const cf_ta_chain_step *steps, size_t n_steps,
+									  int cl, cf_arena *arena, cf_ta_chain_answer **out,
+									  size_t *n_out);
+
+/*
+ * Is st the server's "unknown method" answer (a TApplicationException UNKNOWN_METHOD:
+ * an older colfamd, or a Cassandra, asked for a colfam_* method it does not serve)?
+ * False for NULL and for every other error.
+ */
+bool		cfc_unknown_method(const cf_status *st);
+
 /* ---- in pager.c ---- */
 
 /*

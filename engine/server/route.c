@@ -1,12 +1,13 @@
 /*
  * server/route.c — colfamd's route (contract in route.h). Reads the message header;
- * only the multi-column reads have their arguments decoded, to count what they
- * select (the worker or loop that runs them decodes them again: a few hundred
+ * only the multi-column reads (colfam_multiget_chain too) have their arguments
+ * decoded, to count what they select (the worker or loop that runs them decodes them again: a few hundred
  * nanoseconds against the hand-off this saves).
  */
 #include "server/route.h"
 
 #include "server/server.h"
+#include "thrift/admin.h"
 #include "thrift/cassandra.h"
 #include "util/arena.h"
 
@@ -46,6 +47,51 @@ route_read(cf_rd *r, cf_t_method m)
 	return lane;
 }
 
+/*
+ * colfam_multiget_chain's lane, by multiget_slice's rule over every step: step 0
+ * selects keys x its predicate's columns, and a step's keys are at most the results
+ * of the step it draws from (its rows for KEY), each selecting its predicate's columns.
+ */
+static int
+route_chain(cf_rd *r)
+{
+	cf_t_limits lim = cf_t_limits_default();
+	cf_arena   *arena = cf_arena_new(4096);
+	cf_ta_args	args;
+	cf_status  *s;
+	int			lane = CF_SERVER_POOL;
+
+	if (arena == NULL)
+		return CF_SERVER_POOL;
+	if ((s = cf_ta_read_args(r, CF_TA_M_MULTIGET_CHAIN, &lim, arena, &args)) == NULL &&
+		args.n_steps <= CF_TA_CHAIN_MAX_STEPS)
+	{
+		uint64_t	rows[CF_TA_CHAIN_MAX_STEPS + 1];
+		uint64_t	cells[CF_TA_CHAIN_MAX_STEPS + 1];
+		uint64_t	total;
+
+		rows[0] = args.n_keys;
+		cells[0] = total = args.n_keys * predicate_cells(&args.predicate);
+		for (size_t i = 1; i <= args.n_steps && total <= CF_ROUTE_INLINE_CELLS; i++)
+		{
+			const cf_ta_chain_step *st = &args.steps[i - 1];
+			uint64_t	keys;
+
+			if (st->from_step < 0 || (size_t) st->from_step >= i)
+				break;			/* refused by the dispatch: no matter where */
+			keys = st->source == CF_TA_CHAIN_KEY ? rows[st->from_step] : cells[st->from_step];
+			rows[i] = keys;
+			cells[i] = keys * predicate_cells(&st->predicate);
+			total += cells[i];
+		}
+		if (total <= CF_ROUTE_INLINE_CELLS)
+			lane = CF_ROUTE_READS;
+	}
+	cf_status_free(s);
+	cf_arena_free(arena);
+	return lane;
+}
+
 int
 cf_route_request(cf_slice request, bool writes_inline)
 {
@@ -62,8 +108,16 @@ cf_route_request(cf_slice request, bool writes_inline)
 		cf_status_free(s);
 		return CF_SERVER_POOL;
 	}
-	if (h.type != CF_T_CALL || !cf_t_method_lookup(h.name, &m))
+	if (h.type != CF_T_CALL)
 		return CF_SERVER_POOL;
+	if (!cf_t_method_lookup(h.name, &m))
+	{
+		cf_ta_method am;
+
+		if (cf_ta_method_lookup(h.name, &am) && am == CF_TA_M_MULTIGET_CHAIN)
+			return route_chain(&r);
+		return CF_SERVER_POOL;
+	}
 	switch (m)
 	{
 		case CF_T_M_GET:

@@ -4,7 +4,9 @@
  *
  * Inline, in lane CF_ROUTE_READS: get; get_slice, get_count, multiget_slice and
  * multiget_count selecting at most CF_ROUTE_INLINE_CELLS columns in all (keys times
- * the predicate's column names or slice count); set_keyspace and the describe_*
+ * the predicate's column names or slice count); colfam_multiget_chain under the same
+ * bound summed over its steps (a derived step's keys counted as the columns, or for
+ * KEY the rows, its source step may return); set_keyspace and the describe_*
  * calls that read only in-memory state (version, cluster name, partitioner, snitch).
  * Inline, in lane CF_ROUTE_WRITES, only when writes_inline (colfamd: the periodic
  * commit log, where no write waits for an fsync of its own): insert, remove and

@@ -1,5 +1,5 @@
 /*
- * thrift/admin.c — see admin.h. The admin methods' structs as tstruct tables, and
+ * thrift/admin.c — see admin.h. colfam's methods' structs as tstruct tables, and
  * the message-level codec, shaped as cassandra.c's (header, one args or result
  * struct) but kept apart so the 0.7 IDL's tables stay exactly the 0.7 IDL. A reply's
  * header (TApplicationException, name and seqid checks) is read by cassandra.c; the
@@ -58,6 +58,30 @@ static const cf_ts_field ire_f[] = {
 STRUCT(st_ire, "InvalidRequestException", cf_ta_ire, ire_f);
 static const cf_ts_type t_ire = STRUCT_TYPE(st_ire);
 
+/* UnavailableException {} and TimedOutException {}: no field, held in a cf_ta_ire. */
+static const cf_ts_struct st_ue = {"UnavailableException", sizeof(cf_ta_ire), NULL, 0};
+static const cf_ts_type t_ue = STRUCT_TYPE(st_ue);
+static const cf_ts_struct st_te = {"TimedOutException", sizeof(cf_ta_ire), NULL, 0};
+static const cf_ts_type t_te = STRUCT_TYPE(st_te);
+
+static const cf_ts_type t_binary = {.kind = CF_TS_BINARY};
+static const cf_ts_type t_list_binary = LIST_TYPE(t_binary, cf_slice);
+
+static const cf_ts_field chain_step_f[] = {
+	REQ(1, cf_ta_chain_step, column_parent, cf_t_type_column_parent),
+	REQ(2, cf_ta_chain_step, predicate, cf_t_type_slice_predicate),
+	REQ(3, cf_ta_chain_step, from_step, t_i32),
+	REQ(4, cf_ta_chain_step, source, t_i32),
+	OPT(5, cf_ta_chain_step, source_name, t_binary),
+};
+STRUCT(st_chain_step, "ChainStep", cf_ta_chain_step, chain_step_f);
+static const cf_ts_type t_chain_step = STRUCT_TYPE(st_chain_step);
+static const cf_ts_type t_list_chain_step = LIST_TYPE(t_chain_step, cf_ta_chain_step);
+
+_Static_assert(offsetof(cf_ta_chain_answer, rows) == 0, "LIST_LIST_TYPE's inner array");
+static const cf_ts_type t_list_list_key_slice =
+LIST_LIST_TYPE(cf_t_type_list_key_slice, cf_ta_chain_answer, rows);
+
 /* ---- methods ---- */
 
 static const cf_ts_field flush_args_f[] = {
@@ -95,6 +119,19 @@ static const cf_ts_field clearsnapshot_args_f[] = {
 };
 STRUCT(st_clearsnapshot_args, "colfam_clearsnapshot_args", cf_ta_args, clearsnapshot_args_f);
 
+/* consistency_level: required with the IDL default ONE, as in the 0.7 methods */
+static const cf_ts_field multiget_chain_args_f[] = {
+	REQ_N(1, cf_ta_args, keys, t_list_binary),
+	REQ(2, cf_ta_args, column_parent, cf_t_type_column_parent),
+	REQ(3, cf_ta_args, predicate, cf_t_type_slice_predicate),
+	REQ_N(4, cf_ta_args, steps, t_list_chain_step),
+	{.id = 5,.name = "consistency_level",.type = &t_i32,
+	.off = offsetof(cf_ta_args, consistency_level),.has_off = CF_TS_NO_FLAG,
+	.has_default = true,.def_i = CF_T_CL_ONE},
+};
+STRUCT(st_multiget_chain_args, "colfam_multiget_chain_args", cf_ta_args,
+	   multiget_chain_args_f);
+
 /* Results: {0: success (cfstats, snapshots), 1: InvalidRequestException ire}. */
 static const cf_ts_field void_result_f[] = {
 	OPT(1, cf_ta_result, ire, t_ire),
@@ -113,6 +150,15 @@ static const cf_ts_field snapshots_result_f[] = {
 };
 STRUCT(st_snapshots_result, "colfam_snapshots_result", cf_ta_result, snapshots_result_f);
 
+static const cf_ts_field multiget_chain_result_f[] = {
+	OPT_N(0, cf_ta_result, chain, t_list_list_key_slice),
+	OPT(1, cf_ta_result, ire, t_ire),
+	OPT(2, cf_ta_result, ue, t_ue),
+	OPT(3, cf_ta_result, te, t_te),
+};
+STRUCT(st_multiget_chain_result, "colfam_multiget_chain_result", cf_ta_result,
+	   multiget_chain_result_f);
+
 typedef struct method_desc
 {
 	const char *name;
@@ -130,6 +176,8 @@ static const method_desc methods[CF_TA_M_COUNT_] = {
 	&st_snapshots_result, true},
 	[CF_TA_M_CLEARSNAPSHOT] = {"colfam_clearsnapshot", &st_clearsnapshot_args,
 	&st_snapshots_result, true},
+	[CF_TA_M_MULTIGET_CHAIN] = {"colfam_multiget_chain", &st_multiget_chain_args,
+	&st_multiget_chain_result, true},
 };
 
 static const method_desc *
@@ -180,8 +228,16 @@ cf_ta_write_call(cf_buf *out, cf_ta_method m, int32_t seqid, const cf_ta_args *a
 {
 	const method_desc *md = method_of(m);
 
+	cf_ta_args	with_cl;
+
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
+	if (m == CF_TA_M_MULTIGET_CHAIN && args->consistency_level == 0)
+	{
+		with_cl = *args;
+		with_cl.consistency_level = CF_T_CL_ONE;
+		args = &with_cl;
+	}
 	cf_t_write_message_header(out, cf_slice_str(md->name), CF_T_CALL, seqid);
 	cf_ts_write_struct(out, md->args, args);
 	return cf_buf_status(out);
@@ -193,11 +249,20 @@ cf_ta_write_reply(cf_buf *out, cf_ta_method m, int32_t seqid, const cf_ta_result
 	const method_desc *md = method_of(m);
 	cf_ta_result r;
 
+	bool		exc;
+
 	if (md == NULL)
 		return cf_status_make(CF_ERR_INVALID, "no admin method %d", (int) m);
+	if ((res->has_ue || res->has_te) && m != CF_TA_M_MULTIGET_CHAIN)
+		return cf_status_make(CF_ERR_INVALID, "%s declares no %s", md->name,
+							  res->has_ue ? "UnavailableException" : "TimedOutException");
 	r = *res;
-	/* one result struct per method declares field 0: the flag the other has is unread */
-	r.has_stats = r.has_snapshots = !r.has_ire && md->has_success;
+	/* the first exception set, else the success */
+	exc = r.has_ire || r.has_ue || r.has_te;
+	r.has_ue = r.has_ue && !r.has_ire;
+	r.has_te = r.has_te && !r.has_ire && !r.has_ue;
+	/* one result struct per method declares field 0: the flags the others have are unread */
+	r.has_stats = r.has_snapshots = r.has_chain = !exc && md->has_success;
 	cf_t_write_message_header(out, cf_slice_str(md->name), CF_T_REPLY, seqid);
 	cf_ts_write_struct(out, md->result, &r);
 	return cf_buf_status(out);
@@ -222,7 +287,8 @@ cf_ta_read_reply(cf_slice msg, cf_ta_method m, int32_t seqid, const cf_t_limits 
 	cf_ts_read_struct(&d, md->result, res);
 	if ((s = cf_tb_dec_status(&d, "result")) != NULL)
 		return cf_status_wrap(s, "%s", md->name);
-	if (md->has_success && !res->has_stats && !res->has_snapshots && !res->has_ire)
+	if (md->has_success && !res->has_stats && !res->has_snapshots && !res->has_chain &&
+		!res->has_ire && !res->has_ue && !res->has_te)
 		return cf_status_make(CF_ERR_PROTOCOL, "%s: the reply carries no result (MISSING_RESULT)",
 							  md->name);
 	return NULL;

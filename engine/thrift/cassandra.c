@@ -311,6 +311,11 @@ static const cf_ts_struct no_args = {"args", sizeof(cf_t_args), NULL, 0};
 /* ---- method results: field 0 (success) over cf_t_result ---- */
 
 static const cf_ts_type t_list_key_slice = LIST_TYPE(t_key_slice, cf_t_key_slice);
+
+/* codec_int.h: what thrift/admin.c's colfam_multiget_chain reuses */
+const cf_ts_type cf_t_type_column_parent = STRUCT_TYPE(st_column_parent);
+const cf_ts_type cf_t_type_slice_predicate = STRUCT_TYPE(st_slice_predicate);
+const cf_ts_type cf_t_type_list_key_slice = LIST_TYPE(t_key_slice, cf_t_key_slice);
 static const cf_ts_type t_list_ks_def = LIST_TYPE(t_ks_def, cf_t_ks_def);
 static const cf_ts_type t_list_token_range = LIST_TYPE(t_token_range, cf_t_token_range);
 static const cf_ts_type t_map_key_coscs =

@@ -1,7 +1,8 @@
 /*
  * thrift/codec_int.h — private to the message codecs (thrift/cassandra.c for the 0.7
- * IDL, thrift/admin.c for colfam's admin methods): the macros that write their
- * tstruct.h descriptor tables, and the decoder set-up under cf_t_limits that both use.
+ * IDL, thrift/admin.c for colfam's methods): the macros that write their tstruct.h
+ * descriptor tables, the 0.7 types admin.c reuses, and the decoder set-up under
+ * cf_t_limits that both use.
  * Not for other modules: they see the C structs of cassandra.h and admin.h only.
  *
  * Table macros: S is the C struct, m the member; a list or map member counts its
@@ -33,6 +34,10 @@
 	{.kind = CF_TS_MAP, .elem = &(key_), .val = &(val_), .size = sizeof(E), \
 	 .key_off = offsetof(E, k), .val_off = offsetof(E, v), .val_n_off = offsetof(E, n_##v)}
 
+/* list<list<T>> stored as elements of type E: the inner array at E.v (offset 0), its count at E.n_v. */
+#define LIST_LIST_TYPE(elem_, E, v) \
+	{.kind = CF_TS_LIST, .elem = &(elem_), .size = sizeof(E), .val_n_off = offsetof(E, n_##v)}
+
 /* ---- fields ---- */
 
 #define REQ(id_, S, m, t) \
@@ -51,6 +56,14 @@
 /* The descriptor var of the C struct S named idl_name, over the array fields_. */
 #define STRUCT(var, idl_name, S, fields_) \
 	static const cf_ts_struct var = {idl_name, sizeof(S), fields_, lengthof(fields_)}
+
+/*
+ * The 0.7 IDL's types that thrift/admin.c's methods reuse (defined in cassandra.c):
+ * ColumnParent, SlicePredicate, list<KeySlice>.
+ */
+extern const cf_ts_type cf_t_type_column_parent;
+extern const cf_ts_type cf_t_type_slice_predicate;
+extern const cf_ts_type cf_t_type_list_key_slice;
 
 /*
  * Starts decoding r into arena under lim's caps (cf_t_limits_default() when lim is

@@ -23,6 +23,7 @@
 #include "service/admin.h"
 #include "thrift/admin.h"
 #include "thrift/dispatch_reply.h"
+#include "util/crc32c.h"
 #include "util/log.h"
 
 struct cf_dispatch
@@ -1252,14 +1253,24 @@ dsp_system_cf(dsp_call *c)
 
 /* ---------------------------------------------------------------- the call */
 
+/* NULL if sess may make calls: authentication is off or it has logged in. */
+static cf_status *
+dsp_logged_in(const cf_dispatch *d, const cf_dispatch_session *sess)
+{
+	if (cf_auth_required(d->auth) && sess->user == NULL)
+		return cf_status_make(CF_ERR_AUTHENTICATION, "you have not logged in");
+	return NULL;
+}
+
 static cf_status *
 dsp_run(dsp_call *c)
 {
 	cf_dispatch *d = c->d;
+	cf_status  *s;
 
-	if (cf_auth_required(d->auth) && c->sess->user == NULL &&
-		c->m != CF_T_M_LOGIN && c->m != CF_T_M_DESCRIBE_VERSION)
-		return cf_status_make(CF_ERR_AUTHENTICATION, "you have not logged in");
+	if (c->m != CF_T_M_LOGIN && c->m != CF_T_M_DESCRIBE_VERSION &&
+		(s = dsp_logged_in(d, c->sess)) != NULL)
+		return s;
 
 	switch (c->m)
 	{
@@ -1370,6 +1381,23 @@ dsp_rewind(cf_buf *reply, size_t mark, uint8_t failed)
 }
 
 /*
+ * The error of a reply of method that did not fit in its frame (ws, the encoder's
+ * CF_ERR_TOO_LARGE, taken): what the client is told, the sizes named.
+ */
+static cf_status *
+dsp_too_large(const cf_dispatch_session *sess, const char *method, cf_status *ws)
+{
+	cf_status  *s = cf_status_make(CF_ERR_TOO_LARGE, "the reply of %s does not fit in a "
+								   "frame: %s (colfamd's thrift_framed_transport_size_in_mb); "
+								   "ask for fewer rows or columns per call", method,
+								   cf_status_msg(ws));
+
+	cf_status_free(ws);
+	cf_log_info("dispatch", "%s: %s", sess->peer, cf_status_msg(s));
+	return s;
+}
+
+/*
  * Writes the reply for a handler's outcome s (taken). A result larger than reply's
  * limit (the server's frame limit) becomes the call's error, an InvalidRequest naming
  * the sizes: the client learns why and the connection stays usable.
@@ -1404,12 +1432,7 @@ dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply
 			cf_status_free(ws);
 			return;
 		}
-		s = cf_status_make(CF_ERR_TOO_LARGE, "the reply of %s does not fit in a frame: %s "
-						   "(colfamd's thrift_framed_transport_size_in_mb); ask for fewer "
-						   "rows or columns per call", cf_t_method_name(c->m),
-						   cf_status_msg(ws));
-		cf_status_free(ws);
-		cf_log_info("dispatch", "%s: %s", c->sess->peer, cf_status_msg(s));
+		s = dsp_too_large(c->sess, cf_t_method_name(c->m), ws);
 	}
 	c->res.exception.kind = dsp_exception_kind(c->m, cf_status_code(s));
 	c->res.exception.why = dsp_str_slice(c, cf_status_msg(s));
@@ -1429,6 +1452,295 @@ dsp_reply(dsp_call *c, cf_slice name, int32_t seqid, cf_status *s, cf_buf *reply
 		cf_status_free(ws);
 	}
 	cf_status_free(s);
+}
+
+/* ---------------------------------------------------------------- colfam_multiget_chain */
+
+static const char *const chain_source_names[] = {
+	[CF_TA_CHAIN_VALUE] = "VALUE",[CF_TA_CHAIN_NAME] = "NAME",
+	[CF_TA_CHAIN_SUPER_NAME] = "SUPER_NAME",[CF_TA_CHAIN_KEY] = "KEY",
+	[CF_TA_CHAIN_NAMED_VALUE] = "NAMED_VALUE",
+};
+
+/*
+ * The checks of the steps that need no read (thrift.md's rules): how many, from_step,
+ * source and source_name. Step i is steps[i - 1].
+ */
+static cf_status *
+dsp_chain_check(const cf_ta_args *a)
+{
+	if (a->n_steps > CF_TA_CHAIN_MAX_STEPS)
+		return cf_status_make(CF_ERR_INVALID, "colfam_multiget_chain takes at most %d "
+							  "steps after step 0, got %zu", CF_TA_CHAIN_MAX_STEPS,
+							  a->n_steps);
+	for (size_t i = 1; i <= a->n_steps; i++)
+	{
+		const cf_ta_chain_step *st = &a->steps[i - 1];
+
+		if (st->from_step < 0 || (size_t) st->from_step >= i)
+			return cf_status_make(CF_ERR_INVALID, "chain step %zu: from_step %d must name "
+								  "an earlier step (0..%zu)", i, (int) st->from_step, i - 1);
+		if (st->source < CF_TA_CHAIN_VALUE || st->source > CF_TA_CHAIN_NAMED_VALUE)
+			return cf_status_make(CF_ERR_INVALID, "chain step %zu: source %d is not a "
+								  "ChainSource (VALUE 0, NAME 1, SUPER_NAME 2, KEY 3, "
+								  "NAMED_VALUE 4)", i, (int) st->source);
+		if (st->source == CF_TA_CHAIN_NAMED_VALUE && !st->has_source_name)
+			return cf_status_make(CF_ERR_INVALID, "chain step %zu: source NAMED_VALUE "
+								  "needs a source_name", i);
+		if (st->source != CF_TA_CHAIN_NAMED_VALUE && st->has_source_name)
+			return cf_status_make(CF_ERR_INVALID, "chain step %zu: source_name is for "
+								  "source NAMED_VALUE only, not %s", i,
+								  chain_source_names[st->source]);
+	}
+	return NULL;
+}
+
+/*
+ * One derived step's keys: distinct (bytewise) in first-seen order, at most cap;
+ * slots is an open-addressing set of their indexes + 1 (0: free), mask + 1 of them.
+ */
+typedef struct chain_keys
+{
+	cf_slice   *keys;
+	size_t		n;
+	size_t		cap;
+	uint32_t   *slots;
+	size_t		mask;
+	bool		over;			/* a distinct key past cap came */
+} chain_keys;
+
+/* Adds candidate k unless it names no row (empty, over CF_KEY_MAX) or came before. */
+static void
+chain_add(chain_keys *ks, cf_slice k)
+{
+	size_t		h;
+
+	if (k.len == 0 || k.len > CF_KEY_MAX)
+		return;
+	for (h = cf_crc32c(k.p, k.len) & ks->mask; ks->slots[h]; h = (h + 1) & ks->mask)
+	{
+		if (cf_slice_eq(ks->keys[ks->slots[h] - 1], k))
+			return;
+	}
+	if (ks->n == ks->cap)
+	{
+		ks->over = true;
+		return;
+	}
+	ks->keys[ks->n++] = k;
+	ks->slots[h] = (uint32_t) ks->n;
+}
+
+/* The candidates one column gives under st's source. */
+static void
+chain_column(chain_keys *ks, const cf_ta_chain_step *st, const cf_read_column *col)
+{
+	if (st->source == CF_TA_CHAIN_VALUE)
+		chain_add(ks, col->value);
+	else if (st->source == CF_TA_CHAIN_NAME)
+		chain_add(ks, col->name);
+	else if (st->source == CF_TA_CHAIN_NAMED_VALUE && cf_slice_eq(col->name, st->source_name))
+		chain_add(ks, col->value);
+}
+
+/*
+ * Walks rows (each row, then each of its results; a super column's sub-columns are
+ * its columns) for st's candidates; calls chain_add on each when ks is not NULL.
+ * Returns how many candidates there are (an upper bound on the distinct keys).
+ */
+static size_t
+chain_walk(chain_keys *ks, const cf_ta_chain_step *st, const cf_read_rows *rows)
+{
+	size_t		n = 0;
+
+	for (size_t i = 0; rows && i < rows->n_rows; i++)
+	{
+		const cf_row_slice *rs = &rows->rows[i].slice;
+		size_t		n_res = rs->is_super ? rs->n_supers : rs->n_columns;
+
+		if (st->source == CF_TA_CHAIN_KEY)
+		{
+			if (n_res == 0)
+				continue;
+			n++;
+			if (ks)
+				chain_add(ks, rows->rows[i].key);
+			continue;
+		}
+		for (size_t j = 0; j < n_res; j++)
+		{
+			const cf_read_super *sc = rs->is_super ? &rs->supers[j] : NULL;
+
+			if (st->source == CF_TA_CHAIN_SUPER_NAME)
+			{
+				n += sc != NULL;
+				if (sc && ks)
+					chain_add(ks, sc->name);
+				continue;
+			}
+			n += sc ? sc->n_columns : 1;
+			for (size_t k = 0; ks && k < (sc ? sc->n_columns : 1); k++)
+				chain_column(ks, st, sc ? &sc->columns[k] : &rs->columns[j]);
+		}
+	}
+	return n;
+}
+
+/* Step i's keys (st its step), drawn from from's answer, in the call's arena. */
+static cf_status *
+dsp_chain_keys(dsp_call *c, size_t i, const cf_ta_chain_step *st, const cf_read_rows *from,
+			   cf_slice **keys, size_t *n_keys)
+{
+	size_t		n_cand = chain_walk(NULL, st, from);
+	size_t		n_slots = 16;
+	chain_keys	ks = {.cap = CF_TA_CHAIN_MAX_KEYS};
+
+	*keys = NULL;
+	*n_keys = 0;
+	if (n_cand == 0)
+		return NULL;
+	/* room for every distinct key up to the cap, the set at most half full */
+	while (n_slots < 2 * (n_cand < ks.cap + 1 ? n_cand : ks.cap + 1))
+		n_slots *= 2;
+	ks.keys = dsp_alloc(c, n_cand < ks.cap ? n_cand : ks.cap, sizeof(cf_slice));
+	ks.slots = dsp_alloc(c, n_slots, sizeof(uint32_t));
+	if (ks.keys == NULL || ks.slots == NULL)
+		return DSP_NO_MEMORY();
+	memset(ks.slots, 0, n_slots * sizeof(uint32_t));
+	ks.mask = n_slots - 1;
+	chain_walk(&ks, st, from);
+	if (ks.over)
+		return cf_status_make(CF_ERR_INVALID, "chain step %zu: it would look up more than "
+							  "%d keys (the %s of step %d's answer); a step looks up at "
+							  "most %d", i, CF_TA_CHAIN_MAX_KEYS,
+							  chain_source_names[st->source], (int) st->from_step,
+							  CF_TA_CHAIN_MAX_KEYS);
+	*keys = ks.keys;
+	*n_keys = ks.n;
+	return NULL;
+}
+
+/*
+ * The chain's reads: step 0 as multiget_slice (dsp_multiget: its checks, messages,
+ * grants and read), then each step's keys from its from_step's answer and the same
+ * multiget, its errors prefixed "chain step N: ". rows[i] receives step i's answer
+ * (the caller frees them, also on error).
+ */
+static cf_status *
+dsp_chain_run(dsp_call *c, const cf_ta_args *a, cf_read_rows **rows)
+{
+	cf_status  *s;
+
+	if ((s = dsp_logged_in(c->d, c->sess)) != NULL || (s = dsp_chain_check(a)) != NULL)
+		return s;
+	c->args.consistency_level = a->consistency_level;
+	for (size_t i = 0; i <= a->n_steps; i++)
+	{
+		const cf_ta_chain_step *st = i ? &a->steps[i - 1] : NULL;
+
+		if (st == NULL)
+		{
+			c->args.keys = a->keys;
+			c->args.n_keys = a->n_keys;
+			c->args.column_parent = a->column_parent;
+			c->args.predicate = a->predicate;
+		}
+		else
+		{
+			s = dsp_chain_keys(c, i, st, rows[st->from_step], &c->args.keys,
+							   &c->args.n_keys);
+			if (s)
+				return s;
+			c->args.column_parent = st->column_parent;
+			c->args.predicate = st->predicate;
+		}
+		/* a step without keys is still checked (its CF, grant, predicate) */
+		s = dsp_multiget(c, false);
+		rows[i] = c->rows;
+		c->rows = NULL;
+		if (s)
+			return i ? cf_status_wrap(s, "chain step %zu", i) : s;
+	}
+	return NULL;
+}
+
+/*
+ * One colfam_multiget_chain call (its args decoded into arena): the reads, then the
+ * reply straight from the engine's answers (dispatch_reply.h); errors as
+ * multiget_slice's (its declared IRE, UE, TE; the frame limit's IRE; a server fault
+ * an INTERNAL_ERROR TApplicationException).
+ */
+static void
+dsp_chain(cf_dispatch *d, cf_dispatch_session *sess, const cf_ta_args *a, cf_arena *arena,
+		  int32_t seqid, cf_buf *reply)
+{
+	const char *name = cf_ta_method_name(CF_TA_M_MULTIGET_CHAIN);
+	dsp_call	c = {.d = d,.sess = sess,.arena = arena,.m = CF_T_M_MULTIGET_SLICE};
+	size_t		n = a->n_steps <= CF_TA_CHAIN_MAX_STEPS ? a->n_steps + 1 : 0;
+	cf_read_rows **rows = dsp_alloc(&c, n, sizeof(*rows));
+	size_t		mark = reply->len;
+	uint8_t		failed = reply->failed;
+	cf_ta_result res = {0};
+	cf_status  *s = n && rows == NULL ? DSP_NO_MEMORY() : NULL;
+	cf_status  *ws;
+
+	if (rows)
+		memset(rows, 0, n * sizeof(*rows));
+	if (s == NULL)
+		s = dsp_chain_run(&c, a, rows);
+	if (s == NULL)
+	{
+		ws = cf_tr_write_chain_reply(reply, name, seqid, (const cf_read_rows *const *) rows, n);
+		if (ws != NULL)
+		{
+			dsp_rewind(reply, mark, failed);
+			if (cf_status_code(ws) == CF_ERR_TOO_LARGE)
+				s = dsp_too_large(sess, name, ws);
+			else
+			{
+				/* not the user's: an INTERNAL_ERROR, as dsp_reply does */
+				s = cf_status_make(CF_ERR_INTERNAL, "encoding the reply: %s",
+								   cf_status_msg(ws));
+				cf_status_free(ws);
+			}
+		}
+	}
+	if (s != NULL)
+	{
+		switch (dsp_exception_kind(CF_T_M_MULTIGET_SLICE, cf_status_code(s)))
+		{
+			case CF_T_EXC_INVALID_REQUEST:
+				res.has_ire = true;
+				break;
+			case CF_T_EXC_UNAVAILABLE:
+				res.has_ue = true;
+				break;
+			case CF_T_EXC_TIMED_OUT:
+				res.has_te = true;
+				break;
+			default:
+				break;
+		}
+		res.ire.why = dsp_str_slice_arena(arena, cf_status_msg(s));
+		if (res.has_ire || res.has_ue || res.has_te)
+			ws = cf_ta_write_reply(reply, CF_TA_M_MULTIGET_CHAIN, seqid, &res);
+		else
+		{
+			cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, name, cf_status_msg(s));
+			ws = cf_status_make(CF_ERR_INTERNAL, "%s", cf_status_msg(s));
+		}
+		if (ws != NULL)
+		{
+			dsp_rewind(reply, mark, failed);
+			cf_t_write_app_exception(reply, cf_slice_str(name), seqid,
+									 CF_T_APP_INTERNAL_ERROR, cf_status_msg(ws));
+			cf_status_free(ws);
+		}
+		cf_status_free(s);
+	}
+	for (size_t i = 0; i < n; i++)
+		cf_read_rows_free(rows[i]);
+	cf_schema_unref(c.schema);
 }
 
 /* ---------------------------------------------------------------- admin methods */
@@ -1494,13 +1806,11 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 	size_t		n_st = 0;
 	cf_status  *s = NULL;
 
-	if (cf_auth_required(d->auth))
-	{
-		if (sess->user == NULL)
-			return cf_status_make(CF_ERR_AUTHENTICATION, "you have not logged in");
-		if ((s = cf_auth_authorize_keyspaces(d->auth, sess->user)) != NULL)
-			return s;
-	}
+	if ((s = dsp_logged_in(d, sess)) != NULL)
+		return s;
+	if (cf_auth_required(d->auth) &&
+		(s = cf_auth_authorize_keyspaces(d->auth, sess->user)) != NULL)
+		return s;
 	if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
 		return dsp_admin_snapshots(d, m, a, arena, res);
 	if (a->keyspace.len == 0 || a->keyspace.len > CF_SCHEMA_NAME_MAX ||
@@ -1559,6 +1869,7 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 		case CF_TA_M_SNAPSHOT:
 		case CF_TA_M_LISTSNAPSHOTS:
 		case CF_TA_M_CLEARSNAPSHOT:
+		case CF_TA_M_MULTIGET_CHAIN:
 		case CF_TA_M_COUNT_:
 			break;
 	}
@@ -1596,6 +1907,12 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 		cf_status_free(s);
 		cf_arena_free(arena);
 		return true;			/* as for the 0.7 methods: see cf_dispatch_handle */
+	}
+	if (m == CF_TA_M_MULTIGET_CHAIN)
+	{
+		dsp_chain(d, sess, &a, arena, seqid, reply);
+		cf_arena_free(arena);
+		return true;
 	}
 	s = dsp_admin_run(d, sess, m, &a, arena, &res);
 	if (s && dsp_user_error(cf_status_code(s)))

@@ -233,6 +233,31 @@ too_large(const cf_buf *out, size_t size)
 						  "limit of %zu", size, out->limit);
 }
 
+/*
+ * The size of rows as multiget_slice's map entries (as_map) or as KeySlices, their
+ * container's header not included; 0 (out failed) on an overlong length.
+ */
+static size_t
+rows_size(cf_buf *out, const cf_read_rows *rows, bool as_map)
+{
+	size_t		size = 1;		/* the 0 return is the failure: subtracted below */
+	size_t		part;
+
+	if (!fits_i32(out, rows->n_rows))
+		return 0;
+	for (size_t i = 0; i < rows->n_rows; i++)
+	{
+		const cf_read_row *r = &rows->rows[i];
+
+		if (!fits_i32(out, r->key.len) || (part = coscs_size(out, &r->slice)) == 0)
+			return 0;
+		size += BINARY_HDR + r->key.len + part;
+		if (!as_map)
+			size += FIELD_HDR + FIELD_HDR + STOP;	/* KeySlice's fields and STOP */
+	}
+	return size;
+}
+
 /* The size of the result struct's success field and STOP; 0 (out failed) if too long. */
 static size_t
 result_size(cf_buf *out, cf_t_method m, const cf_row_slice *rs, const cf_read_rows *rows)
@@ -256,19 +281,24 @@ result_size(cf_buf *out, cf_t_method m, const cf_row_slice *rs, const cf_read_ro
 			size += LIST_HDR;
 			break;
 	}
-	if (!fits_i32(out, rows->n_rows))
-		return 0;
-	for (size_t i = 0; i < rows->n_rows; i++)
-	{
-		const cf_read_row *r = &rows->rows[i];
+	part = rows_size(out, rows, m == CF_T_M_MULTIGET_SLICE);
+	return part ? size + part - 1 : 0;
+}
 
-		if (!fits_i32(out, r->key.len) || (part = coscs_size(out, &r->slice)) == 0)
-			return 0;
-		size += BINARY_HDR + r->key.len + part;
-		if (m != CF_T_M_MULTIGET_SLICE)
-			size += FIELD_HDR + FIELD_HDR + STOP;	/* KeySlice's fields and STOP */
+/* list<KeySlice> of rows (NULL: none). */
+static uint8_t *
+put_key_slices(uint8_t *p, const cf_read_rows *rows)
+{
+	size_t		n = rows ? rows->n_rows : 0;
+
+	p = put_list(p, CF_TB_STRUCT, n);
+	for (size_t i = 0; i < n; i++)
+	{
+		p = put_binary(put_field(p, CF_TB_STRING, 1), rows->rows[i].key);
+		p = put_coscs(put_field(p, CF_TB_LIST, 2), &rows->rows[i].slice);
+		*p++ = CF_TB_STOP;
 	}
-	return size;
+	return p;
 }
 
 cf_status *
@@ -308,13 +338,7 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 				p = put_coscs(put_binary(p, rows->rows[i].key), &rows->rows[i].slice);
 			break;
 		default:
-			p = put_list(put_field(p, CF_TB_LIST, 0), CF_TB_STRUCT, rows->n_rows);
-			for (size_t i = 0; i < rows->n_rows; i++)
-			{
-				p = put_binary(put_field(p, CF_TB_STRING, 1), rows->rows[i].key);
-				p = put_coscs(put_field(p, CF_TB_LIST, 2), &rows->rows[i].slice);
-				*p++ = CF_TB_STOP;
-			}
+			p = put_key_slices(put_field(p, CF_TB_LIST, 0), rows);
 			break;
 	}
 	*p++ = CF_TB_STOP;
@@ -324,6 +348,43 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 		out->len = mark;
 		return cf_status_make(CF_ERR_INTERNAL, "%s: reply size miscounted",
 							  cf_t_method_name(m));
+	}
+	return NULL;
+}
+
+cf_status *
+cf_tr_write_chain_reply(cf_buf *out, const char *method, int32_t seqid,
+						const cf_read_rows *const *steps, size_t n_steps)
+{
+	size_t		mark = out->len;
+	size_t		size = FIELD_HDR + LIST_HDR + STOP;
+	uint8_t    *p;
+
+	cf_t_write_message_header(out, cf_slice_str(method), CF_T_REPLY, seqid);
+	if (!cf_buf_ok(out) || !fits_i32(out, n_steps))
+		return cf_buf_status(out);
+	for (size_t i = 0; i < n_steps; i++)
+	{
+		size_t		part = steps[i] ? rows_size(out, steps[i], false) : 1;
+
+		if (part == 0)
+			return cf_buf_status(out);
+		size += LIST_HDR + part - 1;
+	}
+	if ((p = cf_tb_room(out, size)) == NULL)
+	{
+		if (out->failed == CF_BUF_OVERLIMIT)
+			return too_large(out, out->len - mark + size);
+		return cf_buf_status(out);
+	}
+	p = put_list(put_field(p, CF_TB_LIST, 0), CF_TB_LIST, n_steps);
+	for (size_t i = 0; i < n_steps; i++)
+		p = put_key_slices(p, steps[i]);
+	*p++ = CF_TB_STOP;
+	if (p != out->data + out->len)
+	{
+		out->len = mark;
+		return cf_status_make(CF_ERR_INTERNAL, "%s: reply size miscounted", method);
 	}
 	return NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * thrift/dispatch_reply.h — the replies of the read methods (get, get_slice,
- * multiget_slice, get_range_slices, get_indexed_slices) encoded straight from the
- * engine's results (db/read.h), for the server's dispatch.
+ * multiget_slice, get_range_slices, get_indexed_slices, colfam_multiget_chain) encoded
+ * straight from the engine's results (db/read.h), for the server's dispatch.
  *
  * Why not thrift/cassandra.h's cf_t_write_reply: that path first copies every cell
  * into a ColumnOrSuperColumn struct, then walks them with the table-driven encoder
@@ -41,6 +41,15 @@
  */
 cf_status  *cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid,
 							  const cf_row_slice *rs, const cf_read_rows *rows);
+
+/*
+ * Appends the REPLY message of a successful colfam_multiget_chain (thrift/admin.h;
+ * method is its wire name) with seqid: list<list<KeySlice>>, list i holding steps[i]'s
+ * rows (NULL: a step that read nothing, an empty list). The bytes are those
+ * cf_ta_write_reply writes for the same answers. Errors as cf_tr_write_reply's.
+ */
+cf_status  *cf_tr_write_chain_reply(cf_buf *out, const char *method, int32_t seqid,
+									const cf_read_rows *const *steps, size_t n_steps);
 
 /*
  * A get_range_slices (or get_indexed_slices) reply streamed from a range scan: the

@@ -1,9 +1,10 @@
 /*
  * thrift/tstruct.c — the table-driven struct reader and writer (see tstruct.h).
  *
- * Lists hold scalars, strings or structs and maps hold scalar or string keys (all the
- * Cassandra IDL needs), so an element or key is always stored inline at an offset
- * with no count of its own; a map's value may be a container (val_n_off).
+ * Lists hold scalars, strings, structs or lists, and maps hold scalar or string keys
+ * (all the Cassandra IDL and colfam's methods need), so an element or key is stored
+ * inline at an offset, with a count of its own only when it is a list (the outer
+ * list's val_n_off); a map's value may be a container (val_n_off).
  */
 #include "thrift/tstruct.h"
 
@@ -55,7 +56,7 @@ read_list(cf_tb_dec *d, const cf_ts_type *t, void *base, size_t off, size_t n_of
 		return;
 	arr = cf_tb_alloc_array(d, n, t->size);
 	for (size_t i = 0; i < n && cf_tb_ok(d); i++)
-		read_value(d, t->elem, arr + i * t->size, 0, 0);
+		read_value(d, t->elem, arr + i * t->size, 0, t->val_n_off);
 	cf_tb_leave(d);
 	*(void **) AT(base, off) = arr;
 	*(size_t *) AT(base, n_off) = cf_tb_ok(d) ? n : 0;
@@ -185,7 +186,7 @@ write_list(cf_buf *b, const cf_ts_type *t, const void *base, size_t off, size_t 
 
 	cf_tb_write_list_begin(b, cf_ts_wire_type(t->elem), n);
 	for (size_t i = 0; i < n && cf_buf_ok(b); i++)
-		write_value(b, t->elem, arr + i * t->size, 0, 0);
+		write_value(b, t->elem, arr + i * t->size, 0, t->val_n_off);
 }
 
 static void

@@ -11,7 +11,9 @@
  *  - bool / i32 / i64 / double: the C type at off;
  *  - string / binary: a cf_slice at off (strings are UTF-8-checked on decode);
  *  - struct: the C struct at off;
- *  - list<T>: a T* at off and a size_t count at n_off;
+ *  - list<T>: a T* at off and a size_t count at n_off; a list of lists holds one
+ *    (T*, count) struct per element, the array at offset 0, the count at the outer
+ *    type's val_n_off;
  *  - map<K,V>: an array of entries (entry_size bytes each) at off, the count at
  *    n_off; the key lives at key_off inside an entry, the value at val_off (and its
  *    count at val_n_off when the value is a container).
@@ -57,7 +59,8 @@ struct cf_ts_type
 	const cf_ts_type *val;		/* MAP: the value type */
 	uint16_t	key_off;		/* MAP: the key's offset in an entry */
 	uint16_t	val_off;		/* MAP: the value's offset in an entry */
-	uint16_t	val_n_off;		/* MAP: the value's count, if it is a container */
+	uint16_t	val_n_off;		/* MAP: the value's count, if it is a container;
+								 * LIST of lists: each element's count */
 };
 
 /* has_off of a field without a has_ flag. */

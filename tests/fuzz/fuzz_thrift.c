@@ -1,14 +1,17 @@
 /*
- * tests/fuzz/fuzz_thrift.c — libFuzzer target for thrift/cassandra.h's decoder.
+ * tests/fuzz/fuzz_thrift.c — libFuzzer target for thrift/cassandra.h's decoder and
+ * thrift/admin.h's (colfam's methods, colfam_multiget_chain's among them).
  *
  * One input is read three ways, as the server and the client would meet it:
- *  1. cf_t_read_message_header, then the body as every method's arguments;
- *  2. the whole input as every method's reply (cf_t_read_reply);
+ *  1. cf_t_read_message_header, then the body as every method's arguments (the 0.7
+ *     methods' and colfam's, cf_ta_read_args);
+ *  2. the whole input as every method's reply (cf_t_read_reply, cf_ta_read_reply);
  *  3. for the replies a scan pages through, by client/reply.h's hand-written reader
  *     and skim too: what they accept, cf_t_read_reply must decode to the same
  *     result (and keys), and the re-encoding of what cf_t_read_reply decodes
  *     (canonical) must be accepted by the hand-written reader alike;
- * and whatever decodes is re-encoded (cf_t_write_call / cf_t_write_reply), decoded
+ * and whatever decodes is re-encoded (cf_t_write_call / cf_t_write_reply, and
+ * cf_ta_write_call / cf_ta_write_reply), decoded
  * again and re-encoded again: the two encodings must be identical, so the encoder
  * and decoder agree on everything the decoder accepts. The only failure allowed on
  * the second decode is the memory budget (TOO_LARGE): it is relative to the input's
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "client/reply.h"
+#include "thrift/admin.h"
 #include "thrift/cassandra.h"
 #include "util/arena.h"
 
@@ -95,6 +99,62 @@ check_reply(cf_t_method m, const cf_t_result *res, int32_t seqid, const cf_t_lim
 	}
 	else if (cf_status_code(s) != CF_ERR_TOO_LARGE)
 		die("own reply does not decode", m, s);
+	cf_status_free(s);
+	cf_buf_free(&b1);
+	cf_buf_free(&b2);
+	cf_arena_free(a);
+}
+
+static void
+die_ta(const char *what, cf_ta_method m, const cf_status *s)
+{
+	fprintf(stderr, "fuzz_thrift: %s for %s: %s\n", what, cf_ta_method_name(m),
+			cf_status_msg(s));
+	abort();
+}
+
+/*
+ * colfam's methods (thrift/admin.h, colfam_multiget_chain's ChainSteps and
+ * list<list<KeySlice>> among them): decoded args or result a re-encoded, decoded and
+ * re-encoded again, as check_args and check_reply do for the 0.7 methods.
+ */
+static void
+check_ta(cf_ta_method m, const cf_ta_args *args, const cf_ta_result *res, int32_t seqid,
+		 const cf_t_limits *lim)
+{
+	cf_buf		b1 = CF_BUF_INIT;
+	cf_buf		b2 = CF_BUF_INIT;
+	cf_arena   *a = cf_arena_new(0);
+	cf_ta_args	args2;
+	cf_ta_result res2;
+	cf_status  *s;
+
+	if ((s = args ? cf_ta_write_call(&b1, m, seqid, args) :
+		 cf_ta_write_reply(&b1, m, seqid, res)) != NULL)
+		die_ta("write failed", m, s);
+	if (args)
+	{
+		cf_t_message_header h;
+		cf_rd		r;
+
+		cf_rd_init(&r, b1.data, b1.len);
+		if ((s = cf_t_read_message_header(&r, &h)) != NULL)
+			die_ta("own header does not decode", m, s);
+		if ((s = cf_ta_read_args(&r, m, lim, a, &args2)) == NULL && cf_rd_left(&r) != 0)
+			die_ta("own call has trailing bytes", m, NULL);
+	}
+	else
+		s = cf_ta_read_reply(cf_slice_of(b1.data, b1.len), m, seqid, lim, a, &res2);
+	if (s == NULL)
+	{
+		if ((s = args ? cf_ta_write_call(&b2, m, seqid, &args2) :
+			 cf_ta_write_reply(&b2, m, seqid, &res2)) != NULL)
+			die_ta("second write failed", m, s);
+		if (b1.len != b2.len || memcmp(b1.data, b2.data, b1.len) != 0)
+			die_ta("re-encoding differs", m, NULL);
+	}
+	else if (cf_status_code(s) != CF_ERR_TOO_LARGE)
+		die_ta("own encoding does not decode", m, s);
 	cf_status_free(s);
 	cf_buf_free(&b1);
 	cf_buf_free(&b2);
@@ -237,6 +297,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				cf_buf_free(&b);
 			}
 		}
+		cf_status_free(st);
+		cf_arena_free(a);
+	}
+	for (int i = 0; i < CF_TA_M_COUNT_; i++)
+	{
+		cf_ta_method m = (cf_ta_method) i;
+		cf_arena   *a = cf_arena_new(0);
+		cf_ta_args	args;
+		cf_ta_result res;
+		cf_status  *st;
+		cf_rd		body;
+
+		if (s == NULL)
+		{
+			cf_rd_init(&body, data + r.pos, size - r.pos);
+			if ((st = cf_ta_read_args(&body, m, &lim, a, &args)) == NULL)
+				check_ta(m, &args, NULL, h.seqid, &lim);
+			cf_status_free(st);
+		}
+		st = cf_ta_read_reply(cf_slice_of(data, size), m, s == NULL ? h.seqid : 0, &lim, a,
+							  &res);
+		if (st == NULL)
+			check_ta(m, NULL, &res, h.seqid, &lim);
 		cf_status_free(st);
 		cf_arena_free(a);
 	}

@@ -53,6 +53,8 @@ codec_round_trips(void **state)
 
 		assert_true(cf_ta_method_lookup(cf_slice_str(cf_ta_method_name(m)), &am));
 		assert_int_equal(am, m);
+		if (m == CF_TA_M_MULTIGET_CHAIN)
+			continue;			/* a read; its codec is test_thrift_codec.c's */
 		cf_buf_reset(&b);
 		OK(cf_ta_write_call(&b, m, 7, &a));
 		cf_rd_init(&r, b.data, b.len);

@@ -1,5 +1,6 @@
 /*
- * tests/unit/test_client.c — client/: libcolfam against an in-test fake server.
+ * tests/unit/test_client.c — client/: libcolfam against an in-test fake server, and
+ * cfc_colfam_multiget_chain against a live colfamd.
  *
  * The fake is a thread on 127.0.0.1 (ephemeral port), or on a unix socket for the
  * tests of waits (timeouts, cancels and signals hold on both), that reads frames,
@@ -33,6 +34,7 @@
 #include "client/client.h"
 #include "storage/partitioner.h"
 #include "support/colfamd.h"
+#include "support/sockio.h"
 #include "support/slices.h"
 
 /* ---------------------------------------------------------------- the fake server */
@@ -51,6 +53,7 @@ typedef struct step
 {
 	act			kind;
 	cf_t_result res;
+	cf_ta_result ta_res;		/* ACT_REPLY to one of colfam's methods (thrift/admin.h) */
 	const void *raw;
 	size_t		raw_len;
 } step;
@@ -79,6 +82,15 @@ struct fake
 	atomic_int	n_accepts;
 	cf_t_method methods[MAX_CALLS];
 	cf_t_args	args[MAX_CALLS];
+	/*
+	 * colfam's methods, served when serves_ta (else answered UNKNOWN_METHOD, as a
+	 * Cassandra answers any name it lacks): is_ta[i] says call i was one of them
+	 */
+	bool		serves_ta;
+	bool		is_ta[MAX_CALLS];
+	cf_ta_method ta_methods[MAX_CALLS];
+	cf_ta_args	ta_args[MAX_CALLS];
+	atomic_int	n_unknown;		/* calls answered UNKNOWN_METHOD */
 	uint8_t    *frames[MAX_CALLS];
 	cf_arena   *arenas[MAX_CALLS];
 	char		error[256];
@@ -147,8 +159,10 @@ fake_serve(fake *f, int fd)
 		cf_arena   *arena;
 		cf_rd		r;
 		cf_t_message_header mh;
-		cf_t_method m;
+		cf_t_method m = CF_T_M_COUNT_;
+		cf_ta_method am = CF_TA_M_COUNT_;
 		cf_t_args	args;
+		cf_ta_args	ta_args;
 		cf_t_limits lim = cf_t_limits_default();
 		step		st = {.kind = ACT_HANDLER};
 		cf_buf		out = CF_BUF_INIT;
@@ -173,10 +187,26 @@ fake_serve(fake *f, int fd)
 		}
 		cf_rd_init(&r, frame, len);
 		s = cf_t_read_message_header(&r, &mh);
-		if (s == NULL && !cf_t_method_lookup(mh.name, &m))
-			s = cf_status_make(CF_ERR_PROTOCOL, "unknown method");
+		if (s == NULL && !cf_t_method_lookup(mh.name, &m) &&
+			!(f->serves_ta && cf_ta_method_lookup(mh.name, &am)))
+		{
+			char		msg[200];
+
+			/* what Cassandra 0.7's generated processor answers */
+			snprintf(msg, sizeof(msg), "Invalid method name: '%.*s'", (int) mh.name.len,
+					 (const char *) mh.name.p);
+			cf_buf_put_u32(&out, 0);
+			cf_t_write_app_exception(&out, mh.name, mh.seqid, CF_T_APP_UNKNOWN_METHOD, msg);
+			fake_send_frame(fd, &out);
+			cf_buf_free(&out);
+			atomic_fetch_add(&f->n_unknown, 1);
+			free(frame);
+			cf_arena_free(arena);
+			continue;
+		}
 		if (s == NULL)
-			s = cf_t_read_args(&r, m, &lim, arena, &args);
+			s = am != CF_TA_M_COUNT_ ? cf_ta_read_args(&r, am, &lim, arena, &ta_args) :
+				cf_t_read_args(&r, m, &lim, arena, &args);
 		if (s != NULL)
 		{
 			char		msg[200];
@@ -197,7 +227,14 @@ fake_serve(fake *f, int fd)
 			return;
 		}
 		f->methods[i] = m;
-		f->args[i] = args;
+		f->is_ta[i] = am != CF_TA_M_COUNT_;
+		if (f->is_ta[i])
+		{
+			f->ta_methods[i] = am;
+			f->ta_args[i] = ta_args;
+		}
+		else
+			f->args[i] = args;
 		f->frames[i] = frame;
 		f->arenas[i] = arena;
 		atomic_store(&f->n_calls, i + 1);
@@ -208,7 +245,7 @@ fake_serve(fake *f, int fd)
 		switch (st.kind)
 		{
 			case ACT_HANDLER:
-				if (f->handler == NULL)
+				if (f->handler == NULL || am != CF_TA_M_COUNT_)
 				{
 					fake_fail(f, "fake: a call beyond the script");
 					cf_t_write_app_exception(&out, mh.name, mh.seqid, CF_T_APP_INTERNAL_ERROR,
@@ -220,7 +257,8 @@ fake_serve(fake *f, int fd)
 				f->handler(f, m, &args, arena, &st.res);
 				/* fall through */
 			case ACT_REPLY:
-				s = cf_t_write_reply(&out, m, mh.seqid, &st.res);
+				s = am != CF_TA_M_COUNT_ ? cf_ta_write_reply(&out, am, mh.seqid, &st.ta_res) :
+					cf_t_write_reply(&out, m, mh.seqid, &st.res);
 				if (s != NULL)
 				{
 					fake_fail(f, "fake: cf_t_write_reply failed");
@@ -2537,6 +2575,317 @@ token_strings_match_the_partitioners(void **state)
 	cf_buf_free(&theirs);
 }
 
+/* ---------------------------------------------------------------- colfam_multiget_chain */
+
+/* A fake that serves colfam's methods too (thrift/admin.h). */
+static fake *
+fake_start_ta(void)
+{
+	fake	   *f = fake_start(NULL);
+
+	f->serves_ta = true;		/* read by the fake only once a call has come */
+	return f;
+}
+
+static step
+chain_step_reply(cf_ta_chain_answer *ans, size_t n)
+{
+	step		st = {.kind = ACT_REPLY};
+
+	st.ta_res.chain = ans;
+	st.ta_res.n_chain = n;
+	return st;
+}
+
+static void
+chain_wrapper_encodes_decodes_and_resends(void **state)
+{
+	fake	   *f = fake_start_ta();
+	fake	   *f2 = fake_start_ta();
+	cfc_conn   *c;
+	cf_arena   *a = cf_arena_new(0);
+	char		hosts[128];
+	cf_slice	ckeys[2] = {S("__notag__"), S("t2")};
+	cf_slice	names[1] = {S("email")};
+	cf_t_column_parent parent = {S("TaggedPosts"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, true, 10}};
+	cf_ta_chain_step steps[2] = {
+		{.column_parent = {S("BlogEntries"), false, {0}},.predicate = pred,
+		.from_step = 0,.source = CF_TA_CHAIN_VALUE},
+		{.column_parent = {S("Authors"), false, {0}},
+			.predicate = {true, names, 1, false, {{0}, {0}, false, 0}},.from_step = 1,
+		.source = CF_TA_CHAIN_NAMED_VALUE,.has_source_name = true,.source_name = S("author")},
+	};
+	cf_t_cosc	col = {.has_column = true,.column = {S("email"), S("a@x"), 3, false, 0}};
+	cf_t_key_slice rows[2] = {{S("Arin"), &col, 1}, {S("Ian"), NULL, 0}};
+	cf_ta_chain_answer ans[3] = {{rows, 2}, {NULL, 0}, {rows, 1}};
+	cf_ta_chain_answer *out;
+	size_t		n;
+	cf_ta_args *got;
+
+	(void) state;
+	snprintf(hosts, sizeof(hosts), "127.0.0.1:%d,127.0.0.1:%d", f->port, f2->port);
+	c = connect_to(hosts, 2000);
+	fake_push(f, chain_step_reply(ans, 3));
+	expect_ok(cfc_colfam_multiget_chain(c, ckeys, 2, &parent, &pred, steps, 2, 0, a, &out,
+										&n));
+	assert_int_equal(n, 3);
+	assert_int_equal(out[0].n_rows, 2);
+	assert_true(S_EQ(out[0].rows[0].key, "Arin"));
+	assert_true(S_EQ(out[0].rows[0].columns[0].column.value, "a@x"));
+	assert_int_equal(out[0].rows[1].n_columns, 0);
+	assert_int_equal(out[1].n_rows, 0);
+	assert_int_equal(out[2].n_rows, 1);
+	/* what the server got */
+	assert_int_equal(atomic_load(&f->n_calls), 1);
+	assert_true(f->is_ta[0]);
+	assert_int_equal(f->ta_methods[0], CF_TA_M_MULTIGET_CHAIN);
+	got = &f->ta_args[0];
+	assert_int_equal(got->n_keys, 2);
+	assert_true(S_EQ(got->keys[1], "t2"));
+	assert_true(S_EQ(got->column_parent.column_family, "TaggedPosts"));
+	assert_true(got->predicate.slice_range.reversed);
+	assert_int_equal(got->n_steps, 2);
+	assert_int_equal(got->steps[1].from_step, 1);
+	assert_int_equal(got->steps[1].source, CF_TA_CHAIN_NAMED_VALUE);
+	assert_true(got->steps[1].has_source_name);
+	assert_true(S_EQ(got->steps[1].source_name, "author"));
+	assert_false(got->steps[0].has_source_name);
+	assert_int_equal(got->consistency_level, CF_T_CL_ONE);	/* 0: ONE */
+
+	/* an answer per step, no fewer */
+	fake_push(f, chain_step_reply(ans, 2));
+	expect_status(cfc_colfam_multiget_chain(c, ckeys, 2, &parent, &pred, steps, 2, 0, a, &out,
+											&n), CF_ERR_PROTOCOL, "2 answers for 3 steps");
+	assert_null(out);
+	/* the declared exceptions, as multiget_slice's */
+	fake_push(f, (step) {.kind = ACT_REPLY,.ta_res = {.has_ire = true,
+	.ire = {S("chain step 1: unconfigured columnfamily Foo")}}});
+	expect_status(cfc_colfam_multiget_chain(c, ckeys, 2, &parent, &pred, steps, 2, 0, a, &out,
+											&n), CF_ERR_INVALID,
+				  "colfam_multiget_chain: invalid request: chain step 1: unconfigured "
+				  "columnfamily Foo");
+	fake_push(f, (step) {.kind = ACT_REPLY,.ta_res = {.has_ue = true}});
+	expect_status(cfc_colfam_multiget_chain(c, ckeys, 2, &parent, &pred, steps, 2,
+											CF_T_CL_QUORUM, a, &out, &n),
+				  CF_ERR_UNAVAILABLE, "consistency level QUORUM");
+	fake_push(f, (step) {.kind = ACT_REPLY,.ta_res = {.has_te = true}});
+	expect_status(cfc_colfam_multiget_chain(c, ckeys, 2, &parent, &pred, steps, 2,
+											CF_T_CL_ALL, a, &out, &n),
+				  CF_ERR_TIMEOUT, "consistency level ALL");
+	assert_int_equal(atomic_load(&f->n_calls), 5);
+	assert_int_equal(atomic_load(&f->n_accepts), 2);	/* the bad reply reconnected */
+	cfc_free(c);
+
+	/* a read: lost mid-flight, it is resent to the next host */
+	c = connect_to(hosts, 2000);
+	fake_push(f, (step) {.kind = ACT_CLOSE});
+	fake_push(f2, chain_step_reply(ans, 3));
+	expect_ok(cfc_colfam_multiget_chain(c, ckeys, 2, &parent, &pred, steps, 2, 0, a, &out,
+										&n));
+	assert_int_equal(n, 3);
+	assert_int_equal(atomic_load(&f->n_calls), 6);
+	assert_int_equal(atomic_load(&f2->n_calls), 1);
+	assert_int_equal(f2->ta_methods[0], CF_TA_M_MULTIGET_CHAIN);
+	/* ... where an admin method is not */
+	fake_push(f2, (step) {.kind = ACT_CLOSE});
+	assert_non_null(cfc_host(c));
+	expect_status(cfc_colfam_flush(c, "K", NULL, 0), CF_ERR_IO, NULL);
+	assert_int_equal(atomic_load(&f2->n_calls), 2);
+	assert_int_equal(atomic_load(&f->n_calls), 6);
+
+	cf_arena_free(a);
+	cfc_free(c);
+	fake_stop(f);
+	fake_stop(f2);
+}
+
+static void
+chain_on_an_older_server_is_unknown_method(void **state)
+{
+	fake	   *f = fake_start(canned_handler);	/* a 0.7 server: no colfam_* */
+	cfc_conn   *c = connect_fake(f);
+	cf_arena   *a = cf_arena_new(0);
+	cf_slice	key = S("k");
+	cf_t_column_parent parent = {S("Users"), false, {0}};
+	cf_t_slice_predicate pred = {false, NULL, 0, true, {{0}, {0}, false, 10}};
+	cf_ta_chain_answer *out;
+	size_t		n;
+	cf_slice	str;
+	cf_status  *s;
+
+	(void) state;
+	s = cfc_colfam_multiget_chain(c, &key, 1, &parent, &pred, NULL, 0, 0, a, &out, &n);
+	assert_int_equal(cf_status_code(s), CF_ERR_PROTOCOL);
+	assert_true(cfc_unknown_method(s));
+	assert_non_null(strstr(cf_status_msg(s), "Invalid method name: 'colfam_multiget_chain'"));
+	cf_status_free(s);
+	/* answered once, not resent; the next call works (on a new connection) */
+	assert_int_equal(atomic_load(&f->n_unknown), 1);
+	expect_ok(cfc_describe_version(c, a, &str));
+	/* other errors are not "unknown method" */
+	assert_false(cfc_unknown_method(NULL));
+	fake_push(f, (step) {.kind = ACT_APP_EXC});
+	s = cfc_describe_version(c, a, &str);
+	assert_int_equal(cf_status_code(s), CF_ERR_PROTOCOL);
+	assert_false(cfc_unknown_method(s));
+	cf_status_free(s);
+	fake_push(f, exc_step(CF_T_EXC_INVALID_REQUEST, "(UNKNOWN_METHOD, type 1)"));
+	s = cfc_describe_keyspace(c, "K", a, &(cf_t_ks_def) {0});
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	assert_false(cfc_unknown_method(s));
+	cf_status_free(s);
+
+	cf_arena_free(a);
+	cfc_free(c);
+	fake_stop(f);
+}
+
+/* One call of method name (no arguments) on a raw socket to hosts; the reply's status. */
+static cf_status *
+raw_call_status(const char *hosts, const char *name, cf_arena *a)
+{
+	char		host[64];
+	char	   *colon;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	int			fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cf_buf		b = CF_BUF_INIT;
+	uint8_t		hdr[4];
+	uint8_t    *body;
+	uint32_t	len;
+	cf_rd		r;
+
+	snprintf(host, sizeof(host), "%s", hosts);
+	colon = strrchr(host, ':');
+	assert_non_null(colon);
+	*colon = '\0';
+	sa.sin_port = htons((uint16_t) atoi(colon + 1));
+	assert_int_equal(inet_pton(AF_INET, host, &sa.sin_addr), 1);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	cf_buf_put_u32(&b, 0);
+	cf_t_write_message_header(&b, cf_slice_str(name), CF_T_CALL, 5);
+	cf_buf_put_u8(&b, 0);		/* an empty argument struct */
+	cf_buf_patch_u32(&b, 0, (uint32_t) (b.len - 4));
+	assert_true(test_send_all(fd, b.data, b.len));
+	assert_true(test_recv_all(fd, hdr, 4));
+	len = cf_load_be32(hdr);
+	assert_true(len < 4096);
+	body = cf_arena_alloc(a, len);
+	assert_true(test_recv_all(fd, body, len));
+	close(fd);
+	cf_buf_free(&b);
+	cf_rd_init(&r, body, len);
+	return cf_t_read_reply_header(&r, name, 5, NULL, a);
+}
+
+static void
+chain_against_colfamd(void **state)
+{
+	test_colfamd *node = test_colfamd_start("127.0.0.24", NULL);
+	cfc_conn   *c = connect_to(test_colfamd_hosts(node), 5000);
+	cf_arena   *a = cf_arena_new(0);
+	cf_t_cf_def cfs[3] = {
+		{.keyspace = S("Blog"),.name = S("Authors")},
+		{.keyspace = S("Blog"),.name = S("BlogEntries")},
+		{.keyspace = S("Blog"),.name = S("TaggedPosts")},
+	};
+	cf_t_ks_def ks = {.name = S("Blog"),.strategy_class = S("SimpleStrategy"),
+	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 3};
+	static const char *const data[][4] = {
+		{"Authors", "Arin", "email", "arin@example.com"},
+		{"Authors", "Ian", "email", "ieure@example.com"},
+		{"BlogEntries", "post-a", "author", "Arin"},
+		{"BlogEntries", "post-a", "title", "A"},
+		{"BlogEntries", "post-b", "author", "Ian"},
+		{"BlogEntries", "post-b", "title", "B"},
+		{"BlogEntries", "post-c", "author", "Arin"},
+		{"TaggedPosts", "__notag__", "t1", "post-a"},
+		{"TaggedPosts", "__notag__", "t2", "post-b"},
+		{"TaggedPosts", "__notag__", "t3", "post-c"},
+		{"TaggedPosts", "__notag__", "t4", "post-gone"},
+	};
+	cf_slice	notag = S("__notag__");
+	cf_slice	ta[2] = {S("title"), S("author")};
+	cf_slice	email = S("email");
+	cf_t_column_parent tagged = {S("TaggedPosts"), false, {0}};
+	cf_t_slice_predicate newest = {false, NULL, 0, true, {{0}, {0}, true, 10}};
+	cf_ta_chain_step steps[2] = {
+		{.column_parent = {S("BlogEntries"), false, {0}},
+		.predicate = {true, ta, 2, false, {{0}, {0}, false, 0}},.source = CF_TA_CHAIN_VALUE},
+		{.column_parent = {S("Authors"), false, {0}},
+			.predicate = {true, &email, 1, false, {{0}, {0}, false, 0}},.from_step = 1,
+		.source = CF_TA_CHAIN_NAMED_VALUE,.has_source_name = true,.source_name = S("author")},
+	};
+	cf_ta_chain_answer *out;
+	size_t		n;
+	cf_t_key_coscs *kc;
+	size_t		n_kc;
+	cf_status  *s;
+
+	(void) state;
+	expect_ok(cfc_system_add_keyspace(c, &ks, a, NULL));
+	expect_ok(cfc_set_keyspace(c, "Blog"));
+	for (size_t i = 0; i < sizeof(data) / sizeof(data[0]); i++)
+	{
+		cf_t_column_parent p = {cf_slice_str(data[i][0]), false, {0}};
+		cf_t_column col = {cf_slice_str(data[i][2]), cf_slice_str(data[i][3]), 1, false, 0};
+
+		expect_ok(cfc_insert(c, cf_slice_str(data[i][1]), &p, &col, 0));
+	}
+
+	/* the seeds' front page in one round trip */
+	expect_ok(cfc_colfam_multiget_chain(c, &notag, 1, &tagged, &newest, steps, 2, 0, a, &out,
+										&n));
+	assert_int_equal(n, 3);
+	assert_int_equal(out[0].n_rows, 1);
+	assert_int_equal(out[0].rows[0].n_columns, 4);
+	assert_true(S_EQ(out[0].rows[0].columns[0].column.name, "t4"));	/* newest first */
+	/* step 1 as multiget_slice of the values, newest first */
+	assert_int_equal(out[1].n_rows, 4);
+	expect_ok(cfc_multiget_slice(c, (cf_slice[]) {S("post-gone"), S("post-c"), S("post-b"),
+								 S("post-a")}, 4, &steps[0].column_parent,
+								 &steps[0].predicate, 0, a, &kc, &n_kc));
+	assert_int_equal(n_kc, 4);
+	for (size_t i = 0; i < 4; i++)
+	{
+		assert_true(cf_slice_eq(out[1].rows[i].key, kc[i].key));
+		assert_int_equal(out[1].rows[i].n_columns, kc[i].n_columns);
+		for (size_t j = 0; j < kc[i].n_columns; j++)
+			assert_true(cf_slice_eq(out[1].rows[i].columns[j].column.value,
+									kc[i].columns[j].column.value));
+	}
+	assert_int_equal(out[1].rows[0].n_columns, 0);	/* post-gone: no row */
+	assert_int_equal(out[1].rows[1].n_columns, 1);	/* post-c: no title */
+	/* step 2: Arin (post-c's), then Ian (post-b's) */
+	assert_int_equal(out[2].n_rows, 2);
+	assert_true(S_EQ(out[2].rows[0].key, "Arin"));
+	assert_true(S_EQ(out[2].rows[0].columns[0].column.value, "arin@example.com"));
+	assert_true(S_EQ(out[2].rows[1].key, "Ian"));
+
+	/* a step's error names the step */
+	steps[1].column_parent.column_family = S("Foo");
+	expect_status(cfc_colfam_multiget_chain(c, &notag, 1, &tagged, &newest, steps, 2, 0, a,
+											&out, &n), CF_ERR_INVALID,
+				  "chain step 2: unconfigured columnfamily Foo");
+	steps[1].column_parent.column_family = S("Authors");
+	expect_ok(cfc_colfam_multiget_chain(c, &notag, 1, &tagged, &newest, steps, 2, 0, a, &out,
+										&n));
+
+	/* a colfam_* method this colfamd does not serve: what cfc_unknown_method knows */
+	s = raw_call_status(test_colfamd_hosts(node), "colfam_nosuch", a);
+	assert_int_equal(cf_status_code(s), CF_ERR_PROTOCOL);
+	assert_true(cfc_unknown_method(s));
+	cf_status_free(s);
+	/* and a method it serves is not */
+	s = raw_call_status(test_colfamd_hosts(node), "describe_version", a);
+	assert_null(s);
+
+	cf_arena_free(a);
+	cfc_free(c);
+	test_colfamd_free(node);
+}
+
 int
 main(void)
 {
@@ -2555,6 +2904,9 @@ main(void)
 		cmocka_unit_test(failover_to_the_next_host),
 		cmocka_unit_test(mid_call_failure_retries_idempotent_calls_only),
 		cmocka_unit_test(resends_are_bounded_by_max_attempts),
+		cmocka_unit_test(chain_wrapper_encodes_decodes_and_resends),
+		cmocka_unit_test(chain_on_an_older_server_is_unknown_method),
+		cmocka_unit_test(chain_against_colfamd),
 		WAIT_TEST(the_cancel_callback_stops_a_wait, over_tcp),
 		WAIT_TEST(the_cancel_callback_stops_a_wait, over_unix),
 		WAIT_TEST(signals_during_waits_are_harmless, over_tcp),

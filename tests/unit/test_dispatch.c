@@ -1,7 +1,8 @@
 /* tests/unit/test_dispatch.c — thrift/dispatch: encoded calls through
  * cf_dispatch_handle and decoded replies for every method of the 0.7 service, each
- * documented error, garbage and truncated messages, sessions and login, and the
- * seeds' Twitter and BloggyAppy examples end to end. */
+ * documented error, garbage and truncated messages, sessions and login, the seeds'
+ * Twitter and BloggyAppy examples end to end, and colfam_multiget_chain (the seeds'
+ * front page, every source, its errors) checked against separate multiget_slice calls. */
 #include "support/authfiles.h"
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
@@ -13,6 +14,7 @@
 #include "support/dbfixture.h"
 #include "support/envtest.h"
 #include "support/tmpdir.h"
+#include "thrift/admin.h"
 #include "thrift/dispatch.h"
 #include "util/log.h"
 
@@ -1012,6 +1014,641 @@ login_and_grants(void **state)
 	cf_auth_free(auth);
 }
 
+/* ---------------------------------------------------------------- colfam_multiget_chain */
+
+/* One colfam_multiget_chain call: encode, dispatch, decode (as call()). */
+static cf_status *
+chain_call(T *t, const cf_ta_args *a, cf_ta_result *res)
+{
+	cf_buf		msg = CF_BUF_INIT;
+	cf_status  *s;
+
+	OK(cf_ta_write_call(&msg, CF_TA_M_MULTIGET_CHAIN, ++t->seqid, a));
+	raw(t, msg.data, msg.len);
+	cf_buf_free(&msg);
+	cf_arena_free(t->arena);
+	t->arena = cf_arena_new(4096);
+	s = cf_ta_read_reply(cf_slice_of(t->reply.data, t->reply.len), CF_TA_M_MULTIGET_CHAIN,
+						 t->seqid, NULL, t->arena, res);
+	assert_true(t->keep);
+	return s;
+}
+
+/* A chain's reply kept past t's next call: its bytes and the arena it decodes into. */
+typedef struct chain_hold
+{
+	cf_buf		msg;
+	cf_arena   *arena;
+} chain_hold;
+
+static void
+chain_hold_free(chain_hold *h)
+{
+	cf_buf_free(&h->msg);
+	cf_arena_free(h->arena);
+}
+
+/* A chain expected to succeed: its n_steps + 1 answers (in h, until its next use). */
+static const cf_ta_chain_answer *
+chain_ok(T *t, const cf_ta_args *a, chain_hold *h)
+{
+	cf_ta_result res;
+
+	OK(chain_call(t, a, &res));
+	if (res.has_ire || res.has_ue || res.has_te)
+		fail_msg("chain: exception (ire %d ue %d te %d): %.*s", res.has_ire, res.has_ue,
+				 res.has_te, (int) res.ire.why.len, (const char *) res.ire.why.p);
+	cf_buf_reset(&h->msg);
+	cf_buf_put(&h->msg, t->reply.data, t->reply.len);
+	cf_arena_free(h->arena);
+	h->arena = cf_arena_new(4096);
+	OK(cf_ta_read_reply(cf_slice_of(h->msg.data, h->msg.len), CF_TA_M_MULTIGET_CHAIN,
+						t->seqid, NULL, h->arena, &res));
+	assert_true(res.has_chain);
+	assert_int_equal(res.n_chain, a->n_steps + 1);
+	return res.chain;
+}
+
+/* A chain expected to fail with IRE (part in its why: exactly, when exact), UE or TE. */
+static void
+chain_fails(T *t, const cf_ta_args *a, char kind, const char *part, bool exact)
+{
+	cf_ta_result res;
+	char		why[1200];
+
+	OK(chain_call(t, a, &res));
+	snprintf(why, sizeof(why), "%.*s", (int) res.ire.why.len, (const char *) res.ire.why.p);
+	if (res.has_chain || (kind == 'I') != res.has_ire || (kind == 'U') != res.has_ue ||
+		(kind == 'T') != res.has_te)
+		fail_msg("chain: expected %c, got chain %d ire %d ue %d te %d (%s)", kind,
+				 res.has_chain, res.has_ire, res.has_ue, res.has_te, why);
+	if (part && (exact ? strcmp(why, part) != 0 : strstr(why, part) == NULL))
+		fail_msg("chain: why \"%s\" is not%s \"%s\"", why, exact ? "" : " like", part);
+}
+
+/* multiget_slice of keys on parent/pred, as separate calls would make it (in t). */
+static cf_t_result
+chain_multiget(T *t, const cf_slice *keys, size_t n, const cf_t_column_parent *parent,
+			   const cf_t_slice_predicate *pred)
+{
+	cf_t_args	a = args();
+	cf_t_result r;
+
+	a.keys = (cf_slice *) keys;
+	a.n_keys = n;
+	a.column_parent = *parent;
+	a.predicate = *pred;
+	ok(t, CF_T_M_MULTIGET_SLICE, &a, &r);
+	return r;
+}
+
+static void
+same_column(const cf_t_column *a, const cf_t_column *b)
+{
+	assert_true(cf_slice_eq(a->name, b->name));
+	assert_true(cf_slice_eq(a->value, b->value));
+	assert_true(a->timestamp == b->timestamp);
+}
+
+/* A chain's answer equals multiget_slice's map for the same keys, entry for entry. */
+static void
+same_as_multiget(const cf_ta_chain_answer *ans, const cf_t_result *mg)
+{
+	assert_int_equal(ans->n_rows, mg->n_key_coscs);
+	for (size_t i = 0; i < ans->n_rows; i++)
+	{
+		const cf_t_key_slice *ks = &ans->rows[i];
+		const cf_t_key_coscs *kc = &mg->key_coscs[i];
+
+		assert_true(cf_slice_eq(ks->key, kc->key));
+		assert_int_equal(ks->n_columns, kc->n_columns);
+		for (size_t j = 0; j < ks->n_columns; j++)
+		{
+			const cf_t_cosc *x = &ks->columns[j];
+			const cf_t_cosc *y = &kc->columns[j];
+
+			assert_int_equal(x->has_column, y->has_column);
+			assert_int_equal(x->has_super_column, y->has_super_column);
+			if (x->has_column)
+				same_column(&x->column, &y->column);
+			else
+			{
+				assert_true(cf_slice_eq(x->super_column.name, y->super_column.name));
+				assert_int_equal(x->super_column.n_columns, y->super_column.n_columns);
+				for (size_t k = 0; k < x->super_column.n_columns; k++)
+					same_column(&x->super_column.columns[k], &y->super_column.columns[k]);
+			}
+		}
+	}
+}
+
+/* The keys of an answer, for comparing with the keys a step should have derived. */
+static void
+answer_keys(const cf_ta_chain_answer *ans, const cf_slice *want, size_t n)
+{
+	assert_int_equal(ans->n_rows, n);
+	for (size_t i = 0; i < n; i++)
+		if (!cf_slice_eq(ans->rows[i].key, want[i]))
+			fail_msg("answer key %zu is \"%.*s\", expected \"%.*s\"", i,
+					 (int) ans->rows[i].key.len, (const char *) ans->rows[i].key.p,
+					 (int) want[i].len, (const char *) want[i].p);
+}
+
+static void
+insert_sc(T *t, const char *cf, cf_slice key, cf_slice sc, cf_slice name, cf_slice value)
+{
+	cf_t_args	a = args();
+
+	a.key = key;
+	a.column_parent.column_family = cf_slice_str(cf);
+	a.column_parent.has_super_column = sc.len > 0;
+	a.column_parent.super_column = sc;
+	a.column = (cf_t_column) {.name = name,.value = value,.timestamp = 5};
+	ok(t, CF_T_M_INSERT, &a, NULL);
+}
+
+static cf_t_slice_predicate
+names_pred(cf_slice *names, size_t n)
+{
+	return (cf_t_slice_predicate) {.has_column_names = true,.column_names = names,
+	.n_column_names = n};
+}
+
+static cf_t_slice_predicate
+range_pred(int32_t count, bool reversed)
+{
+	return (cf_t_slice_predicate) {.has_slice_range = true,
+	.slice_range = {.count = count,.reversed = reversed}};
+}
+
+static cf_ta_chain_step
+step(const char *cf, cf_t_slice_predicate pred, int from, int source, const char *name)
+{
+	cf_ta_chain_step st = {.predicate = pred,.from_step = from,.source = source};
+
+	st.column_parent.column_family = cf_slice_str(cf);
+	if (name)
+	{
+		st.has_source_name = true;
+		st.source_name = cf_slice_str(name);
+	}
+	return st;
+}
+
+/* The seeds' BloggyAppy (bloggyappy.cli) in small, with the odd cases a chain meets. */
+static void
+add_blog(T *t, uint8_t u[8][16])
+{
+	cf_t_args	a = args();
+	cf_t_cf_def cfs[4] = {
+		cfdef("Blog", "Authors", "Standard", "BytesType", NULL),
+		cfdef("Blog", "BlogEntries", "Standard", "BytesType", NULL),
+		cfdef("Blog", "TaggedPosts", "Standard", "TimeUUIDType", NULL),
+		cfdef("Blog", "Comments", "Super", "TimeUUIDType", "UTF8Type"),
+	};
+	static const char *const tagged[7] = {
+		"post-a", "post-b", "post-c", "post-d", "post-a", "", "post-missing",
+	};
+	uint8_t    *big = malloc(CF_KEY_MAX + 1);
+
+	a.ks_def = (cf_t_ks_def) {.name = S("Blog"),.strategy_class = S("SimpleStrategy"),
+	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 4};
+	ok(t, CF_T_M_SYSTEM_ADD_KEYSPACE, &a, NULL);
+	set_ks(t, "Blog");
+	insert(t, "Authors", S("Arin"), S("email"), S("arin@example.com"), 1);
+	insert(t, "Authors", S("Arin"), S("twitter"), S("phatduckk"), 1);
+	insert(t, "Authors", S("Ian"), S("email"), S("ieure@example.com"), 1);
+	insert(t, "Authors", S("Chris"), S("email"), S("goffinet@example.com"), 1);
+	insert(t, "BlogEntries", S("post-a"), S("title"), S("A"), 2);
+	insert(t, "BlogEntries", S("post-a"), S("author"), S("Arin"), 2);
+	insert(t, "BlogEntries", S("post-a"), S("body"), S("aaa"), 2);
+	insert(t, "BlogEntries", S("post-b"), S("title"), S("B"), 2);
+	insert(t, "BlogEntries", S("post-b"), S("author"), S("Ian"), 2);
+	insert(t, "BlogEntries", S("post-c"), S("title"), S("C"), 2);
+	insert(t, "BlogEntries", S("post-c"), S("author"), S("Arin"), 2);
+	insert(t, "BlogEntries", S("post-d"), S("title"), S("D"), 2);	/* no author */
+	/* an author no row key can be: over the key limit, skipped */
+	assert_non_null(big);
+	memset(big, 'x', CF_KEY_MAX + 1);
+	insert(t, "BlogEntries", S("post-e"), S("author"), cf_slice_of(big, CF_KEY_MAX + 1), 2);
+	free(big);
+	for (int i = 0; i < 7; i++)
+		insert(t, "TaggedPosts", S("__notag__"),
+			   tuuid(u[i], INT64_C(1300000000000000) + i), cf_slice_str(tagged[i]), 3);
+	/* comments: post-a's by Ian and Chris, post-b's by Arin */
+	insert_sc(t, "Comments", S("post-a"), tuuid(u[7], INT64_C(1300000000000100)),
+			  S("commenter"), S("Ian"));
+	insert_sc(t, "Comments", S("post-a"), cf_slice_of(u[7], 16), S("text"), S("nice"));
+	insert_sc(t, "Comments", S("post-a"), cf_slice_of(u[0], 16), S("commenter"), S("Chris"));
+	insert_sc(t, "Comments", S("post-b"), cf_slice_of(u[1], 16), S("commenter"), S("Arin"));
+	insert_sc(t, "Comments", S("post-b"), cf_slice_of(u[1], 16), S("text"), S("nice"));
+}
+
+static void
+chain_front_page(void **state)
+{
+	chain_hold	h = {CF_BUF_INIT, NULL};
+	T		   *t = t_open(*state, NULL, 0);
+	uint8_t		u[8][16];
+	cf_slice	notag = S("__notag__");
+	cf_slice	title_author[2] = {S("title"), S("author")};
+	cf_slice	email = S("email");
+	cf_ta_chain_step steps[4];
+	cf_ta_args	a = {0};
+	const cf_ta_chain_answer *ans;
+	cf_t_result mg;
+	cf_slice	posts[5] = {S("post-missing"), S("post-a"), S("post-d"), S("post-c"),
+	S("post-b")};
+	cf_slice	authors[2] = {S("Arin"), S("Ian")};
+
+	add_blog(t, u);
+	/* TaggedPosts (newest 10) → BlogEntries by VALUE → Authors by NAMED_VALUE author */
+	a.keys = &notag;
+	a.n_keys = 1;
+	a.column_parent.column_family = S("TaggedPosts");
+	a.predicate = range_pred(10, true);
+	steps[0] = step("BlogEntries", names_pred(title_author, 2), 0, CF_TA_CHAIN_VALUE, NULL);
+	steps[1] = step("Authors", names_pred(&email, 1), 1, CF_TA_CHAIN_NAMED_VALUE, "author");
+	/* a step that skips one: step 0's KEY, again in BlogEntries (no such row) */
+	steps[2] = step("BlogEntries", names_pred(title_author, 2), 0, CF_TA_CHAIN_KEY, NULL);
+	/* KEY of step 1: the rows with a column (not post-missing's) */
+	steps[3] = step("BlogEntries", names_pred(&email, 1), 1, CF_TA_CHAIN_KEY, NULL);
+	a.steps = steps;
+	a.n_steps = 4;
+	ans = chain_ok(t, &a, &h);
+
+	/* step 0: the slice, as multiget_slice gives it */
+	mg = chain_multiget(t, &notag, 1, &a.column_parent, &a.predicate);
+	same_as_multiget(&ans[0], &mg);
+	assert_int_equal(ans[0].rows[0].n_columns, 7);
+	/* step 1: the distinct non-empty values, first seen first (post-a once, "" skipped) */
+	answer_keys(&ans[1], posts, 5);
+	assert_int_equal(ans[1].rows[0].n_columns, 0);	/* a missing row: an empty list */
+	mg = chain_multiget(t, posts, 5, &steps[0].column_parent, &steps[0].predicate);
+	same_as_multiget(&ans[1], &mg);
+	/* step 2: the authors named, distinct, post-d's (none) and post-e's absent */
+	answer_keys(&ans[2], authors, 2);
+	mg = chain_multiget(t, authors, 2, &steps[1].column_parent, &steps[1].predicate);
+	same_as_multiget(&ans[2], &mg);
+	assert_true(S_EQ(ans[2].rows[0].columns[0].column.value, "arin@example.com"));
+	/* step 3: KEY of step 0 */
+	answer_keys(&ans[3], &notag, 1);
+	assert_int_equal(ans[3].rows[0].n_columns, 0);
+	answer_keys(&ans[4], posts + 1, 4);
+
+	/* the over-long author is skipped, not an error: post-e's chain has no lookup */
+	{
+		cf_slice	pe = S("post-e");
+		cf_slice	author = S("author");
+
+		a.keys = &pe;
+		a.column_parent.column_family = S("BlogEntries");
+		a.predicate = names_pred(&author, 1);
+		steps[0] = step("Authors", names_pred(&email, 1), 0, CF_TA_CHAIN_VALUE, NULL);
+		a.n_steps = 1;
+		ans = chain_ok(t, &a, &h);
+		assert_int_equal(ans[0].rows[0].n_columns, 1);
+		assert_int_equal(ans[1].n_rows, 0);
+	}
+
+	/* step 0's keys: duplicates once, in the order first given; a missing row empty */
+	{
+		cf_slice	keys[4] = {S("post-b"), S("post-a"), S("post-b"), S("nope")};
+
+		a.keys = keys;
+		a.n_keys = 4;
+		a.predicate = range_pred(100, false);
+		a.n_steps = 0;
+		ans = chain_ok(t, &a, &h);
+		answer_keys(&ans[0], (cf_slice[]) {S("post-b"), S("post-a"), S("nope")}, 3);
+		assert_int_equal(ans[0].rows[2].n_columns, 0);
+		mg = chain_multiget(t, keys, 4, &a.column_parent, &a.predicate);
+		same_as_multiget(&ans[0], &mg);
+		/* no keys at all: an empty answer, and a step from it reads nothing */
+		a.n_keys = 0;
+		a.n_steps = 1;
+		steps[0] = step("Authors", range_pred(10, false), 0, CF_TA_CHAIN_KEY, NULL);
+		ans = chain_ok(t, &a, &h);
+		assert_int_equal(ans[0].n_rows, 0);
+		assert_int_equal(ans[1].n_rows, 0);
+	}
+	chain_hold_free(&h);
+	t_close(t);
+}
+
+static void
+chain_sources_and_super(void **state)
+{
+	chain_hold	h = {CF_BUF_INIT, NULL};
+	T		   *t = t_open(*state, NULL, 0);
+	uint8_t		u[8][16];
+	cf_slice	posts[2] = {S("post-a"), S("post-b")};
+	cf_slice	email = S("email");
+	cf_ta_chain_step steps[6];
+	cf_ta_args	a = {0};
+	const cf_ta_chain_answer *ans;
+	cf_t_result mg;
+
+	add_blog(t, u);
+	/* a Super CF as the source: Comments of post-a and post-b */
+	a.keys = posts;
+	a.n_keys = 2;
+	a.column_parent.column_family = S("Comments");
+	a.predicate = range_pred(10, false);
+	steps[0] = step("Authors", names_pred(&email, 1), 0, CF_TA_CHAIN_NAMED_VALUE, "commenter");
+	steps[1] = step("Authors", range_pred(10, false), 0, CF_TA_CHAIN_SUPER_NAME, NULL);
+	steps[2] = step("Authors", range_pred(10, false), 0, CF_TA_CHAIN_VALUE, NULL);
+	steps[3] = step("Authors", range_pred(10, false), 0, CF_TA_CHAIN_NAME, NULL);
+	steps[4] = step("BlogEntries", range_pred(1, false), 0, CF_TA_CHAIN_KEY, NULL);
+	/* a Standard source's SUPER_NAME: none */
+	steps[5] = step("Authors", range_pred(10, false), 2, CF_TA_CHAIN_SUPER_NAME, NULL);
+	a.steps = steps;
+	a.n_steps = 6;
+	ans = chain_ok(t, &a, &h);
+	mg = chain_multiget(t, posts, 2, &a.column_parent, &a.predicate);
+	same_as_multiget(&ans[0], &mg);
+	/* post-a: u[0] {commenter Chris}, u[7] {commenter Ian, text nice}; post-b: u[1] */
+	assert_int_equal(ans[0].rows[0].n_columns, 2);
+	assert_true(ans[0].rows[0].columns[0].has_super_column);
+	/* NAMED_VALUE over sub-columns */
+	answer_keys(&ans[1], (cf_slice[]) {S("Chris"), S("Ian"), S("Arin")}, 3);
+	mg = chain_multiget(t, (cf_slice[]) {S("Chris"), S("Ian"), S("Arin")}, 3,
+						&steps[0].column_parent, &steps[0].predicate);
+	same_as_multiget(&ans[1], &mg);
+	/* SUPER_NAME: the super columns' names in order */
+	answer_keys(&ans[2], (cf_slice[]) {cf_slice_of(u[0], 16), cf_slice_of(u[7], 16),
+				cf_slice_of(u[1], 16)}, 3);
+	/* VALUE and NAME over every sub-column, distinct */
+	answer_keys(&ans[3], (cf_slice[]) {S("Chris"), S("Ian"), S("nice"), S("Arin")}, 4);
+	answer_keys(&ans[4], (cf_slice[]) {S("commenter"), S("text")}, 2);
+	/* KEY: the rows with a result */
+	answer_keys(&ans[5], posts, 2);
+	mg = chain_multiget(t, posts, 2, &steps[4].column_parent, &steps[4].predicate);
+	same_as_multiget(&ans[5], &mg);
+	assert_int_equal(ans[6].n_rows, 0);
+
+	/* a super column in the parent: step 0's answer is its sub-columns */
+	a.keys = posts;
+	a.n_keys = 1;
+	a.column_parent.has_super_column = true;
+	a.column_parent.super_column = cf_slice_of(u[7], 16);
+	steps[0] = step("Authors", names_pred(&email, 1), 0, CF_TA_CHAIN_NAMED_VALUE, "commenter");
+	a.n_steps = 1;
+	ans = chain_ok(t, &a, &h);
+	assert_true(ans[0].rows[0].columns[0].has_column);
+	answer_keys(&ans[1], (cf_slice[]) {S("Ian")}, 1);
+	chain_hold_free(&h);
+	t_close(t);
+}
+
+static void
+chain_errors(void **state)
+{
+	chain_hold	h = {CF_BUF_INIT, NULL};
+	T		   *t = t_open(*state, NULL, 0);
+	uint8_t		u[8][16];
+	cf_slice	notag = S("__notag__");
+	cf_slice	email = S("email");
+	cf_slice	wide = S("wide");
+	cf_ta_chain_step steps[CF_TA_CHAIN_MAX_STEPS + 1];
+	cf_ta_args	a = {0};
+	cf_t_args	ma = args();
+	cf_t_result mres;
+	char		msg[200];
+
+	/* no keyspace yet: multiget_slice's message, unprefixed */
+	a.keys = &notag;
+	a.n_keys = 1;
+	a.column_parent.column_family = S("TaggedPosts");
+	a.predicate = range_pred(10, true);
+	chain_fails(t, &a, 'I', "You have not set a keyspace for this session", true);
+	add_blog(t, u);
+
+	/* step 0 is multiget_slice: the same message for the same mistake */
+	a.column_parent.column_family = S("Foo");
+	chain_fails(t, &a, 'I', "unconfigured columnfamily Foo", true);
+	a.column_parent.column_family = S("TaggedPosts");
+	a.keys = (cf_slice[]) {S("")};
+	ma.keys = a.keys;
+	ma.n_keys = 1;
+	ma.column_parent = a.column_parent;
+	ma.predicate = a.predicate;
+	OK(call(t, CF_T_M_MULTIGET_SLICE, &ma, &mres));
+	assert_int_equal(mres.exception.kind, CF_T_EXC_INVALID_REQUEST);
+	snprintf(msg, sizeof(msg), "%.*s", (int) mres.exception.why.len,
+			 (const char *) mres.exception.why.p);
+	chain_fails(t, &a, 'I', msg, true);
+	a.keys = &notag;
+	a.predicate.slice_range.count = -1;
+	chain_fails(t, &a, 'I', "get_slice requires non-negative count", true);
+	a.predicate.slice_range.count = 10;
+
+	/* a step's multiget_slice errors, prefixed with the step */
+	a.steps = steps;
+	a.n_steps = 2;
+	steps[0] = step("BlogEntries", range_pred(10, false), 0, CF_TA_CHAIN_VALUE, NULL);
+	steps[1] = step("Foo", range_pred(10, false), 1, CF_TA_CHAIN_KEY, NULL);
+	chain_fails(t, &a, 'I', "chain step 2: unconfigured columnfamily Foo", true);
+	steps[1] = step("Authors", range_pred(-1, false), 1, CF_TA_CHAIN_KEY, NULL);
+	chain_fails(t, &a, 'I', "chain step 2: get_slice requires non-negative count", true);
+	steps[1] = step("Authors", range_pred(10, false), 1, CF_TA_CHAIN_KEY, NULL);
+	steps[1].column_parent.has_super_column = true;
+	steps[1].column_parent.super_column = S("sc");
+	chain_fails(t, &a, 'I', "chain step 2: columnfamily alone is required for standard CF "
+				"Authors", false);
+	/* checked also when it has no key to read: step 1 of an empty step 0 */
+	a.n_keys = 0;
+	steps[0] = step("Foo", range_pred(10, false), 0, CF_TA_CHAIN_VALUE, NULL);
+	a.n_steps = 1;
+	chain_fails(t, &a, 'I', "chain step 1: unconfigured columnfamily Foo", true);
+	a.n_keys = 1;
+
+	/* from_step */
+	steps[0] = step("BlogEntries", range_pred(10, false), 0, CF_TA_CHAIN_VALUE, NULL);
+	steps[1] = step("Authors", names_pred(&email, 1), 2, CF_TA_CHAIN_KEY, NULL);
+	a.n_steps = 2;
+	chain_fails(t, &a, 'I', "chain step 2: from_step 2 must name an earlier step (0..1)", true);
+	steps[1].from_step = 3;
+	chain_fails(t, &a, 'I', "chain step 2: from_step 3 must name an earlier step (0..1)", true);
+	steps[1].from_step = -1;
+	chain_fails(t, &a, 'I', "chain step 2: from_step -1 must name an earlier step (0..1)", true);
+	steps[0].from_step = 1;
+	chain_fails(t, &a, 'I', "chain step 1: from_step 1 must name an earlier step (0..0)", true);
+	steps[0].from_step = 0;
+	steps[1].from_step = 1;
+	/* source */
+	steps[1].source = 5;
+	chain_fails(t, &a, 'I', "chain step 2: source 5 is not a ChainSource", false);
+	steps[1].source = -1;
+	chain_fails(t, &a, 'I', "chain step 2: source -1 is not a ChainSource", false);
+	steps[1].source = CF_TA_CHAIN_NAMED_VALUE;
+	chain_fails(t, &a, 'I', "chain step 2: source NAMED_VALUE needs a source_name", true);
+	steps[1] = step("Authors", names_pred(&email, 1), 1, CF_TA_CHAIN_VALUE, "author");
+	chain_fails(t, &a, 'I', "chain step 2: source_name is for source NAMED_VALUE only, "
+				"not VALUE", true);
+	/* an empty source_name is a name (no column has it): not "missing" */
+	steps[1] = step("Authors", names_pred(&email, 1), 1, CF_TA_CHAIN_NAMED_VALUE, "");
+	chain_ok(t, &a, &h);
+
+	/* 16 steps are fine, 17 are not */
+	for (int i = 0; i <= CF_TA_CHAIN_MAX_STEPS; i++)
+		steps[i] = step("TaggedPosts", range_pred(10, true), i, CF_TA_CHAIN_KEY, NULL);
+	a.n_steps = CF_TA_CHAIN_MAX_STEPS;
+	chain_ok(t, &a, &h);
+	a.n_steps = CF_TA_CHAIN_MAX_STEPS + 1;
+	chain_fails(t, &a, 'I', "colfam_multiget_chain takes at most 16 steps after step 0, "
+				"got 17", true);
+
+	/* 10,000 distinct keys a step, not one more */
+	{
+		enum
+		{
+		N = CF_TA_CHAIN_MAX_KEYS + 1};
+		cf_t_mutation *m = calloc(N, sizeof(*m));
+		char	   *names = malloc((size_t) N * 16);
+		cf_t_cf_mutations cfm = {.column_family = S("BlogEntries"),.mutations = m,
+		.n_mutations = N};
+		cf_t_key_mutations km = {.key = S("wide"),.cfs = &cfm,.n_cfs = 1};
+		cf_t_args	b = args();
+
+		assert_non_null(m);
+		assert_non_null(names);
+		for (int i = 0; i < N; i++)
+		{
+			snprintf(names + i * 16, 16, "c%06d", i);
+			m[i].has_cosc = m[i].cosc.has_column = true;
+			m[i].cosc.column = (cf_t_column) {.name = cf_slice_of(names + i * 16, 7),
+			.value = S("v"),.timestamp = 1};
+		}
+		b.mutation_map = &km;
+		b.n_mutation_map = 1;
+		ok(t, CF_T_M_BATCH_MUTATE, &b, NULL);
+		a.keys = &wide;
+		a.column_parent.column_family = S("BlogEntries");
+		a.predicate = range_pred(CF_TA_CHAIN_MAX_KEYS, false);
+		steps[0] = step("Authors", names_pred(&email, 1), 0, CF_TA_CHAIN_NAME, NULL);
+		/* the values are all "v": one key, however many columns */
+		steps[1] = step("Authors", names_pred(&email, 1), 0, CF_TA_CHAIN_VALUE, NULL);
+		a.n_steps = 2;
+		{
+			const cf_ta_chain_answer *ans = chain_ok(t, &a, &h);
+
+			assert_int_equal(ans[1].n_rows, CF_TA_CHAIN_MAX_KEYS);
+			assert_int_equal(ans[2].n_rows, 1);
+		}
+		a.predicate = range_pred(N, false);
+		chain_fails(t, &a, 'I', "chain step 1: it would look up more than 10000 keys", false);
+		/* the cap counts distinct keys: 10,001 values that are all "v" are one */
+		a.steps = steps + 1;
+		a.n_steps = 1;
+		{
+			const cf_ta_chain_answer *ans = chain_ok(t, &a, &h);
+
+			assert_int_equal(ans[0].rows[0].n_columns, N);
+			answer_keys(&ans[1], (cf_slice[]) {S("v")}, 1);
+		}
+		a.steps = steps;
+		free(m);
+		free(names);
+	}
+
+	/* a reply over the frame limit: multiget_slice's error, naming the method */
+	a.predicate = range_pred(CF_TA_CHAIN_MAX_KEYS, false);
+	a.n_steps = 1;
+	t->reply.limit = 64 * 1024;
+	cf_buf_free(&t->reply);		/* a fresh buffer, as the server's (cf_tb_room's fast path) */
+	chain_fails(t, &a, 'I', "the reply of colfam_multiget_chain does not fit in a frame", false);
+	t->reply.limit = 0;
+	chain_ok(t, &a, &h);
+	chain_hold_free(&h);
+	t_close(t);
+}
+
+static void
+chain_unavailable_timeout_and_auth(void **state)
+{
+	chain_hold	h = {CF_BUF_INIT, NULL};
+	db_fixture *f = *state;
+	T		   *t = t_open(f, NULL, 0);
+	cf_slice	k = S("k");
+	cf_ta_chain_step st;
+	cf_ta_args	a = {0};
+	cf_t_string_pair cred[2];
+	cf_t_args	la = args();
+	cf_auth    *auth;
+
+	add_twitter(t, 3);
+	set_ks(t, "Twitter");
+	insert(t, "Users", S("k"), S("state"), S("CA"), 1);
+	a.keys = &k;
+	a.n_keys = 1;
+	a.column_parent.column_family = S("Users");
+	a.predicate = range_pred(10, false);
+	st = step("Users", range_pred(10, false), 0, CF_TA_CHAIN_KEY, NULL);
+	a.steps = &st;
+	a.n_steps = 1;
+	a.consistency_level = CF_T_CL_QUORUM;	/* rf 3 on one node */
+	chain_fails(t, &a, 'U', NULL, false);
+	a.consistency_level = CF_T_CL_ONE;
+	chain_ok(t, &a, &h);
+	t_close(t);
+
+	/*
+	 * 1 µs: a read that takes longer than the (coarse) clock's tick is too late.
+	 * Step 0 of 20,000 keys does, as multiget_slice of them does.
+	 */
+	t = t_open(f, NULL, 1);
+	set_ks(t, "Twitter");
+	{
+		enum
+		{
+		NK = 20000};
+		cf_slice   *many = calloc(NK, sizeof(*many));
+		char	   *kb = malloc((size_t) NK * 16);
+		cf_t_args	ma = args();
+
+		assert_non_null(many);
+		assert_non_null(kb);
+		for (int i = 0; i < NK; i++)
+		{
+			snprintf(kb + i * 16, 16, "k%06d", i);
+			many[i] = cf_slice_of(kb + i * 16, 7);
+		}
+		ma.keys = many;
+		ma.n_keys = NK;
+		ma.column_parent = a.column_parent;
+		ma.predicate = a.predicate;
+		fails(t, CF_T_M_MULTIGET_SLICE, &ma, CF_T_EXC_TIMED_OUT, NULL);
+		a.keys = many;
+		a.n_keys = NK;
+		chain_fails(t, &a, 'T', NULL, false);
+		a.keys = &k;
+		a.n_keys = 1;
+		free(many);
+		free(kb);
+	}
+	t_close(t);
+
+	test_auth_files(f->dir, (const char *const[]) {"carol:pw2", "dave:pw3", NULL},
+					"Twitter.<ro>=carol\nTwitter.Users.<ro>=dave\n");
+	OK(cf_auth_open(test_path(f->dir, "passwd"), test_path(f->dir, "access"), &auth));
+	t = t_open(f, auth, 0);
+	chain_fails(t, &a, 'I', "you have not logged in", true);
+	cred[0] = (cf_t_string_pair) {.key = S("username"),.value = S("dave")};
+	cred[1] = (cf_t_string_pair) {.key = S("password"),.value = S("pw3")};
+	la.auth_request = (cf_t_auth_request) {.credentials = cred,.n_credentials = 2};
+	ok(t, CF_T_M_LOGIN, &la, NULL);
+	set_ks(t, "Twitter");
+	chain_ok(t, &a, &h);
+	/* dave may read Users only: a step on Statuses is refused, naming the step */
+	st.column_parent.column_family = S("Statuses");
+	chain_fails(t, &a, 'I', "chain step 1: ", false);
+	chain_fails(t, &a, 'I', "dave does not have READ", false);
+	chain_hold_free(&h);
+	t_close(t);
+	cf_auth_free(auth);
+}
+
 int
 main(void)
 {
@@ -1025,6 +1662,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(garbage_and_truncated_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(sessions_keep_their_own_keyspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(login_and_grants, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_front_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_sources_and_super, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_unavailable_timeout_and_auth, setup, teardown),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

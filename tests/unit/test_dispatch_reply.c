@@ -4,7 +4,8 @@
  * Standard and Super rows with expiring, expired and deleted columns, forward and
  * reversed ranges, counts, names, empty and absent rows; and the range replies streamed
  * from the scan (cf_tr_range_writer over cf_read_range_sink) byte for byte those of
- * cf_tr_write_reply over cf_read_range's rows, also under a buffer limit. */
+ * cf_tr_write_reply over cf_read_range's rows, also under a buffer limit; and
+ * colfam_multiget_chain's reply against thrift/admin.h's encoder. */
 #include "support/cmocka_prelude.h"
 #include "support/slices.h"
 
@@ -14,6 +15,7 @@
 
 #include "db/read.h"
 #include "support/envtest.h"
+#include "thrift/admin.h"
 #include "thrift/dispatch_reply.h"
 
 #define NOW 1000
@@ -503,6 +505,92 @@ reply_over_the_buffer_limit_fails(void **state)
 	cf_buf_free(&b);
 }
 
+/*
+ * colfam_multiget_chain's reply: cf_tr_write_chain_reply over real multigets (a
+ * Standard and a Super table, an empty and an absent step) equals cf_ta_write_reply of
+ * the same answers as KeySlices; exactly its size fits a buffer, a byte less fails.
+ */
+static void
+chain_replies(void **state)
+{
+	cf_memtable *smt = cf_memtable_new(&std_order);
+	cf_memtable *pmt = cf_memtable_new(&super_order);
+	cf_table_set sts = {std_order, &smt, 1, NULL, 0};
+	cf_table_set pts = {super_order, &pmt, 1, NULL, 0};
+	cf_slice	k[3] = {S("b"), S("a"), S("zabsent")};
+	cf_slice	t[3];
+	cf_predicate all = by_range("", "", false, 100);
+	cf_read_rows *steps[4] = {NULL};
+	cf_ta_chain_answer ans[4];
+	cf_arena   *arena = cf_arena_new(4096);
+	cf_buf		direct = CF_BUF_INIT,
+				generic = CF_BUF_INIT;
+	char		msg[80];
+
+	(void) state;
+	cell(smt, "a", "", "x", "1", 1, 0, 0);
+	cell(smt, "a", "", "y", "ttl", 2, CF_CELL_EXPIRING, NOW + 50);
+	cell(smt, "b", "", "z", "", -3, 0, 0);
+	cell(pmt, "a", "s1", "x", "1", 1, 0, 0);
+	cell(pmt, "a", "s1", "y", "ttl", 2, CF_CELL_EXPIRING, NOW + 50);
+	cell(pmt, "b", "s2", "p", "q", 4, 0, 0);
+	for (size_t i = 0; i < 3; i++)
+		t[i] = token_of(k[i]);
+	OK(cf_read_multi(&sts, t, k, 3, NONE, &all, NOW, &steps[0]));
+	OK(cf_read_multi(&pts, t, k, 3, NONE, &all, NOW, &steps[1]));
+	/* steps[2]: a step without keys (NULL); steps[3]: a multiget of no key */
+	OK(cf_read_multi(&sts, t, k, 0, NONE, &all, NOW, &steps[3]));
+	for (size_t i = 0; i < 4; i++)
+	{
+		size_t		n = steps[i] ? steps[i]->n_rows : 0;
+
+		ans[i].n_rows = n;
+		ans[i].rows = ref_alloc(arena, n ? n : 1, sizeof(cf_t_key_slice));
+		for (size_t j = 0; j < n; j++)
+			ref_row(arena, &steps[i]->rows[j], &ans[i].rows[j].key, &ans[i].rows[j].columns,
+					&ans[i].rows[j].n_columns);
+	}
+	assert_int_equal(ans[0].n_rows, 3);
+	assert_true(ans[1].rows[1].columns[0].has_super_column);
+	OK(cf_tr_write_chain_reply(&direct, "colfam_multiget_chain", 9,
+							   (const cf_read_rows *const *) steps, 4));
+	OK(cf_ta_write_reply(&generic, CF_TA_M_MULTIGET_CHAIN, 9,
+						 &(cf_ta_result) {.chain = ans,.n_chain = 4}));
+	assert_int_equal(direct.len, generic.len);
+	assert_memory_equal(direct.data, generic.data, direct.len);
+
+	/* no step at all (never sent by the dispatch, but well-formed) */
+	cf_buf_reset(&direct);
+	cf_buf_reset(&generic);
+	OK(cf_tr_write_chain_reply(&direct, "colfam_multiget_chain", 9, NULL, 0));
+	OK(cf_ta_write_reply(&generic, CF_TA_M_MULTIGET_CHAIN, 9, &(cf_ta_result) {0}));
+	assert_int_equal(direct.len, generic.len);
+	assert_memory_equal(direct.data, generic.data, direct.len);
+
+	/* the frame limit: exactly the size fits, a byte less names the size */
+	cf_buf_reset(&direct);
+	OK(cf_tr_write_chain_reply(&direct, "colfam_multiget_chain", 9,
+							   (const cf_read_rows *const *) steps, 4));
+	cf_buf_free(&generic);
+	cf_buf_init(&generic, direct.len);
+	OK(cf_tr_write_chain_reply(&generic, "colfam_multiget_chain", 9,
+							   (const cf_read_rows *const *) steps, 4));
+	cf_buf_free(&generic);
+	cf_buf_init(&generic, direct.len - 1);
+	snprintf(msg, sizeof(msg), "it would be %zu bytes, more than the limit of %zu",
+			 direct.len, direct.len - 1);
+	FAILS(cf_tr_write_chain_reply(&generic, "colfam_multiget_chain", 9,
+								  (const cf_read_rows *const *) steps, 4),
+		  CF_ERR_TOO_LARGE, msg);
+	cf_buf_free(&generic);
+	cf_buf_free(&direct);
+	for (size_t i = 0; i < 4; i++)
+		cf_read_rows_free(steps[i]);
+	cf_arena_free(arena);
+	cf_memtable_unref(smt);
+	cf_memtable_unref(pmt);
+}
+
 int
 main(void)
 {
@@ -512,6 +600,7 @@ main(void)
 		cmocka_unit_test(overlong_length_fails),
 		cmocka_unit_test(writer_failure_is_its_own),
 		cmocka_unit_test(reply_over_the_buffer_limit_fails),
+		cmocka_unit_test(chain_replies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

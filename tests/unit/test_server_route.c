@@ -2,7 +2,8 @@
  * tests/unit/test_server_route.c — server/route: which Thrift calls colfamd runs
  * inline on its event loops (reads of few columns; writes only with writes_inline)
  * and which on its workers (scans, schema, login, big reads, big or undecodable
- * messages), on messages built by the codec as a client would send them.
+ * messages), colfam_multiget_chain as a read, on messages built by the codec as a
+ * client would send them.
  */
 #include "support/cmocka_prelude.h"
 
@@ -174,6 +175,107 @@ odd_messages_go_to_the_workers(void **state)
 	free(big);
 }
 
+/* A colfam_multiget_chain call, routed. */
+static int
+route_chain(const cf_ta_args *a)
+{
+	cf_buf		b;
+	int			lane;
+
+	cf_buf_init(&b, 0);
+	assert_null(cf_ta_write_call(&b, CF_TA_M_MULTIGET_CHAIN, 7, a));
+	lane = cf_route_request(cf_slice_of(b.data, b.len), false);
+	cf_buf_free(&b);
+	return lane;
+}
+
+/*
+ * colfam_multiget_chain is a read: inline while its steps may select at most
+ * CF_ROUTE_INLINE_CELLS columns in all, a derived step's keys counted as the columns
+ * (KEY: the rows) of the step it draws from.
+ */
+static void
+chains_route_as_reads(void **state)
+{
+	cf_slice	key = cf_slice_str("k");
+	cf_slice	keys[10];
+	cf_slice	two[2] = {cf_slice_str("a"), cf_slice_str("b")};
+	cf_ta_chain_step st[2];
+	cf_ta_args	a;
+
+	(void) state;
+	for (int i = 0; i < 10; i++)
+		keys[i] = key;
+	memset(&a, 0, sizeof(a));
+	memset(st, 0, sizeof(st));
+	a.keys = keys;
+	a.n_keys = 1;
+	a.column_parent.column_family = cf_slice_str("TaggedPosts");
+	a.predicate.has_slice_range = true;
+	a.predicate.slice_range.count = 10;
+	a.steps = st;
+	/* the front page: 10 + 10 x 2 + 20 x 1 */
+	st[0].column_parent.column_family = cf_slice_str("BlogEntries");
+	st[0].predicate = (cf_t_slice_predicate) {.has_column_names = true,.column_names = two,
+	.n_column_names = 2};
+	st[1] = st[0];
+	st[1].from_step = 1;
+	st[1].predicate.n_column_names = 1;
+	st[1].source = CF_TA_CHAIN_NAMED_VALUE;
+	st[1].has_source_name = true;
+	st[1].source_name = cf_slice_str("author");
+	a.n_steps = 2;
+	assert_int_equal(route_chain(&a), CF_ROUTE_READS);
+	assert_int_equal(route_chain(&(cf_ta_args) {.keys = keys,.n_keys = 1,
+					 .column_parent = a.column_parent,.predicate = a.predicate}),
+					 CF_ROUTE_READS);
+	/* step 0 alone over the bound: as multiget_slice */
+	a.n_steps = 0;
+	a.predicate.slice_range.count = CF_ROUTE_INLINE_CELLS + 1;
+	assert_int_equal(route_chain(&a), CF_SERVER_POOL);
+	a.predicate.slice_range.count = CF_ROUTE_INLINE_CELLS;
+	assert_int_equal(route_chain(&a), CF_ROUTE_READS);
+	/* a derived step over it: 10 keys of 100 columns, then 1000 keys x 2 */
+	a.predicate.slice_range.count = 100;
+	a.n_keys = 10;
+	a.n_steps = 1;
+	st[0].predicate.n_column_names = 2;
+	st[0].source = CF_TA_CHAIN_VALUE;
+	assert_int_equal(route_chain(&a), CF_SERVER_POOL);
+	/* KEY draws one key per row: 10 rows x 2 more */
+	a.predicate.slice_range.count = 10;
+	st[0].source = CF_TA_CHAIN_KEY;
+	assert_int_equal(route_chain(&a), CF_ROUTE_READS);
+	st[0].source = CF_TA_CHAIN_VALUE;	/* 100 values x 2 */
+	assert_int_equal(route_chain(&a), CF_ROUTE_READS);
+	a.predicate.slice_range.count = 50;	/* 500 + 500 x 2 */
+	assert_int_equal(route_chain(&a), CF_SERVER_POOL);
+	/* undecodable, or more steps than a chain takes: the workers answer */
+	a.predicate.slice_range.count = 1;
+	a.n_steps = 0;
+	{
+		cf_buf		b;
+
+		cf_buf_init(&b, 0);
+		assert_null(cf_ta_write_call(&b, CF_TA_M_MULTIGET_CHAIN, 7, &a));
+		assert_int_equal(cf_route_request(cf_slice_of(b.data, b.len - 2), false),
+						 CF_SERVER_POOL);
+		cf_buf_free(&b);
+	}
+	{
+		cf_ta_chain_step many[CF_TA_CHAIN_MAX_STEPS + 1];
+
+		memset(many, 0, sizeof(many));
+		for (int i = 0; i <= CF_TA_CHAIN_MAX_STEPS; i++)
+			many[i].column_parent.column_family = cf_slice_str("C");
+		a.steps = many;
+		a.n_steps = CF_TA_CHAIN_MAX_STEPS;
+		assert_int_equal(route_chain(&a), CF_ROUTE_READS);
+		a.n_steps = CF_TA_CHAIN_MAX_STEPS + 1;
+		assert_int_equal(route_chain(&a), CF_SERVER_POOL);
+	}
+}
+
 int
 main(void)
 {
@@ -182,6 +284,7 @@ main(void)
 		cmocka_unit_test(writes_inline_only_when_allowed),
 		cmocka_unit_test(scans_schema_and_login_go_to_the_workers),
 		cmocka_unit_test(odd_messages_go_to_the_workers),
+		cmocka_unit_test(chains_route_as_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "thrift/admin.h"
 #include "thrift/cassandra.h"
 #include "util/arena.h"
 
@@ -1979,6 +1980,239 @@ speed(void **state)
 	cf_buf_free(&reply);
 }
 
+/* ---- colfam_multiget_chain (thrift/admin.h) ---- */
+
+/* ColumnParent {3 column_family, 4 super_column} as field id (put_parent with sc). */
+static void
+put_parent_sc(cf_buf *b, int16_t id, const char *cf, const char *sc)
+{
+	put_field(b, 12, id);
+	put_strf(b, 3, cf);
+	put_strf(b, 4, sc);
+	cf_buf_put_u8(b, 0);
+}
+
+/* The call of thrift.md's IDL, by hand: two keys, a range, two steps, QUORUM. */
+static void
+put_chain_call(cf_buf *b, bool with_cl)
+{
+	cf_t_write_message_header(b, S("colfam_multiget_chain"), CF_T_CALL, 3);
+	put_list(b, 1, 11, 2);
+	put_str(b, "k1");
+	put_str(b, "k2");
+	put_parent(b, 2, "TaggedPosts");
+	put_field(b, 12, 3);		/* SlicePredicate {2 SliceRange} */
+	put_slice_range(b, 2);
+	cf_buf_put_u8(b, 0);
+	put_list(b, 4, 12, 2);
+	/* ChainStep {1 parent, 2 predicate {1 names}, 3 from_step 0, 4 source VALUE} */
+	put_parent(b, 1, "BlogEntries");
+	put_field(b, 12, 2);
+	put_list(b, 1, 11, 1);
+	put_str(b, "title");
+	cf_buf_put_u8(b, 0);
+	put_i32f(b, 3, 0);
+	put_i32f(b, 4, 0);
+	cf_buf_put_u8(b, 0);
+	/* ChainStep {..., 3 from_step 1, 4 source NAMED_VALUE, 5 source_name "author"} */
+	put_parent_sc(b, 1, "Authors", "sc");
+	put_field(b, 12, 2);
+	put_slice_range(b, 2);
+	cf_buf_put_u8(b, 0);
+	put_i32f(b, 3, 1);
+	put_i32f(b, 4, 4);
+	put_strf(b, 5, "author");
+	cf_buf_put_u8(b, 0);
+	if (with_cl)
+		put_i32f(b, 5, CF_T_CL_QUORUM);
+	cf_buf_put_u8(b, 0);
+}
+
+static cf_status *
+decode_chain_call(const cf_buf *b, cf_arena *a, cf_ta_args *out)
+{
+	cf_rd		r;
+	cf_t_message_header h;
+	cf_status  *s;
+
+	cf_rd_init(&r, b->data, b->len);
+	if ((s = cf_t_read_message_header(&r, &h)) != NULL)
+		return s;
+	assert_int_equal(h.type, CF_T_CALL);
+	eq_slice(h.name, S("colfam_multiget_chain"));
+	s = cf_ta_read_args(&r, CF_TA_M_MULTIGET_CHAIN, &lim, a, out);
+	if (s == NULL)
+		assert_int_equal(cf_rd_left(&r), 0);
+	return s;
+}
+
+static void
+chain_golden_args(void **state)
+{
+	cf_buf		b = CF_BUF_INIT,
+				again = CF_BUF_INIT;
+	cf_ta_args	got;
+	cf_t_slice_predicate range = {.has_slice_range = true,
+	.slice_range = {S("a"), S("z"), true, 9}};
+
+	put_chain_call(&b, true);
+	OK(decode_chain_call(&b, *state, &got));
+	eq_slices(got.keys, got.n_keys, (cf_slice[]) {S("k1"), S("k2")}, 2);
+	eq_parent(&got.column_parent, &(cf_t_column_parent) {.column_family = S("TaggedPosts")});
+	eq_predicate(&got.predicate, &range);
+	assert_int_equal(got.n_steps, 2);
+	eq_parent(&got.steps[0].column_parent,
+			  &(cf_t_column_parent) {.column_family = S("BlogEntries")});
+	eq_predicate(&got.steps[0].predicate, &(cf_t_slice_predicate) {.has_column_names = true,
+				 .column_names = (cf_slice[]) {S("title")},.n_column_names = 1});
+	assert_int_equal(got.steps[0].from_step, 0);
+	assert_int_equal(got.steps[0].source, CF_TA_CHAIN_VALUE);
+	assert_false(got.steps[0].has_source_name);
+	eq_parent(&got.steps[1].column_parent, &(cf_t_column_parent) {
+			  .column_family = S("Authors"),.has_super_column = true,.super_column = S("sc")});
+	eq_predicate(&got.steps[1].predicate, &range);
+	assert_int_equal(got.steps[1].from_step, 1);
+	assert_int_equal(got.steps[1].source, CF_TA_CHAIN_NAMED_VALUE);
+	assert_true(got.steps[1].has_source_name);
+	eq_slice(got.steps[1].source_name, S("author"));
+	assert_int_equal(got.consistency_level, CF_T_CL_QUORUM);
+	/* the encoder writes the same bytes */
+	OK(cf_ta_write_call(&again, CF_TA_M_MULTIGET_CHAIN, 3, &got));
+	assert_int_equal(again.len, b.len);
+	assert_memory_equal(again.data, b.data, b.len);
+
+	/* consistency_level absent: ONE; 0 is sent as ONE */
+	cf_buf_reset(&b);
+	put_chain_call(&b, false);
+	OK(decode_chain_call(&b, *state, &got));
+	assert_int_equal(got.consistency_level, CF_T_CL_ONE);
+	got.consistency_level = 0;
+	cf_buf_reset(&again);
+	OK(cf_ta_write_call(&again, CF_TA_M_MULTIGET_CHAIN, 3, &got));
+	OK(decode_chain_call(&again, *state, &got));
+	assert_int_equal(got.consistency_level, CF_T_CL_ONE);
+
+	/* every truncation fails cleanly */
+	cf_buf_reset(&b);
+	put_chain_call(&b, true);
+	for (size_t n = 0; n < b.len; n++)
+	{
+		cf_buf		cut = CF_BUF_INIT;
+
+		cf_buf_put(&cut, b.data, n);
+		FAILS(decode_chain_call(&cut, *state, &got), CF_ERR_PROTOCOL, "");
+		cf_buf_free(&cut);
+	}
+
+	/* required fields: of the args, and of a ChainStep */
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, S("colfam_multiget_chain"), CF_T_CALL, 3);
+	put_list(&b, 1, 11, 0);
+	put_parent(&b, 2, "C");
+	put_field(&b, 12, 3);
+	cf_buf_put_u8(&b, 0);
+	cf_buf_put_u8(&b, 0);
+	FAILS(decode_chain_call(&b, *state, &got), CF_ERR_PROTOCOL,
+		  "required field colfam_multiget_chain_args.steps missing");
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, S("colfam_multiget_chain"), CF_T_CALL, 3);
+	put_list(&b, 4, 12, 1);
+	put_parent(&b, 1, "C");
+	put_field(&b, 12, 2);
+	cf_buf_put_u8(&b, 0);
+	put_i32f(&b, 3, 0);
+	cf_buf_put_u8(&b, 0);
+	cf_buf_put_u8(&b, 0);
+	FAILS(decode_chain_call(&b, *state, &got), CF_ERR_PROTOCOL,
+		  "required field ChainStep.source missing");
+	cf_buf_free(&b);
+	cf_buf_free(&again);
+}
+
+static void
+chain_golden_reply(void **state)
+{
+	cf_buf		b = CF_BUF_INIT,
+				again = CF_BUF_INIT;
+	cf_ta_result got;
+
+	/* 0 list<list<KeySlice>>: [[{1 "k", 2 [{1 Column n}]}], []] */
+	cf_t_write_message_header(&b, S("colfam_multiget_chain"), CF_T_REPLY, 4);
+	put_list(&b, 0, 15, 2);
+	cf_buf_put_u8(&b, 12);
+	cf_buf_put_u32(&b, 1);
+	put_strf(&b, 1, "k");
+	put_list(&b, 2, 12, 1);
+	put_field(&b, 12, 1);
+	put_column(&b, "n", 7);
+	cf_buf_put_u8(&b, 0);
+	cf_buf_put_u8(&b, 0);
+	cf_buf_put_u8(&b, 12);
+	cf_buf_put_u32(&b, 0);
+	cf_buf_put_u8(&b, 0);
+	OK(cf_ta_read_reply(bytes_of(&b), CF_TA_M_MULTIGET_CHAIN, 4, &lim, *state, &got));
+	assert_true(got.has_chain);
+	assert_false(got.has_ire || got.has_ue || got.has_te);
+	assert_int_equal(got.n_chain, 2);
+	assert_int_equal(got.chain[0].n_rows, 1);
+	eq_slice(got.chain[0].rows[0].key, S("k"));
+	assert_int_equal(got.chain[0].rows[0].n_columns, 1);
+	eq_slice(got.chain[0].rows[0].columns[0].column.name, S("n"));
+	assert_int_equal(got.chain[0].rows[0].columns[0].column.ttl, 7);
+	assert_int_equal(got.chain[1].n_rows, 0);
+	OK(cf_ta_write_reply(&again, CF_TA_M_MULTIGET_CHAIN, 4, &got));
+	assert_int_equal(again.len, b.len);
+	assert_memory_equal(again.data, b.data, b.len);
+	for (size_t n = 0; n < b.len; n++)
+		FAILS(cf_ta_read_reply(cf_slice_of(b.data, n), CF_TA_M_MULTIGET_CHAIN, 4, &lim,
+							   *state, &got), CF_ERR_PROTOCOL, "");
+
+	/* the declared exceptions: 1 ire {1 why}, 2 ue {}, 3 te {} */
+	for (int16_t id = 1; id <= 3; id++)
+	{
+		cf_ta_result e = {.has_ire = id == 1,.has_ue = id == 2,.has_te = id == 3,
+		.ire = {S("why")}};
+
+		cf_buf_reset(&b);
+		cf_t_write_message_header(&b, S("colfam_multiget_chain"), CF_T_REPLY, 4);
+		put_field(&b, 12, id);
+		if (id == 1)
+			put_strf(&b, 1, "why");
+		cf_buf_put_u8(&b, 0);
+		cf_buf_put_u8(&b, 0);
+		OK(cf_ta_read_reply(bytes_of(&b), CF_TA_M_MULTIGET_CHAIN, 4, &lim, *state, &got));
+		assert_false(got.has_chain);
+		assert_int_equal(got.has_ire, id == 1);
+		assert_int_equal(got.has_ue, id == 2);
+		assert_int_equal(got.has_te, id == 3);
+		if (id == 1)
+			eq_slice(got.ire.why, S("why"));
+		cf_buf_reset(&again);
+		OK(cf_ta_write_reply(&again, CF_TA_M_MULTIGET_CHAIN, 4, &e));
+		assert_int_equal(again.len, b.len);
+		assert_memory_equal(again.data, b.data, b.len);
+	}
+	/* the admin methods declare only the IRE */
+	FAILS(cf_ta_write_reply(&again, CF_TA_M_FLUSH, 4, &(cf_ta_result) {.has_ue = true}),
+		  CF_ERR_INVALID, "colfam_flush declares no UnavailableException");
+	FAILS(cf_ta_write_reply(&again, CF_TA_M_CFSTATS, 4, &(cf_ta_result) {.has_te = true}),
+		  CF_ERR_INVALID, "colfam_cfstats declares no TimedOutException");
+	/* a reply with neither answer nor exception */
+	cf_buf_reset(&b);
+	cf_t_write_message_header(&b, S("colfam_multiget_chain"), CF_T_REPLY, 4);
+	cf_buf_put_u8(&b, 0);
+	FAILS(cf_ta_read_reply(bytes_of(&b), CF_TA_M_MULTIGET_CHAIN, 4, &lim, *state, &got),
+		  CF_ERR_PROTOCOL, "MISSING_RESULT");
+	/* an older server's answer */
+	cf_buf_reset(&b);
+	cf_t_write_app_exception(&b, S("colfam_multiget_chain"), 4, CF_T_APP_UNKNOWN_METHOD,
+							 "Invalid method name: 'colfam_multiget_chain'");
+	FAILS(cf_ta_read_reply(bytes_of(&b), CF_TA_M_MULTIGET_CHAIN, 4, &lim, *state, &got),
+		  CF_ERR_PROTOCOL, "(UNKNOWN_METHOD, type 1)");
+	cf_buf_free(&b);
+	cf_buf_free(&again);
+}
+
 /*
  * With CF_THRIFT_SEED_DIR set, writes every method's call and reply of the sample
  * (and each declared exception) there as the fuzzer's seed corpus (tests/run.sh fuzz).
@@ -2015,6 +2249,37 @@ write_seeds(const char *dir)
 			cf_buf_free(&b);
 		}
 	}
+	/* colfam_multiget_chain: its call, an answer and each exception */
+	for (int k = -2; k <= 3; k++)
+	{
+		cf_buf		b = CF_BUF_INIT;
+		char		path[4096];
+		FILE	   *f;
+		cf_ta_result r = {.has_ire = k == 1,.has_ue = k == 2,.has_te = k == 3,
+		.ire = {S("why")}};
+		cf_t_key_slice ks = {.key = S("k"),.columns = s.res.coscs,.n_columns = s.res.n_coscs};
+		cf_ta_chain_answer ans[2] = {{&ks, 1}, {NULL, 0}};
+		cf_status  *st = NULL;
+
+		if (k == -2)
+			put_chain_call(&b, true);
+		else if (k == -1)
+			continue;
+		else
+		{
+			if (k == 0)
+				r = (cf_ta_result) {.chain = ans,.n_chain = 2};
+			st = cf_ta_write_reply(&b, CF_TA_M_MULTIGET_CHAIN, 3, &r);
+		}
+		snprintf(path, sizeof(path), "%s/colfam_multiget_chain-%d", dir, k);
+		if (st != NULL || (f = fopen(path, "wb")) == NULL ||
+			fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0)
+		{
+			fprintf(stderr, "cannot write seed %s\n", path);
+			return 1;
+		}
+		cf_buf_free(&b);
+	}
 	return 0;
 }
 
@@ -2045,6 +2310,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(invalid_utf8, setup, teardown),
 		cmocka_unit_test(encoder_limits),
 		cmocka_unit_test_setup_teardown(speed, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_golden_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_golden_reply, setup, teardown),
 	};
 
 	if (getenv("CF_THRIFT_SEED_DIR"))

@@ -706,10 +706,10 @@ read_batch(ForeignScanState *node, ColfamJoinState *js)
 	int			cap;
 	MemoryContext old;
 
-	if (!js->first_done && js->chain_step > 0 && !js->chain_below)
-		send_chain(node, js);
 	MemoryContextReset(js->batch_cxt);
 	old = MemoryContextSwitchTo(js->batch_cxt);
+	if (!js->first_done && js->chain_step > 0 && !js->chain_below)
+		send_chain(node, js);	/* in the batch's memory: a rescan does not add up */
 	js->first_done = true;
 	js->outer_rows = palloc(sizeof(MinimalTuple) * want);
 	js->has_key = palloc(sizeof(bool) * want);

@@ -39,54 +39,50 @@ admin_roundtrip(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *a
 	return NULL;
 }
 
+/* admin_call's request, for cfc_with_retries. */
+typedef struct admin_once
+{
+	cf_ta_method m;
+	const cf_ta_args *args;
+	cf_arena   *arena;
+	cf_ta_result *res;
+} admin_once;
+
+/* One send of the request and its outcome, the declared exceptions as cfc_call's. */
+static cf_status *
+admin_once_fn(cfc_conn *c, void *arg, bool *lost)
+{
+	admin_once *o = arg;
+	cf_ta_result *res = o->res;
+	cf_t_exception e = {CF_T_EXC_NONE, {0}};
+	cf_status  *s = admin_roundtrip(c, o->m, o->args, o->arena, res, lost);
+
+	if (s != NULL)
+		return s;
+	e.why = res->ire.why;
+	e.kind = res->has_ire ? CF_T_EXC_INVALID_REQUEST : res->has_ue ? CF_T_EXC_UNAVAILABLE :
+		res->has_te ? CF_T_EXC_TIMED_OUT : CF_T_EXC_NONE;
+	return cfc_exception_status_of(cf_ta_method_name(o->m), o->m == CF_TA_M_MULTIGET_CHAIN,
+								   o->args->consistency_level,
+								   cfc_host(c) ? cfc_host(c) : "the server", &e);
+}
+
 /*
- * Sends m and decodes its reply into res (arena: as cfc_call's). Sent up to
- * max_attempts times, failing over, when retry (a read) and the connection was lost
- * mid-flight, as cfc_call does; else once. The declared exceptions become the status,
- * as cfc_call's.
+ * Sends m and decodes its reply into res (arena: as cfc_call's). Resent on failover,
+ * as cfc_call resends, when retry (a read); else sent once. The declared exceptions
+ * become the status, as cfc_call's.
  */
 static cf_status *
 admin_call(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
 		   cf_ta_result *res, bool retry)
 {
-	const char *name = cf_ta_method_name(m);
-	cf_status  *s = NULL;
-	int			attempt;
+	admin_once	o = {m, args, arena, res};
+	cf_status  *s;
 
 	memset(res, 0, sizeof(*res));
-	if ((s = cfc_begin_call(c, &arena)) != NULL)
+	if ((s = cfc_begin_call(c, &o.arena)) != NULL)
 		return s;
-	c->in_call = true;
-	for (attempt = 1;; attempt++)
-	{
-		bool		lost = false;
-
-		cf_status_free(s);
-		s = cfc_connect(c);
-		if (s == NULL)
-			s = admin_roundtrip(c, m, args, arena, res, &lost);
-		if (s == NULL)
-		{
-			cf_t_exception e = {CF_T_EXC_NONE, res->ire.why};
-
-			e.kind = res->has_ire ? CF_T_EXC_INVALID_REQUEST :
-				res->has_ue ? CF_T_EXC_UNAVAILABLE :
-				res->has_te ? CF_T_EXC_TIMED_OUT : CF_T_EXC_NONE;
-			s = cfc_exception_status_of(name, m == CF_TA_M_MULTIGET_CHAIN,
-										args->consistency_level,
-										cfc_host(c) ? cfc_host(c) : "the server", &e);
-			break;
-		}
-		if (lost)				/* the next connect starts with the next host */
-			c->next_host = (c->next_host + 1) % c->n_hosts;
-		if (!lost || !retry || attempt >= c->max_attempts)
-			break;
-	}
-	if (s != NULL && attempt > 1)
-		s = cf_status_wrap(s, "%s failed %d times (connection lost, failover to the next "
-						   "host); last error", name, attempt);
-	c->in_call = false;
-	return s;
+	return cfc_with_retries(c, cf_ta_method_name(m), retry, admin_once_fn, &o);
 }
 
 /* The keyspace and CF names as args (slices over the caller's strings). */

@@ -286,16 +286,11 @@ remember_session(cfc_conn *c, cf_t_method m, const cf_t_args *args)
 }
 
 cf_status *
-cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
-		 cf_t_result *res)
+cfc_with_retries(cfc_conn *c, const char *name, bool retry, cfc_once_fn once, void *arg)
 {
 	cf_status  *s = NULL;
 	int			attempt;
 
-	if (cf_t_method_name(m) == NULL)
-		return cf_status_make(CF_ERR_INVALID, "cfc_call: no method %d", (int) m);
-	if ((s = cfc_begin_call(c, &arena)) != NULL)
-		return s;
 	c->in_call = true;
 	for (attempt = 1;; attempt++)
 	{
@@ -304,22 +299,53 @@ cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
 		cf_status_free(s);
 		s = cfc_connect(c);
 		if (s == NULL)
-			s = cfc_roundtrip(c, m, args, arena, res, &lost);
+			s = once(c, arg, &lost);
 		if (s == NULL)
-		{
-			s = cfc_conn_exception_status(c, m, args->consistency_level, res);
-			if (s == NULL)
-				s = remember_session(c, m, args);
 			break;
-		}
 		if (lost)				/* the next connect starts with the next host */
 			c->next_host = (c->next_host + 1) % c->n_hosts;
-		if (!lost || !retryable(c, m) || attempt >= c->max_attempts)
+		if (!lost || !retry || attempt >= c->max_attempts)
 			break;
 	}
 	if (s != NULL && attempt > 1)
 		s = cf_status_wrap(s, "%s failed %d times (connection lost, failover to the next "
-						   "host); last error", cf_t_method_name(m), attempt);
+						   "host); last error", name, attempt);
 	c->in_call = false;
 	return s;
+}
+
+/* cfc_call's request, for cfc_with_retries. */
+typedef struct call_once
+{
+	cf_t_method m;
+	const cf_t_args *args;
+	cf_arena   *arena;
+	cf_t_result *res;
+} call_once;
+
+static cf_status *
+call_once_fn(cfc_conn *c, void *arg, bool *lost)
+{
+	call_once  *o = arg;
+	cf_status  *s = cfc_roundtrip(c, o->m, o->args, o->arena, o->res, lost);
+
+	if (s == NULL)
+		s = cfc_conn_exception_status(c, o->m, o->args->consistency_level, o->res);
+	if (s == NULL)
+		s = remember_session(c, o->m, o->args);
+	return s;
+}
+
+cf_status *
+cfc_call(cfc_conn *c, cf_t_method m, const cf_t_args *args, cf_arena *arena,
+		 cf_t_result *res)
+{
+	call_once	o = {m, args, arena, res};
+	cf_status  *s;
+
+	if (cf_t_method_name(m) == NULL)
+		return cf_status_make(CF_ERR_INVALID, "cfc_call: no method %d", (int) m);
+	if ((s = cfc_begin_call(c, &o.arena)) != NULL)
+		return s;
+	return cfc_with_retries(c, cf_t_method_name(m), retryable(c, m), call_once_fn, &o);
 }

@@ -108,6 +108,18 @@ cf_status  *cfc_decode_result(cfc_conn *c, cf_t_method m, int32_t seqid, cf_slic
 cf_status  *cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s);
 
 /*
+ * The retry policy around one request (client.h), shared by cfc_call and colfam's
+ * methods (admin.c): connect, then once(c, arg, &lost), which sends the request and
+ * returns its outcome (a declared exception's status included), setting *lost when
+ * the connection failed mid-flight; when lost and retry, again on the next host, up to
+ * max_attempts sends. name is the method's, for the message of a resent failure. Sets
+ * c->in_call for its duration (cfc_begin_call comes first).
+ */
+typedef cf_status *(*cfc_once_fn) (cfc_conn *c, void *arg, bool *lost);
+cf_status  *cfc_with_retries(cfc_conn *c, const char *name, bool retry, cfc_once_fn once,
+							 void *arg);
+
+/*
  * One request and its reply on the connected socket: no retry, no reconnect. Used by
  * cfc_call and by connect (login, set_keyspace). Declared exceptions stay in res.
  */

@@ -1409,6 +1409,7 @@ chain_errors(void **state)
 	uint8_t		u[8][16];
 	cf_slice	notag = S("__notag__");
 	cf_slice	email = S("email");
+	cf_slice	wide = S("wide");
 	cf_ta_chain_step steps[CF_TA_CHAIN_MAX_STEPS + 1];
 	cf_ta_args	a = {0};
 	cf_t_args	ma = args();
@@ -1504,20 +1505,19 @@ chain_errors(void **state)
 		{
 		N = CF_TA_CHAIN_MAX_KEYS + 1};
 		cf_t_mutation *m = calloc(N, sizeof(*m));
-		char	   *names = malloc((size_t) N * 8);
+		char	   *names = malloc((size_t) N * 16);
 		cf_t_cf_mutations cfm = {.column_family = S("BlogEntries"),.mutations = m,
 		.n_mutations = N};
 		cf_t_key_mutations km = {.key = S("wide"),.cfs = &cfm,.n_cfs = 1};
 		cf_t_args	b = args();
-		cf_slice	wide = S("wide");
 
 		assert_non_null(m);
 		assert_non_null(names);
 		for (int i = 0; i < N; i++)
 		{
-			snprintf(names + i * 8, 8, "c%06d", i);
+			snprintf(names + i * 16, 16, "c%06d", i);
 			m[i].has_cosc = m[i].cosc.has_column = true;
-			m[i].cosc.column = (cf_t_column) {.name = cf_slice_of(names + i * 8, 7),
+			m[i].cosc.column = (cf_t_column) {.name = cf_slice_of(names + i * 16, 7),
 			.value = S("v"),.timestamp = 1};
 		}
 		b.mutation_map = &km;
@@ -1604,15 +1604,15 @@ chain_unavailable_timeout_and_auth(void **state)
 		{
 		NK = 20000};
 		cf_slice   *many = calloc(NK, sizeof(*many));
-		char	   *kb = malloc((size_t) NK * 8);
+		char	   *kb = malloc((size_t) NK * 16);
 		cf_t_args	ma = args();
 
 		assert_non_null(many);
 		assert_non_null(kb);
 		for (int i = 0; i < NK; i++)
 		{
-			snprintf(kb + i * 8, 8, "k%06d", i);
-			many[i] = cf_slice_of(kb + i * 8, 7);
+			snprintf(kb + i * 16, 16, "k%06d", i);
+			many[i] = cf_slice_of(kb + i * 16, 7);
 		}
 		ma.keys = many;
 		ma.n_keys = NK;

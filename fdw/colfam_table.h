@@ -254,6 +254,21 @@ extern void colfam_scan_lookup(ColfamScanState *s, const struct cf_slice *keys, 
 extern struct cf_slice colfam_scan_row_key(ColfamScanState *s);
 typedef struct ColfamParallelScan ColfamParallelScan;
 extern void colfam_scan_set_parallel(ColfamScanState *s, ColfamParallelScan *ps);
+/* chains (join.c): a scan's first request and its joins' first lookups in one */
+struct cf_t_column_parent;
+struct cf_t_slice_predicate;
+struct cf_t_key_slice;
+extern bool colfam_scan_chain_first(ColfamScanState *s, ExprContext *econtext,
+									struct cfc_conn **conn, const struct cf_slice **keys,
+									size_t *n_keys, struct cf_t_column_parent *parent,
+									struct cf_t_slice_predicate *pred);
+extern void colfam_scan_lookup_request(ColfamScanState *s, struct cfc_conn **conn,
+									   struct cf_t_column_parent *parent,
+									   struct cf_t_slice_predicate *pred);
+extern void colfam_scan_preset(ColfamScanState *s, struct cf_t_key_slice *rows, size_t n,
+							   const struct cf_t_slice_predicate *pred);
+extern bool colfam_scan_super_unpinned(const ColfamScanState *s);
+extern int	colfam_scan_preset_hits(const ColfamScanState *s);
 
 /* in parallel.c */
 #define COLFAM_TOKEN_BUFSIZE 41 /* a RandomPartitioner token in decimal, and its NUL */

@@ -32,6 +32,7 @@
 
 #include "executor/executor.h"
 #include "executor/tuptable.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -58,7 +59,29 @@ enum
 	JP_SOURCES,					/* per fdw_scan_tlist entry: >0 outer resno, <0 -inner attno */
 	JP_FIRST_BATCH,				/* outer rows in the first batch (Integer) */
 	JP_BATCH,					/* outer rows in the later ones (Integer) */
-	JP_EXPLAIN					/* the EXPLAIN line (String) */
+	JP_EXPLAIN,					/* the EXPLAIN line (String) */
+	JP_CHAIN					/* the join's chain (below), or NIL */
+};
+
+/*
+ * A chain: when the outer side is a KEYS scan (a key = or key = ANY slice), or a join
+ * that is itself a chain over one, and the key is a plain column of the outer side,
+ * the scan's first request and the first batch of every join above it go to colfamd
+ * as one colfam_multiget_chain: colfamd reads the scan's first page, takes each join's
+ * keys from an earlier step's answer and looks them up, and answers every step at once
+ * (engine/doc/thrift.md). Step 0 is the scan, step k the k-th join up. Each answer is
+ * only a prefetched reply: a join uses it if it holds every key of its first batch as
+ * the FDW computes them (the outer rows decoded, the key encoded), else sends its own
+ * multiget_slice, so a chain never changes a result, only saves the round trips. The
+ * plan's chain (JP_CHAIN) is a List:
+ */
+enum
+{
+	JC_RELIDS,					/* the base relid of each step (IntList) */
+	JC_FROM,					/* the step this join's keys come from (Integer) */
+	JC_SOURCE,					/* how: a cf_ta_chain_source (Integer) */
+	JC_NAME,					/* NAMED_VALUE: the Cassandra column (String) */
+	JC_EXPLAIN					/* the EXPLAIN line (String) */
 };
 
 /* ---- planning ---- */
@@ -197,6 +220,137 @@ tlist_position(List *tlist, Var *v)
 }
 
 /*
+ * Types whose value decoded and encoded again as a key gives back the very bytes
+ * colfamd stored: a chain's keys, taken from those bytes, are then the keys the join
+ * asks. (Text only when no encoding conversion stands between them.)
+ */
+static bool
+chain_type(Oid typid)
+{
+	switch (typid)
+	{
+		case TEXTOID:
+			return GetDatabaseEncoding() == PG_UTF8;
+		case BYTEAOID:
+		case INT8OID:
+		case UUIDOID:
+			return true;
+		default:
+			return OidIsValid(typid) && typid == colfam_timeuuid_typid();
+	}
+}
+
+/* What a step's source is, for EXPLAIN. */
+static const char *
+chain_source_text(int source, const char *name)
+{
+	switch (source)
+	{
+		case CF_TA_CHAIN_KEY:
+			return "the row keys";
+		case CF_TA_CHAIN_NAME:
+			return "the column names";
+		case CF_TA_CHAIN_SUPER_NAME:
+			return "the super column names";
+		case CF_TA_CHAIN_VALUE:
+			return "the column values";
+		default:
+			return psprintf("the values of column \"%s\"", name);
+	}
+}
+
+/*
+ * The chain of a join of inner (at inner_relid) by key over outer_plan (see JP_CHAIN),
+ * or NIL when the join cannot be one.
+ */
+static List *
+chain_of(PlannerInfo *root, Plan *outer_plan, Index inner_relid, const ColfamTable *inner,
+		 Expr *key)
+{
+	ForeignScan *fs = (ForeignScan *) outer_plan;
+	ColfamCfMeta *meta;
+	const ColfamTable *base;
+	const ColfamTable *src;
+	const ColfamColumn *col;
+	List	   *relids;
+	Var		   *v;
+	int			from = -1;
+	int			source;
+	const char *name = "";
+	char	   *explain;
+	ListCell   *lc;
+
+	if (!IsA(outer_plan, ForeignScan))
+		return NIL;
+	if (colfam_is_join_plan(fs))
+	{
+		List	   *outer_chain = list_nth(fs->fdw_private, JP_CHAIN);
+
+		if (outer_chain == NIL)
+			return NIL;
+		relids = list_copy(list_nth(outer_chain, JC_RELIDS));
+	}
+	else
+	{
+		ColfamScanSpec *spec = colfam_spec_from_list(fs->fdw_private);
+
+		if (spec->kind != COLFAM_SCAN_KEYS || spec->snapshot)
+			return NIL;
+		relids = list_make1_int((int) fs->scan.scanrelid);
+	}
+	if (list_length(relids) > CF_TA_CHAIN_MAX_STEPS)
+		return NIL;
+	/* one request: one keyspace and one consistency level (the server is one already) */
+	base = colfam_rel_table(find_base_rel(root, linitial_int(relids)), &meta);
+	if (strcmp(base->keyspace, inner->keyspace) != 0 || base->read_cl != inner->read_cl)
+		return NIL;
+
+	/* the key: a column of a step, of the key's own type, that a source can name */
+	while (IsA(key, RelabelType) &&
+		   ((RelabelType *) key)->resulttype == exprType((Node *) ((RelabelType *) key)->arg))
+		key = ((RelabelType *) key)->arg;	/* another collation: the same bytes */
+	if (!IsA(key, Var) || ((Var *) key)->varlevelsup != 0 || ((Var *) key)->varattno <= 0)
+		return NIL;
+	v = (Var *) key;
+	foreach(lc, relids)
+		if ((Index) lfirst_int(lc) == (Index) v->varno)
+			from = foreach_current_index(lc);
+	if (from < 0)
+		return NIL;
+	src = colfam_rel_table(find_base_rel(root, v->varno), &meta);
+	col = &src->cols[v->varattno - 1];
+	if (col->typid != inner->cols[inner->key_att - 1].typid || !chain_type(col->typid))
+		return NIL;
+	switch (col->role)
+	{
+		case COLFAM_ROLE_KEY:
+			source = CF_TA_CHAIN_KEY;
+			break;
+		case COLFAM_ROLE_SUPER:
+			source = CF_TA_CHAIN_SUPER_NAME;
+			break;
+		case COLFAM_ROLE_NAME:
+			source = CF_TA_CHAIN_NAME;
+			break;
+		case COLFAM_ROLE_VALUE:
+			source = CF_TA_CHAIN_VALUE;
+			break;
+		case COLFAM_ROLE_FIELD:
+			source = CF_TA_CHAIN_NAMED_VALUE;
+			name = col->name;
+			break;
+		default:
+			return NIL;
+	}
+	explain = psprintf("step %d of one request from %s.%s; keys: %s of step %d (%s)",
+					   list_length(relids), base->keyspace, base->column_family,
+					   chain_source_text(source, name), from, src->column_family);
+	relids = lappend_int(relids, (int) inner_relid);
+	return list_make5(relids, makeInteger(from), makeInteger(source),
+					  makeString(pstrdup(name)), makeString(explain));
+}
+
+/*
  * GetForeignPlan of a join path: the outer path's plan below, the inner table's
  * KEYS scan in fdw_private, the key expression as fdw_exprs, the other clauses as
  * the qual; all over fdw_scan_tlist, the Vars the join's target, qual and key read.
@@ -260,6 +414,7 @@ colfam_join_plan(PlannerInfo *root, RelOptInfo *joinrel, ForeignPath *best_path,
 						 makeInteger(first));
 	private = lappend(private, makeInteger(t->fetch_size));
 	private = lappend(private, makeString(explain));
+	private = lappend(private, chain_of(root, outer_plan, inner_relid, t, key));
 	return make_foreignscan(tlist, local, 0, list_make1(key), private,
 							scan_tlist, NIL, outer_plan);
 }
@@ -295,12 +450,36 @@ typedef struct ColfamJoinState
 	int			n_inner;
 	InnerRow   *inner_rows;		/* sorted by key */
 	int			pos;			/* the next outer row to emit */
+
+	Oid			serverid;
+	int			cl;				/* the consistency level of every table of the join */
+
+	/* the plan's chain (JP_CHAIN) */
+	int			chain_step;		/* this join's step; 0: the plan has no chain */
+	int			chain_from;
+	int			chain_source;
+	char	   *chain_name;
+	bool		chain_below;	/* the join above sends the chain, this step with it */
+	cf_arena   *chain_arena;	/* the answers of the chain this join sent last */
+	int			chain_requests; /* chains this join sent */
 } ColfamJoinState;
+
+/* Servers that do not know colfam_multiget_chain (an older colfamd): not asked again. */
+static List *chainless_servers = NIL;
 
 static int
 inner_row_cmp(const void *a, const void *b)
 {
 	return cf_slice_cmp(((const InnerRow *) a)->key, ((const InnerRow *) b)->key);
+}
+
+static void
+free_chain_arena(void *arg)
+{
+	ColfamJoinState *js = arg;
+
+	cf_arena_free(js->chain_arena);
+	js->chain_arena = NULL;
 }
 
 void
@@ -321,6 +500,8 @@ colfam_join_begin(ForeignScanState *node, int eflags)
 	js = MemoryContextAllocZero(cxt, sizeof(ColfamJoinState));
 	t = colfam_get_table((Oid) intVal(list_nth(priv, JP_INNER_REL)));
 	js->inner = colfam_scan_begin(colfam_spec_from_list(list_nth(priv, JP_INNER_SPEC)), t, cxt);
+	js->serverid = t->serverid;
+	js->cl = t->read_cl;
 	rel = RelationIdGetRelation(t->relid);
 	js->inner_slot = ExecInitExtraTupleSlot(estate, CreateTupleDescCopy(RelationGetDescr(rel)),
 											&TTSOpsMinimalTuple);
@@ -338,6 +519,136 @@ colfam_join_begin(ForeignScanState *node, int eflags)
 	js->batch = intVal(list_nth(priv, JP_BATCH));
 	js->batch_cxt = AllocSetContextCreate(cxt, "colfam_fdw join batch", ALLOCSET_DEFAULT_SIZES);
 	node->fdw_state = js;
+
+	if (list_nth(priv, JP_CHAIN) != NIL)
+	{
+		List	   *chain = list_nth(priv, JP_CHAIN);
+		ForeignScanState *outer = (ForeignScanState *) outerPlanState(node);
+		MemoryContextCallback *cb = MemoryContextAllocZero(cxt, sizeof(*cb));
+
+		js->chain_step = list_length(list_nth(chain, JC_RELIDS)) - 1;
+		js->chain_from = intVal(list_nth(chain, JC_FROM));
+		js->chain_source = intVal(list_nth(chain, JC_SOURCE));
+		js->chain_name = strVal(list_nth(chain, JC_NAME));
+		/* the outer join's step goes with this one's chain (the outer state is made) */
+		if (colfam_is_join_plan((ForeignScan *) outer->ss.ps.plan))
+			((ColfamJoinState *) outer->fdw_state)->chain_below = true;
+		cb->func = free_chain_arena;
+		cb->arg = js;
+		MemoryContextRegisterResetCallback(cxt, cb);
+	}
+}
+
+/*
+ * Sends the chain of node, the topmost join of it: the first request of the scan at
+ * its bottom and the first batch of every join up to node in one
+ * colfam_multiget_chain, and gives each scan its answer (colfam_scan_preset). Sends
+ * nothing when the scan has no such request, when a step could ask more keys than
+ * colfamd takes, or to a colfamd that does not know the method.
+ */
+static void
+send_chain(ForeignScanState *node, ColfamJoinState *js)
+{
+	int			n = js->chain_step;
+	ColfamJoinState **joins = palloc(sizeof(*joins) * (n + 1));	/* [step] */
+	cf_t_slice_predicate *preds = palloc0(sizeof(*preds) * (n + 1));
+	cf_ta_chain_step *steps = palloc0(sizeof(*steps) * n);
+	double	   *rows = palloc(sizeof(double) * (n + 1));	/* most rows a step answers */
+	double	   *items = palloc(sizeof(double) * (n + 1));	/* ... and items */
+	ForeignScanState *cur = node;
+	ColfamScanState *base;
+	cfc_conn   *conn;
+	const cf_slice *keys;
+	size_t		n_keys;
+	cf_t_column_parent parent;
+	cf_ta_chain_answer *answers;
+	size_t		n_answers;
+	cf_status  *st;
+
+	if (list_member_oid(chainless_servers, js->serverid))
+		return;
+	/* the joins from node down (node is step n), then the scan under them (step 0) */
+	for (int k = n; k >= 1; k--)
+	{
+		joins[k] = cur->fdw_state;
+		cur = (ForeignScanState *) outerPlanState(cur);
+	}
+	base = cur->fdw_state;
+	if (!colfam_scan_chain_first(base, cur->ss.ps.ps_ExprContext, &conn, &keys, &n_keys,
+								 &parent, &preds[0]))
+		return;
+
+	/*
+	 * Every step's keys must stay within what colfamd takes: bound them by the rows
+	 * and items each step can answer (items a row: a names predicate's names, or a
+	 * range's count). A row key is one a row; a super column name, or the value of the
+	 * column of one name, at most one an item; every column's name or value one a
+	 * column — and the super columns of a Super CF's unpinned scan hold any number.
+	 */
+	rows[0] = (double) n_keys;
+	for (int k = 0; k <= n; k++)
+	{
+		cfc_conn   *c;
+		double		per_row;
+
+		if (k > 0)
+		{
+			ColfamJoinState *j = joins[k];
+
+			colfam_scan_lookup_request(j->inner, &c, &steps[k - 1].column_parent, &preds[k]);
+			if (c != conn)
+				return;
+			steps[k - 1].predicate = preds[k];
+			steps[k - 1].from_step = j->chain_from;
+			steps[k - 1].source = j->chain_source;
+			steps[k - 1].has_source_name = j->chain_source == CF_TA_CHAIN_NAMED_VALUE;
+			steps[k - 1].source_name = cf_slice_str(j->chain_name);
+			if (j->chain_source == CF_TA_CHAIN_KEY)
+				rows[k] = rows[j->chain_from];
+			else if (j->chain_from == 0 && colfam_scan_super_unpinned(base) &&
+					 (j->chain_source == CF_TA_CHAIN_VALUE || j->chain_source == CF_TA_CHAIN_NAME))
+				return;
+			else
+				rows[k] = items[j->chain_from];
+			if (rows[k] > CF_TA_CHAIN_MAX_KEYS)
+				return;
+		}
+		per_row = preds[k].has_column_names ? (double) preds[k].n_column_names
+			: (double) preds[k].slice_range.count;
+		items[k] = rows[k] * per_row;
+	}
+
+	/* the answers of the chain before this one go: no scan may hold them */
+	colfam_scan_preset(base, NULL, 0, NULL);
+	for (int k = 1; k <= n; k++)
+		colfam_scan_preset(joins[k]->inner, NULL, 0, NULL);
+	cf_arena_free(js->chain_arena);
+	js->chain_arena = cf_arena_new(0);
+	if (js->chain_arena == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	st = cfc_colfam_multiget_chain(conn, keys, n_keys, &parent, &preds[0], steps, (size_t) n,
+								   js->cl, js->chain_arena, &answers,
+								   &n_answers);
+	if (st != NULL && cfc_unknown_method(st))
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		chainless_servers = lappend_oid(chainless_servers, js->serverid);
+		MemoryContextSwitchTo(old);
+		cf_status_free(st);
+		return;
+	}
+	if (st != NULL)
+		colfam_report(st, "reading the first rows of a join chain (colfam_multiget_chain)",
+					  NULL, 0);
+	if (n_answers != (size_t) n + 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_ERROR),
+				 errmsg("colfam_multiget_chain answered %zu steps of %d", n_answers, n + 1)));
+	js->chain_requests++;
+	colfam_scan_preset(base, answers[0].rows, answers[0].n_rows, &preds[0]);
+	for (int k = 1; k <= n; k++)
+		colfam_scan_preset(joins[k]->inner, answers[k].rows, answers[k].n_rows, &preds[k]);
 }
 
 /*
@@ -397,6 +708,8 @@ read_batch(ForeignScanState *node, ColfamJoinState *js)
 
 	MemoryContextReset(js->batch_cxt);
 	old = MemoryContextSwitchTo(js->batch_cxt);
+	if (!js->first_done && js->chain_step > 0 && !js->chain_below)
+		send_chain(node, js);	/* in the batch's memory: a rescan does not add up */
 	js->first_done = true;
 	js->outer_rows = palloc(sizeof(MinimalTuple) * want);
 	js->has_key = palloc(sizeof(bool) * want);
@@ -496,6 +809,7 @@ colfam_join_rescan(ForeignScanState *node)
 	ColfamJoinState *js = node->fdw_state;
 
 	MemoryContextReset(js->batch_cxt);
+	colfam_scan_preset(js->inner, NULL, 0, NULL);	/* a chain's answer is for one scan */
 	js->first_done = js->outer_done = false;
 	js->n_outer = js->n_inner = js->pos = 0;
 }
@@ -506,5 +820,18 @@ colfam_join_explain(ForeignScanState *node, ExplainState *es)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
 
+	List	   *chain = list_nth(plan->fdw_private, JP_CHAIN);
+	ColfamJoinState *js = node->fdw_state;
+
 	ExplainPropertyText("Colfam Join", strVal(list_nth(plan->fdw_private, JP_EXPLAIN)), es);
+	if (chain == NIL)
+		return;
+	ExplainPropertyText("Colfam Chain", strVal(list_nth(chain, JC_EXPLAIN)), es);
+	if (es->analyze && js != NULL)
+	{
+		if (!js->chain_below)
+			ExplainPropertyInteger("Colfam Chain Requests", NULL, js->chain_requests, es);
+		ExplainPropertyInteger("Colfam Chain Answers Used", NULL,
+							   colfam_scan_preset_hits(js->inner), es);
+	}
 }

@@ -1355,6 +1355,11 @@ colfam_explain_scan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyText("Colfam Consistency", spec->consistency, es);
 		ExplainPropertyInteger("Colfam Fetch Size", NULL, spec->fetch_size, es);
 	}
+	/* a join chain (join.c) answered its first request */
+	if (es->analyze && node->fdw_state != NULL &&
+		colfam_scan_preset_hits(node->fdw_state) > 0)
+		ExplainPropertyInteger("Colfam Chain Answers Used", NULL,
+							   colfam_scan_preset_hits(node->fdw_state), es);
 }
 
 /* Is plan a pushed join (join.c) rather than a scan of one table? */

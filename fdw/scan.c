@@ -108,6 +108,7 @@ struct ColfamScanState
 	size_t		n_rows;
 	size_t		row_i;
 	bool		new_row;		/* the items start cur_key's row */
+	bool		page_preset;	/* the page of rows is a chain's answer (preset_count) */
 	bool		first_page;		/* the column pager has not answered yet */
 	bool		row_continues;	/* the range row filled row_pred: its pager is next */
 	cf_buf		skip_name;		/* a continued row's pager returns this name first */
@@ -122,6 +123,16 @@ struct ColfamScanState
 	size_t		widest_row;		/* the widest range row so far */
 	int64		range_rows_read;	/* rows the range pages have brought so far ... */
 	int64		range_cols_read;	/* ... and their columns (not those of continuations) */
+
+	/*
+	 * A chain's answer (join.c) for the scan's first request, sorted by key: used
+	 * if it holds every key of that request, dropped either way. Its rows live in
+	 * the chain's memory until the scan is restarted.
+	 */
+	cf_t_key_slice *preset;
+	size_t		n_preset;
+	int32		preset_count;	/* the columns a row it asked (0: a names predicate) */
+	int			preset_hits;	/* first requests answered by a chain, since begin */
 
 	/* a parallel-aware scan (parallel.c): the token range, cut in shared chunks */
 	ColfamParallelScan *parallel;	/* NULL: not parallel, the whole range here */
@@ -170,6 +181,7 @@ close_pagers(ColfamScanState *s)
 	s->n_items = s->item_i = s->sub_i = 0;
 	s->rows = NULL;
 	s->n_rows = s->row_i = 0;
+	s->page_preset = false;
 }
 
 /* Takes s off pending_snapshots. */
@@ -687,6 +699,52 @@ key_coscs_cmp(const void *a, const void *b)
 	return cf_slice_cmp(((const cf_t_key_coscs *) a)->key, ((const cf_t_key_coscs *) b)->key);
 }
 
+/* qsort/bsearch order of a chain's rows by key bytes */
+static int
+key_slice_cmp(const void *a, const void *b)
+{
+	return cf_slice_cmp(((const cf_t_key_slice *) a)->key, ((const cf_t_key_slice *) b)->key);
+}
+
+/*
+ * The first request of the scan, for keys[key_i .. key_i + n), answered by the chain's
+ * preset when it holds every one of those keys: they become the page of rows, in the
+ * order of s->keys. The preset is dropped either way (it answers one request only);
+ * false when it did not answer.
+ */
+static bool
+take_preset(ColfamScanState *s, int n)
+{
+	cf_t_key_slice *rows;
+
+	if (s->preset == NULL)
+		return false;
+	rows = MemoryContextAlloc(s->req_cxt, sizeof(*rows) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		cf_t_key_slice probe = {.key = s->keys[s->key_i + i]};
+		const cf_t_key_slice *hit = bsearch(&probe, s->preset, s->n_preset,
+											sizeof(*s->preset), key_slice_cmp);
+
+		if (hit == NULL)
+		{
+			s->preset = NULL;
+			pfree(rows);
+			return false;
+		}
+		rows[i] = *hit;
+	}
+	s->preset = NULL;
+	s->preset_hits++;
+	s->first_page = false;
+	s->key_i += n;
+	s->rows = rows;
+	s->n_rows = (size_t) n;
+	s->row_i = 0;
+	s->page_preset = true;
+	return true;
+}
+
 /*
  * KEYS with several keys: sends the next batch of keys (first_count keys first, then
  * fetch_size) as one multiget_slice with row_pred, and makes its answer the page of
@@ -704,6 +762,9 @@ fetch_key_batch(ColfamScanState *s)
 
 	if (n <= 0)
 		return false;
+	if (take_preset(s, n))
+		return true;
+	s->page_preset = false;
 	cf_arena_free(s->index_arena);
 	s->index_arena = cf_arena_new(0);
 	if (s->index_arena == NULL)
@@ -891,11 +952,16 @@ next_items(ColfamScanState *s)
 			open_column_pager(s, &pred, s->spec->fetch_size);
 			continue;
 		}
-		if (s->spec->kind == COLFAM_SCAN_KEYS && s->n_keys == 1)
+		if (s->spec->kind == COLFAM_SCAN_KEYS && s->n_keys == 1 && s->row_i >= s->n_rows)
 		{
-			/* one key: get_slice pages, the first one first_count columns */
+			/*
+			 * One key: get_slice pages, the first one first_count columns — unless a
+			 * chain answered the first one: then that is a page of one row (below).
+			 */
 			if (s->key_i >= s->n_keys)
 				return NI_END;
+			if (take_preset(s, 1))
+				continue;
 			start_row(s, s->keys[s->key_i], NULL, 0);
 			open_column_pager(s, &s->pred, s->spec->first_count);
 			s->key_i++;
@@ -919,6 +985,7 @@ next_items(ColfamScanState *s)
 		if (s->row_i < s->n_rows)
 		{
 			const cf_t_key_slice *r = &s->rows[s->row_i++];
+			int32		asked;
 
 			start_row(s, r->key, r->columns, r->n_columns);
 			s->new_row = true;
@@ -926,9 +993,9 @@ next_items(ColfamScanState *s)
 			s->widest_row = Max(s->widest_row, s->row_width);
 			s->range_rows_read++;
 			s->range_cols_read += r->n_columns;
+			asked = s->page_preset ? s->preset_count : s->row_pred.slice_range.count;
 			s->row_continues = s->row_pred.has_slice_range &&
-				s->row_pred.slice_range.count < s->pred.slice_range.count &&
-				r->n_columns == (size_t) s->row_pred.slice_range.count;
+				asked < s->pred.slice_range.count && r->n_columns == (size_t) asked;
 			if (s->row_continues)
 			{
 				cf_slice	nm = cosc_name(&r->columns[r->n_columns - 1]);
@@ -1512,6 +1579,7 @@ colfam_rescan(ForeignScanState *node)
 	s->row_continues = false;
 	s->skip_name.len = 0;
 	s->key_i = 0;
+	s->preset = NULL;
 }
 
 void
@@ -1580,6 +1648,98 @@ colfam_scan_set_parallel(ColfamScanState *s, ColfamParallelScan *ps)
 		elog(ERROR, "colfam_fdw: a parallel scan of %s must be a scan of tokens",
 			 s->spec->column_family);
 	s->parallel = ps;
+}
+
+/* ---- chains: a scan's first request and its joins' first lookups in one (join.c) ---- */
+
+/*
+ * The first request s, the KEYS scan of a plan node, is about to send — its values
+ * evaluated in econtext, which starts the scan: the keys of its first batch, and the
+ * parent and predicate it reads them with (valid until the scan is restarted). False
+ * when it sends no such request: nothing can match, another kind of scan, a snapshot
+ * scan, or one that has already sent its first.
+ */
+bool
+colfam_scan_chain_first(ColfamScanState *s, ExprContext *econtext, cfc_conn **conn,
+						const cf_slice **keys, size_t *n_keys, cf_t_column_parent *parent,
+						cf_t_slice_predicate *pred)
+{
+	if (s->spec->kind != COLFAM_SCAN_KEYS || s->spec->snapshot || s->spec->values == NIL)
+		return false;
+	if (s->started)
+		return false;
+	build_request(econtext, s);
+	s->started = true;
+	if (s->empty)
+		return false;
+	*conn = s->conn;
+	*keys = s->keys;
+	*parent = s->parent;
+	if (s->n_keys == 1)
+	{
+		/* what the column pager's first page asks: first_count columns */
+		*n_keys = 1;
+		*pred = s->pred;
+		if (pred->has_slice_range)
+			pred->slice_range.count = Min(pred->slice_range.count, s->spec->first_count);
+	}
+	else
+	{
+		/* what fetch_key_batch's first batch asks */
+		*n_keys = (size_t) Min(s->n_keys, s->spec->first_count);
+		*pred = s->row_pred;
+	}
+	return true;
+}
+
+/*
+ * s, a join's inner scan (colfam_scan_begin, no values): the parent and predicate
+ * its lookups read keys with (valid until its next lookup).
+ */
+void
+colfam_scan_lookup_request(ColfamScanState *s, cfc_conn **conn, cf_t_column_parent *parent,
+						   cf_t_slice_predicate *pred)
+{
+	Assert(s->spec->kind == COLFAM_SCAN_KEYS && s->spec->values == NIL);
+	build_request(NULL, s);
+	*conn = s->conn;
+	*parent = s->parent;
+	*pred = s->row_pred;
+}
+
+/*
+ * Gives s a chain's answer for its first request: rows[0..n) (sorted here, in place),
+ * read with pred — the one colfam_scan_chain_first or colfam_scan_lookup_request
+ * gave. The rows must live until s is restarted. rows NULL: s has no chain answer.
+ */
+void
+colfam_scan_preset(ColfamScanState *s, cf_t_key_slice *rows, size_t n,
+				   const cf_t_slice_predicate *pred)
+{
+	if (rows == NULL)
+	{
+		s->preset = NULL;
+		return;
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), key_slice_cmp);
+	s->preset = rows;
+	s->n_preset = n;
+	s->preset_count = pred->has_slice_range ? pred->slice_range.count : 0;
+}
+
+/* Are the items of s's rows super columns of any number of sub-columns? */
+bool
+colfam_scan_super_unpinned(const ColfamScanState *s)
+{
+	return s->spec->super && !s->parent.has_super_column;
+}
+
+/* How many first requests of s a chain's answer has answered. */
+int
+colfam_scan_preset_hits(const ColfamScanState *s)
+{
+	return s->preset_hits;
 }
 
 /* The row key of the row colfam_scan_next returned last. */

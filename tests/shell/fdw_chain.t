@@ -1,0 +1,156 @@
+# tests/shell/fdw_chain.t — colfam_fdw's join chains against a colfamd that does not
+# know colfam_multiget_chain (an older colfamd, or a Cassandra 0.7): a proxy in front of
+# colfamd answers that one method with a TApplicationException UNKNOWN_METHOD and
+# forwards every other frame untouched. The front page through it must give the rows it
+# gives against colfamd itself, with no chain sent (EXPLAIN ANALYZE), the method asked
+# once per backend and server (then remembered), and the backend's connection still
+# good afterwards. A private PostgreSQL loads this tree's colfam_fdw.so (an overlay).
+. "$COLFAM_ROOT/tests/shell/tap.sh"
+. "$COLFAM_ROOT/tests/lib/harness.sh"
+harness_init
+B=$COLFAM_ROOT/build/release/bin
+PY=/usr/bin/python3
+if [[ ! -f $COLFAM_ROOT/colfam_fdw.so ]] || ! command -v psql >/dev/null; then
+  echo "1..0 # SKIP colfam_fdw.so is not built or psql is missing (make; scripts/deps.sh build)"
+  exit 0
+fi
+tap_plan 8
+
+host=127.0.0.46
+
+harness_pg_overlay || { echo "Bail out! no colfam_fdw.so to test (make)"; exit 1; }
+harness_pg_start pg || { echo "Bail out! PostgreSQL did not start"; exit 1; }
+harness_colfamd node $host "$B/colfamd" || { echo "Bail out! colfamd did not start"; exit 1; }
+port=$H_PORT
+"$B/colfam" shell -h $host -p "$port" -f "$COLFAM_ROOT/tests/data/seeds/bloggyappy.cli" \
+  >"$H_TMP/load.log" 2>&1 ||
+  { sed 's/^/# /' "$H_TMP/load.log"; echo "Bail out! loading BloggyAppy failed"; exit 1; }
+
+# The proxy: framed binary Thrift, one thread a connection. It counts the calls it
+# refuses in $H_TMP/refused (one line each).
+$PY - "$host" "$port" "$H_TMP/refused" >"$H_TMP/proxy.port" 2>"$H_TMP/proxy.err" <<'PY' &
+import socket, struct, sys, threading
+host, port, refused = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+lock = threading.Lock()
+
+def read_exact(s, n):
+    b = b''
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise EOFError
+        b += c
+    return b
+
+def unknown_method(name, seqid):
+    msg = ('Invalid method name: \'%s\'' % name).encode()
+    body = struct.pack('>I', 0x80010003) + struct.pack('>i', len(name)) + name.encode()
+    body += struct.pack('>i', seqid)
+    body += b'\x0b' + struct.pack('>h', 1) + struct.pack('>i', len(msg)) + msg
+    body += b'\x08' + struct.pack('>h', 2) + struct.pack('>i', 1) + b'\x00'
+    return struct.pack('>i', len(body)) + body
+
+def serve(client):
+    up = socket.create_connection((host, port))
+    threading.Thread(target=lambda: copy_back(up, client), daemon=True).start()
+    try:
+        while True:
+            frame = read_exact(client, struct.unpack('>i', read_exact(client, 4))[0])
+            n = struct.unpack('>i', frame[4:8])[0]
+            name = frame[8:8 + n].decode()
+            if name == 'colfam_multiget_chain':
+                seqid = struct.unpack('>i', frame[8 + n:12 + n])[0]
+                with lock:
+                    open(refused, 'a').write(name + '\n')
+                client.sendall(unknown_method(name, seqid))
+            else:
+                up.sendall(struct.pack('>i', len(frame)) + frame)
+    except Exception:
+        pass
+    finally:
+        client.close(); up.close()
+
+def copy_back(up, client):
+    try:
+        while True:
+            b = up.recv(65536)
+            if not b:
+                break
+            client.sendall(b)
+    except Exception:
+        pass
+    finally:
+        client.close()
+
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind((host, 0)); l.listen(16)
+print(l.getsockname()[1], flush=True)
+while True:
+    c, _ = l.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+harness_on_exit "harness_stop_pid $! chain-proxy"
+for ((i = 0; i < 100; i++)); do [[ -s $H_TMP/proxy.port ]] && break; sleep 0.05; done
+proxy_port=$(cat "$H_TMP/proxy.port")
+[[ -n $proxy_port ]] || { sed 's/^/# /' "$H_TMP/proxy.err"; echo "Bail out! the proxy did not start"; exit 1; }
+: >"$H_TMP/refused"
+
+tables() {   # SERVER HOSTS SUFFIX: the front page's three tables over HOSTS
+  cat <<SQL
+CREATE SERVER $1 FOREIGN DATA WRAPPER colfam_fdw OPTIONS (hosts '$2', keyspace 'BloggyAppy');
+CREATE FOREIGN TABLE tagged$3 (key text COLLATE "C", column_name timeuuid, value text)
+  SERVER $1 OPTIONS (column_family 'TaggedPosts');
+CREATE FOREIGN TABLE entries$3 (key text COLLATE "C", title text, author text)
+  SERVER $1 OPTIONS (column_family 'BlogEntries', mapping 'rows');
+CREATE FOREIGN TABLE authors$3 (key text COLLATE "C", email text)
+  SERVER $1 OPTIONS (column_family 'Authors', mapping 'rows');
+SQL
+}
+front() {   # SUFFIX: the front page over those tables
+  echo "SELECT e.title, a.email FROM tagged$1 t JOIN entries$1 e ON e.key = t.value
+JOIN authors$1 a ON a.key = e.author WHERE t.key = '__notag__'
+ORDER BY t.column_name DESC LIMIT 10;"
+}
+tap_is() {  # GOT WANT DESCRIPTION
+  if [[ $1 == "$2" ]]; then tap_ok 0 "$3"
+  else tap_ok 1 "$3"; printf '#   got:  %s\n#   want: %s\n' "$1" "$2"; fi
+}
+run() { out=$(psql -X -q -A -t -v ON_ERROR_STOP=1 -c "$1" 2>&1); rc=$?; }
+show() { sed 's/^/#   | /' <<<"$out"; }
+
+run "CREATE EXTENSION colfam_fdw;
+$(tables direct "$host:$port" "")
+$(tables old "$host:$proxy_port" _old)"
+[[ $rc -eq 0 ]] || { show; echo "Bail out! setting up the foreign tables failed"; exit 1; }
+
+run "$(front "")"
+want=$out
+run "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $(front "")"
+if [[ $out == *"Colfam Chain Requests: 1"* ]]; then tap_ok 0 "against colfamd the front page is one chain"
+else tap_ok 1 "against colfamd the front page is one chain"; show; fi
+
+# one backend: the front page twice through the proxy, then a plain query
+run "$(front _old)
+$(front _old)
+SELECT count(*) FROM tagged_old WHERE key = '__notag__';"
+got_twice=$out
+first=$(head -n "$(wc -l <<<"$want")" <<<"$got_twice")
+tap_is "$first" "$want" "through a colfamd without the method: the same rows"
+tap_is "$(wc -l <"$H_TMP/refused")" 1 "the method is asked once in a backend, then remembered"
+tap_ok "$([[ $rc -eq 0 && $(tail -n 1 <<<"$got_twice") -gt 0 ]]; echo $?)" \
+  "the backend's connection still answers after the refusal"
+[[ $rc -eq 0 ]] || show
+
+run "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $(front _old)"
+tap_ok "$([[ $out == *"Colfam Chain Requests: 0"* && $out != *"Chain Answers Used: 1"* ]]; echo $?)" \
+  "EXPLAIN ANALYZE: no chain sent, no answer used"
+[[ $out == *"Colfam Chain Requests: 0"* ]] || show
+tap_is "$(wc -l <"$H_TMP/refused")" 2 "a new backend asks once again"
+
+# the other server of the same backend still chains
+run "$(front _old)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $(front "")"
+tap_ok "$([[ $out == *"Colfam Chain Requests: 1"* ]]; echo $?)" \
+  "another server in the same backend still sends its chain"
+[[ $out == *"Colfam Chain Requests: 1"* ]] || show
+tap_is "$(wc -l <"$H_TMP/refused")" 3 "the refusals: one a backend"

@@ -544,7 +544,8 @@ colfam_join_begin(ForeignScanState *node, int eflags)
  * its bottom and the first batch of every join up to node in one
  * colfam_multiget_chain, and gives each scan its answer (colfam_scan_preset). Sends
  * nothing when the scan has no such request, when a step could ask more keys than
- * colfamd takes, or to a colfamd that does not know the method.
+ * colfamd takes, or to a colfamd that does not know the method; and gives no answer
+ * when the answers together do not fit in colfamd's reply frame.
  */
 static void
 send_chain(ForeignScanState *node, ColfamJoinState *js)
@@ -635,6 +636,15 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 
 		chainless_servers = lappend_oid(chainless_servers, js->serverid);
 		MemoryContextSwitchTo(old);
+		cf_status_free(st);
+		return;
+	}
+	if (st != NULL && cfc_reply_too_large(st))
+	{
+		/*
+		 * Every step's answer in one reply is over colfamd's frame limit, though each
+		 * step's own request may fit: the scan and the joins ask for themselves.
+		 */
 		cf_status_free(st);
 		return;
 	}

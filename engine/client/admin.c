@@ -2,7 +2,8 @@
  * client/admin.c — colfam's methods outside the 0.7 IDL (thrift/admin.h) over a
  * connection: cfc_colfam_flush, cfc_colfam_compact, cfc_colfam_cfstats, the snapshot
  * calls cfc_colfam_snapshot, cfc_colfam_listsnapshots, cfc_colfam_clearsnapshot, and
- * the read cfc_colfam_multiget_chain (client.h); cfc_unknown_method.
+ * the read cfc_colfam_multiget_chain (client.h); cfc_unknown_method and
+ * cfc_reply_too_large.
  *
  * The admin methods are sent once, no failover resend: a flush or a compaction lost
  * mid-flight may be running still, and resending it elsewhere would act on another
@@ -249,4 +250,12 @@ cfc_unknown_method(const cf_status *st)
 	/* cassandra.c's read_app_exception names the TApplicationException's type so */
 	return cf_status_code(st) == CF_ERR_PROTOCOL &&
 		strstr(cf_status_msg(st), "(UNKNOWN_METHOD, type 1)") != NULL;
+}
+
+bool
+cfc_reply_too_large(const cf_status *st)
+{
+	/* thrift/dispatch.c's dsp_too_large words the InvalidRequestException so */
+	return cf_status_code(st) == CF_ERR_INVALID &&
+		strstr(cf_status_msg(st), "does not fit in a frame") != NULL;
 }

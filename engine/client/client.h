@@ -270,6 +270,14 @@ cf_status  *cfc_colfam_multiget_chain(cfc_conn *c, const cf_slice *keys, size_t 
  */
 bool		cfc_unknown_method(const cf_status *st);
 
+/*
+ * Is st the server's "the reply does not fit in a frame" answer (an
+ * InvalidRequestException from colfamd's thrift_framed_transport_size_in_mb): the
+ * request was fine, its answer too big for one reply? False for NULL and for every
+ * other error.
+ */
+bool		cfc_reply_too_large(const cf_status *st);
+
 /* ---- in pager.c ---- */
 
 /*

@@ -4,7 +4,9 @@
 # forwards every other frame untouched. The front page through it must give the rows it
 # gives against colfamd itself, with no chain sent (EXPLAIN ANALYZE), the method asked
 # once per backend and server (then remembered), and the backend's connection still
-# good afterwards. A private PostgreSQL loads this tree's colfam_fdw.so (an overlay).
+# good afterwards. And against a colfamd whose frame limit holds each step's answer but
+# not all of them in one reply: the same rows, each join asking for itself. A private
+# PostgreSQL loads this tree's colfam_fdw.so (an overlay).
 . "$COLFAM_ROOT/tests/shell/tap.sh"
 . "$COLFAM_ROOT/tests/lib/harness.sh"
 harness_init
@@ -14,7 +16,7 @@ if [[ ! -f $COLFAM_ROOT/colfam_fdw.so ]] || ! command -v psql >/dev/null; then
   echo "1..0 # SKIP colfam_fdw.so is not built or psql is missing (make; scripts/deps.sh build)"
   exit 0
 fi
-tap_plan 8
+tap_plan 10
 
 host=127.0.0.46
 
@@ -22,9 +24,15 @@ harness_pg_overlay || { echo "Bail out! no colfam_fdw.so to test (make)"; exit 1
 harness_pg_start pg || { echo "Bail out! PostgreSQL did not start"; exit 1; }
 harness_colfamd node $host "$B/colfamd" || { echo "Bail out! colfamd did not start"; exit 1; }
 port=$H_PORT
-"$B/colfam" shell -h $host -p "$port" -f "$COLFAM_ROOT/tests/data/seeds/bloggyappy.cli" \
-  >"$H_TMP/load.log" 2>&1 ||
-  { sed 's/^/# /' "$H_TMP/load.log"; echo "Bail out! loading BloggyAppy failed"; exit 1; }
+# a frame of 1 MB (the least)
+harness_colfamd small $host "$B/colfamd" --thrift_framed_transport_size_in_mb 1 ||
+  { echo "Bail out! colfamd (small frames) did not start"; exit 1; }
+small_port=$H_PORT
+for p in "$port" "$small_port"; do
+  "$B/colfam" shell -h $host -p "$p" -f "$COLFAM_ROOT/tests/data/seeds/bloggyappy.cli" \
+    >"$H_TMP/load.log" 2>&1 ||
+    { sed 's/^/# /' "$H_TMP/load.log"; echo "Bail out! loading BloggyAppy failed"; exit 1; }
+done
 
 # The proxy: framed binary Thrift, one thread a connection. It counts the calls it
 # refuses in $H_TMP/refused (one line each).
@@ -120,7 +128,8 @@ show() { sed 's/^/#   | /' <<<"$out"; }
 
 run "CREATE EXTENSION colfam_fdw;
 $(tables direct "$host:$port" "")
-$(tables old "$host:$proxy_port" _old)"
+$(tables old "$host:$proxy_port" _old)
+$(tables small "$host:$small_port" _small)"
 [[ $rc -eq 0 ]] || { show; echo "Bail out! setting up the foreign tables failed"; exit 1; }
 
 run "$(front "")"
@@ -154,3 +163,26 @@ tap_ok "$([[ $out == *"Colfam Chain Requests: 1"* ]]; echo $?)" \
   "another server in the same backend still sends its chain"
 [[ $out == *"Colfam Chain Requests: 1"* ]] || show
 tap_is "$(wc -l <"$H_TMP/refused")" 3 "the refusals: one a backend"
+
+# Over the small frames: ten posts whose entries (70 kB titles) and authors (60 kB
+# emails) each fit in a reply, both together not. The chain is refused as too large;
+# the joins ask for themselves and the rows are all there.
+run "INSERT INTO entries_small
+  SELECT 'big-' || i, repeat(chr(96 + i), 70000), 'big-author-' || i FROM generate_series(1, 10) i;
+INSERT INTO authors_small
+  SELECT 'big-author-' || i, repeat(chr(96 + i), 60000) FROM generate_series(1, 10) i;
+INSERT INTO tagged_small
+  SELECT 'big', min_timeuuid(timestamptz '2011-01-01 00:00:00+00' + i * interval '1 s'), 'big-' || i
+  FROM generate_series(1, 10) i;"
+[[ $rc -eq 0 ]] || { show; echo "Bail out! writing the big rows failed"; exit 1; }
+big="SELECT e.title, a.email FROM tagged_small t JOIN entries_small e ON e.key = t.value
+JOIN authors_small a ON a.key = e.author WHERE t.key = 'big'
+ORDER BY t.column_name DESC LIMIT 10"
+run "SELECT count(*), sum(length(title)), sum(length(email)),
+  string_agg(left(title, 1) || left(email, 1), '') FROM ($big) f"
+tap_is "$out" "10|700000|600000|jjiihhggffeeddccbbaa" \
+  "answers too big for one frame together: the same rows, each join asking itself"
+run "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $big"
+tap_ok "$([[ $rc -eq 0 && $out == *"Colfam Chain Requests: 0"* && $out != *"Chain Answers Used: 1"* ]]; echo $?)" \
+  "EXPLAIN ANALYZE: the chain too big for a frame, no answer used"
+[[ $rc -eq 0 && $out == *"Colfam Chain Requests: 0"* ]] || show

@@ -2735,6 +2735,19 @@ chain_on_an_older_server_is_unknown_method(void **state)
 	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
 	assert_false(cfc_unknown_method(s));
 	cf_status_free(s);
+	/* the frame limit's InvalidRequest (any method's), and only it, is "reply too large" */
+	assert_false(cfc_reply_too_large(NULL));
+	fake_push(f, exc_step(CF_T_EXC_INVALID_REQUEST, "the reply of colfam_multiget_chain "
+						  "does not fit in a frame: 2000000 bytes over the limit of 1048576"));
+	s = cfc_describe_keyspace(c, "K", a, &(cf_t_ks_def) {0});
+	assert_true(cfc_reply_too_large(s));
+	assert_false(cfc_unknown_method(s));
+	cf_status_free(s);
+	fake_push(f, exc_step(CF_T_EXC_INVALID_REQUEST, "chain step 1: unconfigured columnfamily Foo"));
+	s = cfc_describe_keyspace(c, "K", a, &(cf_t_ks_def) {0});
+	assert_int_equal(cf_status_code(s), CF_ERR_INVALID);
+	assert_false(cfc_reply_too_large(s));
+	cf_status_free(s);
 
 	cf_arena_free(a);
 	cfc_free(c);

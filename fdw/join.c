@@ -558,6 +558,7 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 	double	   *items = palloc(sizeof(double) * (n + 1));	/* ... and items */
 	ForeignScanState *cur = node;
 	ColfamScanState *base;
+	bool		super0;			/* step 0 is a Super CF's unpinned scan */
 	cfc_conn   *conn;
 	const cf_slice *keys;
 	size_t		n_keys;
@@ -568,23 +569,32 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 
 	if (list_member_oid(chainless_servers, js->serverid))
 		return;
-	/* the joins from node down (node is step n), then the scan under them (step 0) */
+	/*
+	 * The joins from node down (node is step n), then the scan under them (step 0). A
+	 * node whose parameters changed would be rescanned when first run; the chain reads
+	 * its request now, so it is rescanned now (as ExecProcNode would).
+	 */
 	for (int k = n; k >= 1; k--)
 	{
 		joins[k] = cur->fdw_state;
 		cur = (ForeignScanState *) outerPlanState(cur);
+		if (cur->ss.ps.chgParam != NULL)
+			ExecReScan(&cur->ss.ps);
 	}
 	base = cur->fdw_state;
+	super0 = colfam_scan_super_unpinned(base);
 	if (!colfam_scan_chain_first(base, cur->ss.ps.ps_ExprContext, &conn, &keys, &n_keys,
 								 &parent, &preds[0]))
 		return;
 
 	/*
-	 * Every step's keys must stay within what colfamd takes: bound them by the rows
-	 * and items each step can answer (items a row: a names predicate's names, or a
-	 * range's count). A row key is one a row; a super column name, or the value of the
-	 * column of one name, at most one an item; every column's name or value one a
-	 * column — and the super columns of a Super CF's unpinned scan hold any number.
+	 * Every step's keys must stay within what colfamd takes, and within its join's
+	 * first batch (the answer serves that batch only: more would be read for nothing).
+	 * Step k answers at most rows[k] rows of items[k] items (a names predicate's names,
+	 * or a range's count, a row). Its keys: a row key is one a row; a named column's
+	 * value one a row (one a super column of a Super CF's unpinned scan: step 0 only,
+	 * the joins' tables are Standard); a super column name one an item; every column's
+	 * name or value one a column — and an unpinned scan's super columns hold any number.
 	 */
 	rows[0] = (double) n_keys;
 	for (int k = 0; k <= n; k++)
@@ -595,6 +605,7 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 		if (k > 0)
 		{
 			ColfamJoinState *j = joins[k];
+			bool		from_super;
 
 			colfam_scan_lookup_request(j->inner, &c, &steps[k - 1].column_parent, &preds[k]);
 			if (c != conn)
@@ -604,14 +615,16 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 			steps[k - 1].source = j->chain_source;
 			steps[k - 1].has_source_name = j->chain_source == CF_TA_CHAIN_NAMED_VALUE;
 			steps[k - 1].source_name = cf_slice_str(j->chain_name);
-			if (j->chain_source == CF_TA_CHAIN_KEY)
+			from_super = j->chain_from == 0 && super0;
+			if (j->chain_source == CF_TA_CHAIN_KEY ||
+				(j->chain_source == CF_TA_CHAIN_NAMED_VALUE && !from_super))
 				rows[k] = rows[j->chain_from];
-			else if (j->chain_from == 0 && colfam_scan_super_unpinned(base) &&
-					 (j->chain_source == CF_TA_CHAIN_VALUE || j->chain_source == CF_TA_CHAIN_NAME))
-				return;
-			else
+			else if (j->chain_source == CF_TA_CHAIN_NAMED_VALUE ||
+					 j->chain_source == CF_TA_CHAIN_SUPER_NAME || !from_super)
 				rows[k] = items[j->chain_from];
-			if (rows[k] > CF_TA_CHAIN_MAX_KEYS)
+			else
+				return;
+			if (rows[k] > Min(j->first_batch, CF_TA_CHAIN_MAX_KEYS))
 				return;
 		}
 		per_row = preds[k].has_column_names ? (double) preds[k].n_column_names

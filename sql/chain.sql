@@ -157,6 +157,58 @@ SELECT g, (SELECT a.email FROM l_tagged t
            WHERE t.key = '__notag__' ORDER BY t.column_name DESC OFFSET g LIMIT 1)
 FROM generate_series(0, 2) g;
 
+-- a parameter in the outer scan's key (a correlated subquery): the nodes under the join
+-- are rescanned before the chain reads their request, so every run sends one
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT v.k, (SELECT e.title FROM ch_tagged t JOIN ch_entries e ON e.key = t.value
+             WHERE t.key = v.k ORDER BY t.column_name DESC LIMIT 1)
+FROM (VALUES ('__notag__'), ('ch-tag'), ('ch-none')) v(k);
+SELECT v.k, (SELECT e.title FROM ch_tagged t JOIN ch_entries e ON e.key = t.value
+             WHERE t.key = v.k ORDER BY t.column_name DESC LIMIT 1)
+FROM (VALUES ('__notag__'), ('ch-tag'), ('ch-none')) v(k);
+SELECT v.k, (SELECT e.title FROM l_tagged t JOIN l_entries e ON e.key = t.value
+             WHERE t.key = v.k ORDER BY t.column_name DESC LIMIT 1)
+FROM (VALUES ('__notag__'), ('ch-tag'), ('ch-none')) v(k);
+
+-- no chain when a step could look up more keys than its join's first batch: the answer
+-- would serve that batch only (the inner table's fetch_size is 2 here)
+CREATE FOREIGN TABLE ch_entries_2 (key text COLLATE "C", title text)
+  SERVER ch OPTIONS (column_family 'BlogEntries', mapping 'rows', fetch_size '2');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT t.value, e.title FROM ch_tagged t JOIN ch_entries_2 e ON e.key = t.value
+WHERE t.key = 'ch-tag';
+SELECT t.value, e.title FROM ch_tagged t JOIN ch_entries_2 e ON e.key = t.value
+WHERE t.key = 'ch-tag' ORDER BY t.column_name;
+
+-- ---- a Super CF as step 0 ('rows' mapping: a SQL row per super column): the keys are
+-- a named sub-column's values, or the super column names ----
+CREATE FOREIGN TABLE ch_comments (key text COLLATE "C", super_column timeuuid, entry text)
+  SERVER ch OPTIONS (column_family 'Comments', mapping 'rows');
+CREATE FOREIGN TABLE ch_entries_u (key timeuuid, title text)
+  SERVER ch OPTIONS (column_family 'BlogEntries', mapping 'rows');
+INSERT INTO ch_comments VALUES
+  ('ch-entry', min_timeuuid('2011-01-01 00:00:01+00'), 'thrift-is-fine'),
+  ('ch-entry', min_timeuuid('2011-01-01 00:00:02+00'), 'ch-absent'),
+  ('ch-entry', min_timeuuid('2011-01-01 00:00:03+00'), 'the-godfather');
+INSERT INTO ch_entries_u VALUES
+  (min_timeuuid('2011-01-01 00:00:01+00'), 'Entry 1 by its uuid'),
+  (min_timeuuid('2011-01-01 00:00:03+00'), 'Entry 3 by its uuid');
+EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT c.super_column, e.title FROM ch_comments c JOIN ch_entries e ON e.key = c.entry
+WHERE c.key = 'ch-entry';
+SELECT c.super_column, e.title FROM ch_comments c JOIN ch_entries e ON e.key = c.entry
+WHERE c.key = 'ch-entry' ORDER BY 1;
+EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT c.entry, e.title FROM ch_comments c JOIN ch_entries_u e ON e.key = c.super_column
+WHERE c.key = 'ch-entry';
+SELECT c.entry, e.title FROM ch_comments c JOIN ch_entries_u e ON e.key = c.super_column
+WHERE c.key = 'ch-entry' ORDER BY 1;
+DELETE FROM ch_comments WHERE key = 'ch-entry';
+DELETE FROM ch_entries_u WHERE key IN (min_timeuuid('2011-01-01 00:00:01+00'),
+                                       min_timeuuid('2011-01-01 00:00:03+00'));
+SELECT count(*) FROM ch_entries_u WHERE key IN (min_timeuuid('2011-01-01 00:00:01+00'),
+                                                min_timeuuid('2011-01-01 00:00:03+00'));
+
 -- ---- Twissandra: a timeline to its tweets (values) and their users (a named column),
 -- two userlines' tweets (values) and users (step 0's row keys), followers by column
 -- name ----

@@ -187,6 +187,16 @@ line_up(size_t x)
 	return (x + KEY_LINE - 1) & ~((size_t) KEY_LINE - 1);
 }
 
+/* Asks the CPU to bring the n bytes at p into its cache (a hint: no fault, no wait). */
+static inline void
+prefetch_range(const void *p, size_t n)
+{
+	const char *c = (const char *) ((uintptr_t) p & ~(uintptr_t) (KEY_LINE - 1));
+
+	for (; c < (const char *) p + n; c += KEY_LINE)
+		__builtin_prefetch(c);
+}
+
 /* Bytes of n dense keys of klen (1..DENSE_KEY_MAX) with their summary levels. */
 static size_t
 key_levels_bytes(size_t n, size_t klen)
@@ -233,10 +243,13 @@ key_le(cf_type t, const uint8_t *k, size_t klen, cf_slice name, bool u64, uint64
 
 /*
  * The last of the n keys of klen at keys (with their summary levels) that is <= name
- * under t; SIZE_MAX if none. Keys in order, as a column index's are.
+ * under t; SIZE_MAX if none. Keys in order, as a column index's are. aux, if not NULL,
+ * is an array of n elements of aux_size bytes the caller reads at the answer next: the
+ * elements of the group the answer lies in are prefetched while level 0 is searched.
  */
 static size_t
-key_levels_search(cf_type t, const uint8_t *keys, size_t n, size_t klen, cf_slice name)
+key_levels_search(cf_type t, const uint8_t *keys, size_t n, size_t klen, cf_slice name,
+				  const void *aux, size_t aux_size)
 {
 	const uint8_t *lv[64];
 	size_t		cnt[64],
@@ -280,6 +293,8 @@ key_levels_search(cf_type t, const uint8_t *keys, size_t n, size_t klen, cf_slic
 			return a - 1;
 		lo = (a - 1) * g;
 		hi = lo + g < cnt[k - 1] ? lo + g : cnt[k - 1];
+		if (k == 1 && aux)
+			prefetch_range((const char *) aux + lo * aux_size, (hi - lo) * aux_size);
 	}
 }
 
@@ -2032,16 +2047,6 @@ next_row_rec(const cblk *b, size_t i)
 	return lo < b->n_rows ? b->rows[lo] : b->n;
 }
 
-/* Asks the CPU to bring the n bytes at p into its cache (a hint: no fault, no wait). */
-static inline void
-prefetch_range(const void *p, size_t n)
-{
-	const char *c = (const char *) ((uintptr_t) p & ~(uintptr_t) (KEY_LINE - 1));
-
-	for (; c < (const char *) p + n; c += KEY_LINE)
-		__builtin_prefetch(c);
-}
-
 /* Loads data block j of the loaded column-index block and finds the row's cells in it. */
 static cf_status *
 load_data(cf_sstable_cells *ci, size_t j)
@@ -2222,11 +2227,12 @@ cf_sstable_cells_last(cf_sstable_cells *ci)
  */
 static size_t
 find_dense(const cf_col_order *o, const uint8_t *keys, size_t n, size_t klen, col_entry e0,
-		   cf_slice sc, cf_slice name, bool open_end)
+		   cf_slice sc, cf_slice name, bool open_end, const void *aux, size_t aux_size)
 {
 	if (open_end || (o->super && cf_type_compare(o->cmp, e0.sc, sc) != 0))
 		return target_cmp(o, e0.sc, e0.name, sc, name, open_end) <= 0 ? n - 1 : SIZE_MAX;
-	return key_levels_search(o->super ? o->subcmp : o->cmp, keys, n, klen, name);
+	return key_levels_search(o->super ? o->subcmp : o->cmp, keys, n, klen, name, aux,
+							 aux_size);
 }
 
 /* The last entry of a wide row's top level whose first path is <= the target; SIZE_MAX if none. */
@@ -2239,7 +2245,7 @@ find_top(const cf_col_order *o, const cf_sstable_row *row, cf_slice sc, cf_slice
 
 	if (row->top_klen)
 		return find_dense(o, row->top_keys, row->n_top, row->top_klen, row_top(row, 0), sc,
-						  name, open_end);
+						  name, open_end, NULL, 0);
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
@@ -2261,7 +2267,8 @@ find_col(const cf_col_order *o, const cblk *b, cf_slice sc, cf_slice name, bool 
 				hi = b->n;
 
 	if (b->klen)
-		return find_dense(o, b->keys, b->n, b->klen, colentry(b, 0), sc, name, open_end);
+		return find_dense(o, b->keys, b->n, b->klen, colentry(b, 0), sc, name, open_end,
+						  b->ix, sizeof(blk_at));	/* the answer's entry is found through ix */
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;

@@ -1590,6 +1590,81 @@ wide_row_reversed_slice_reads_few_blocks(void **state)
 	cf_sstable_unref(t);
 }
 
+/*
+ * Reversed slices of a wide row in small blocks (a column index of many blocks and a
+ * top level of dozens, searched through their dense names and summary levels) with
+ * tombstones in the way: every 5th cell deleted, and a run of 60 deleted cells that
+ * spans blocks. Every answer against arithmetic, from starts on, between and around
+ * cells, and through a block cache as the db reads.
+ */
+static void
+wide_row_reversed_slices_skip_tombstones(void **state)
+{
+	fixture    *f = *state;
+	static const cf_col_order o = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
+	cf_sstable_options opt = {.order = o,.block_size = 256};
+	cf_sstable_writer *w;
+	cf_sstable *t;
+	cf_cache   *cache = cf_cache_new(1 << 20);
+	const char *path = test_path(f->dir, "wide-tombs.sst");
+	const int	N = 30000;
+	uint8_t		nb[8];
+	cf_table_set ts = {o, NULL, 0, &t, 1};
+	int			checked = 0;
+
+#define DEAD(i) ((i) % 5 == 2 || ((i) >= 14000 && (i) < 14060))
+	OK(cf_sstable_writer_open(cf_env_posix(), path, &opt, &w));
+	OK(cf_sstable_writer_begin_row(w, tok(S("wide")), S("wide"), cf_deletion_none(), NULL, 0));
+	for (int i = 0; i < N; i++)
+	{
+		cf_cell		c = {.name = cf_slice_of(nb, 8),.value = S("v"),.timestamp = 1};
+
+		if (DEAD(i))
+		{
+			c.flags = CF_CELL_DELETED;
+			c.value = NONE;
+			c.local_time = NOW - 10;
+		}
+		for (int b = 0; b < 8; b++)
+			nb[b] = (uint8_t) ((uint64_t) i * 2 >> (56 - 8 * b));
+		OK(cf_sstable_writer_add_cell(w, &c));
+	}
+	OK(cf_sstable_writer_end_row(w));
+	OK(cf_sstable_writer_finish(w, NULL));
+	OK(cf_sstable_open_cached(cf_env_posix(), path, &o, cache, &t));
+	for (int64_t start = -1; start <= 2 * N + 1; start += start < 40 || (start > 27900 && start < 28200) ? 1 : 7)
+	{
+		cf_predicate p;
+		cf_read_result *r;
+		int			want[10],
+					nw = 0;
+
+		/* the live cells <= start, walking down */
+		for (int64_t i = start < 0 ? -1 : (start / 2 < N ? start / 2 : N - 1); i >= 0 && nw < 10; i--)
+			if (!DEAD(i))
+				want[nw++] = (int) i;
+		for (int b = 0; b < 8; b++)
+			nb[b] = (uint8_t) ((uint64_t) start >> (56 - 8 * b));
+		p = (cf_predicate) {.range = {cf_slice_of(nb, 8), NONE, true, 10}};
+		OK(cf_read_slice(&ts, tok(S("wide")), S("wide"), NONE, &p, NOW, &r));
+		assert_int_equal(r->slice.n_columns, nw);
+		for (int i = 0; i < nw; i++)
+		{
+			uint64_t	v = 0;
+
+			for (int b = 0; b < 8; b++)
+				v = v << 8 | r->slice.columns[i].name.p[b];
+			assert_true(v == 2 * (uint64_t) want[i]);
+		}
+		cf_read_result_free(r);
+		checked++;
+	}
+#undef DEAD
+	assert_true(checked > 8000);
+	cf_sstable_unref(t);
+	cf_cache_unref(cache);
+}
+
 int
 main(void)
 {
@@ -1605,6 +1680,8 @@ main(void)
 										teardown),
 		cmocka_unit_test_setup_teardown(super_reads_out_of_memory, setup_super, teardown),
 		cmocka_unit_test(model_standard_and_super),
+		cmocka_unit_test_setup_teardown(wide_row_reversed_slices_skip_tombstones, setup_std,
+										teardown),
 		cmocka_unit_test_setup_teardown(wide_row_reversed_slice_reads_few_blocks, setup_std,
 										teardown),
 	};

@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_sstable.c — storage/sstable: writer and reader round trips from a
  * memtable and from direct calls (Standard and Super, LongType and TimeUUID names),
- * seeks and reverse iteration, deletions, bloom and statistics, block reads per seek
+ * seeks and reverse iteration, deletions, the dense column-index searches (every
+ * comparator kind they treat apart), bloom and statistics, block reads per seek
  * in wide rows, the block cache (repeats served from it, tables never mixed, readers
  * that do not fill it, threads under eviction), corruption of every byte and
  * truncation, env faults during finish.
@@ -459,6 +460,155 @@ column_index_search_within_and_across_super_columns(void **state)
 	cf_sstable_cells_free(ci);
 	cf_sstable_row_free(row);
 	cf_sstable_unref(t);
+	test_tmpdir_free(dir);
+}
+
+/*
+ * The dense column-index searches (summary levels over the names of a column-index
+ * block and of a row's top level; 8-byte names compared as integers) against the
+ * answer worked out by arithmetic, for one row of many thousand cells in 256-byte
+ * blocks (dozens of column-index blocks of hundreds of entries each): LongType names
+ * (negative ones included: signed), 8-byte BytesType names with the high bit set
+ * (unsigned), 3-byte BytesType names and 16-byte TimeUUIDs (compared by the type), and
+ * the names of one super column. Every target around every cell, and a walk of 10
+ * backwards from some, crossing block boundaries; every 7th cell a tombstone.
+ */
+typedef enum dense_kind
+{
+	DENSE_LONG,
+	DENSE_BYTES8,
+	DENSE_BYTES3,
+	DENSE_TIMEUUID,
+	DENSE_SUPER
+} dense_kind;
+
+/*
+ * Name number v (ascending with v) of kind k into buf; v -1 is before every name (for
+ * the byte types a shorter name, which takes the general comparison).
+ */
+static cf_slice
+dense_name(dense_kind k, uint8_t *buf, int64_t v)
+{
+	if (v < 0 && (k == DENSE_BYTES8 || k == DENSE_BYTES3))
+	{
+		memset(buf, 0, 7);
+		return cf_slice_of(buf, k == DENSE_BYTES8 ? 7 : 2);
+	}
+	switch (k)
+	{
+		case DENSE_LONG:
+			return long_name(buf, v - 20000);	/* negative below the middle */
+		case DENSE_BYTES8:
+			long_name(buf, v);
+			buf[0] = 0x7f;
+			if (v >= 20000)
+				buf[0] = 0x80;	/* the high bit: unsigned order puts these last */
+			return cf_slice_of(buf, 8);
+		case DENSE_BYTES3:
+			buf[0] = (uint8_t) (v >> 16);
+			buf[1] = (uint8_t) (v >> 8);
+			buf[2] = (uint8_t) v;
+			return cf_slice_of(buf, 3);
+		case DENSE_TIMEUUID:
+		case DENSE_SUPER:
+			return timeuuid(buf, 1000000 + (uint64_t) v);
+	}
+	return cf_slice_of(NULL, 0);
+}
+
+static void
+dense_column_index_seeks_match_arithmetic(void **state)
+{
+	char	   *dir = test_tmpdir_new("sst");
+	cf_env	   *env = cf_env_posix();
+	const int	n = 20000;		/* names 0, 2, 4 ... 2(n-1) */
+	cf_cache   *cache = cf_cache_new(1 << 20);
+
+	(void) state;
+	for (int k = DENSE_LONG; k <= DENSE_SUPER; k++)
+	{
+		cf_col_order o = {k == DENSE_SUPER,
+			k == DENSE_LONG ? CF_TYPE_LONG : k == DENSE_TIMEUUID ? CF_TYPE_TIME_UUID :
+			k == DENSE_SUPER ? CF_TYPE_UTF8 : CF_TYPE_BYTES,
+		k == DENSE_SUPER ? CF_TYPE_TIME_UUID : CF_TYPE_BYTES};
+		cf_sstable_options opt = opts_of(&o, 256);
+		cf_slice	sc = k == DENSE_SUPER ? S("sc") : cf_slice_of(NULL, 0);
+		cf_sstable_writer *w;
+		cf_sstable_stats st;
+		cf_sstable *t;
+		cf_sstable_row *row;
+		cf_sstable_cells *ci;
+		uint8_t		nb[16];
+		char		file[32];
+
+		snprintf(file, sizeof(file), "dense%d.db", k);
+		OK(cf_sstable_writer_open(env, test_path(dir, file), &opt, &w));
+		OK(cf_sstable_writer_begin_row(w, S("r"), S("row"), cf_deletion_none(), NULL, 0));
+		for (int i = 0; i < n; i++)
+		{
+			cf_cell		c = {.sc = sc, .name = dense_name(k, nb, 2 * i), .value = S("val"),
+				.timestamp = i, .flags = i % 7 == 3 ? CF_CELL_DELETED : 0,
+			.local_time = i % 7 == 3 ? 1000 : 0};
+
+			OK(cf_sstable_writer_add_cell(w, &c));
+		}
+		OK(cf_sstable_writer_end_row(w));
+		OK(cf_sstable_writer_finish(w, &st));
+		/* 256 B blocks of ~10 cells, 8 KiB column-index blocks: a top level of dozens */
+		assert_true(st.data_blocks > 1000);
+		OK(cf_sstable_open_cached(env, test_path(dir, file), &o, cache, &t));
+		OK(cf_sstable_get(t, S("r"), S("row"), &row));
+		assert_non_null(row);
+		assert_true(cf_sstable_row_has_column_index(row));
+		OK(cf_sstable_cells_new(row, &ci));
+		for (int x = -1; x <= 2 * n; x++)
+		{
+			int			ge = (x + 1) / 2,	/* the first cell >= x, n if none */
+						le = x / 2; /* the last cell <= x, -1 if none */
+			cf_cell		c;
+
+			if (x < 0)
+				ge = 0, le = -1;
+			OK(cf_sstable_cells_seek(ci, sc, dense_name(k, nb, x)));
+			assert_int_equal(cf_sstable_cells_valid(ci), ge < n);
+			if (ge < n)
+			{
+				cf_sstable_cells_cell(ci, &c);
+				assert_int_equal(c.timestamp, ge);
+				assert_int_equal(c.flags, ge % 7 == 3 ? CF_CELL_DELETED : 0);
+			}
+			OK(cf_sstable_cells_seek_le(ci, sc, dense_name(k, nb, x)));
+			if (le > n - 1)
+				le = n - 1;
+			assert_int_equal(cf_sstable_cells_valid(ci), le >= 0);
+			if (le < 0 || x % 13)
+				continue;
+			/* a reversed slice's walk: 10 back from here */
+			for (int j = le; j >= 0 && j > le - 10; j--)
+			{
+				assert_true(cf_sstable_cells_valid(ci));
+				cf_sstable_cells_cell(ci, &c);
+				assert_int_equal(c.timestamp, j);
+				assert_true(cf_slice_eq(c.name, dense_name(k, nb, 2 * j)));
+				OK(cf_sstable_cells_prev(ci));
+			}
+		}
+		/* an open finish: the end of the super column (or row); before the super column */
+		OK(cf_sstable_cells_seek_le(ci, sc, cf_slice_of(NULL, 0)));
+		assert_true(cf_sstable_cells_valid(ci));
+		assert_int_equal(cf_sstable_cells_current(ci)->timestamp, n - 1);
+		if (k == DENSE_SUPER)
+		{
+			OK(cf_sstable_cells_seek_le(ci, S("sb"), dense_name(k, nb, 2 * n)));
+			assert_false(cf_sstable_cells_valid(ci));
+			OK(cf_sstable_cells_seek(ci, S("sd"), dense_name(k, nb, 0)));
+			assert_false(cf_sstable_cells_valid(ci));
+		}
+		cf_sstable_cells_free(ci);
+		cf_sstable_row_free(row);
+		cf_sstable_unref(t);
+	}
+	cf_cache_unref(cache);
 	test_tmpdir_free(dir);
 }
 
@@ -1559,6 +1709,7 @@ main(void)
 		cmocka_unit_test(super_direct_and_reverse),
 		cmocka_unit_test(column_index_search_within_and_across_super_columns),
 		cmocka_unit_test(seeks_at_between_beyond),
+		cmocka_unit_test(dense_column_index_seeks_match_arithmetic),
 		cmocka_unit_test(reset_cells_reads_each_block_once),
 		cmocka_unit_test(bloom_and_stats),
 		cmocka_unit_test(wide_row_seeks_are_bounded),

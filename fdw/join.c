@@ -852,7 +852,6 @@ void
 colfam_join_explain(ForeignScanState *node, ExplainState *es)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-
 	List	   *chain = list_nth(plan->fdw_private, JP_CHAIN);
 	ColfamJoinState *js = node->fdw_state;
 

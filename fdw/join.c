@@ -539,6 +539,14 @@ colfam_join_begin(ForeignScanState *node, int eflags)
 	}
 }
 
+/* The most items (columns or super columns) a row answers pred with. */
+static double
+most_items(const cf_t_slice_predicate *pred)
+{
+	return pred->has_column_names ? (double) pred->n_column_names
+		: (double) pred->slice_range.count;
+}
+
 /*
  * Sends the chain of node, the topmost join of it: the first request of the scan at
  * its bottom and the first batch of every join up to node in one
@@ -597,39 +605,41 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 	 * name or value one a column — and an unpinned scan's super columns hold any number.
 	 */
 	rows[0] = (double) n_keys;
-	for (int k = 0; k <= n; k++)
+	items[0] = rows[0] * most_items(&preds[0]);
+	for (int k = 1; k <= n; k++)
 	{
+		ColfamJoinState *j = joins[k];
+		bool		from_super = j->chain_from == 0 && super0;
 		cfc_conn   *c;
-		double		per_row;
 
-		if (k > 0)
+		colfam_scan_lookup_request(j->inner, &c, &steps[k - 1].column_parent, &preds[k]);
+		if (c != conn)
+			return;
+		steps[k - 1].predicate = preds[k];
+		steps[k - 1].from_step = j->chain_from;
+		steps[k - 1].source = j->chain_source;
+		steps[k - 1].has_source_name = j->chain_source == CF_TA_CHAIN_NAMED_VALUE;
+		steps[k - 1].source_name = cf_slice_str(j->chain_name);
+		switch (j->chain_source)
 		{
-			ColfamJoinState *j = joins[k];
-			bool		from_super;
-
-			colfam_scan_lookup_request(j->inner, &c, &steps[k - 1].column_parent, &preds[k]);
-			if (c != conn)
-				return;
-			steps[k - 1].predicate = preds[k];
-			steps[k - 1].from_step = j->chain_from;
-			steps[k - 1].source = j->chain_source;
-			steps[k - 1].has_source_name = j->chain_source == CF_TA_CHAIN_NAMED_VALUE;
-			steps[k - 1].source_name = cf_slice_str(j->chain_name);
-			from_super = j->chain_from == 0 && super0;
-			if (j->chain_source == CF_TA_CHAIN_KEY ||
-				(j->chain_source == CF_TA_CHAIN_NAMED_VALUE && !from_super))
+			case CF_TA_CHAIN_KEY:
 				rows[k] = rows[j->chain_from];
-			else if (j->chain_source == CF_TA_CHAIN_NAMED_VALUE ||
-					 j->chain_source == CF_TA_CHAIN_SUPER_NAME || !from_super)
+				break;
+			case CF_TA_CHAIN_NAMED_VALUE:
+				rows[k] = from_super ? items[j->chain_from] : rows[j->chain_from];
+				break;
+			case CF_TA_CHAIN_SUPER_NAME:
 				rows[k] = items[j->chain_from];
-			else
-				return;
-			if (rows[k] > Min(j->first_batch, CF_TA_CHAIN_MAX_KEYS))
-				return;
+				break;
+			default:			/* every column's name or value */
+				if (from_super)
+					return;
+				rows[k] = items[j->chain_from];
+				break;
 		}
-		per_row = preds[k].has_column_names ? (double) preds[k].n_column_names
-			: (double) preds[k].slice_range.count;
-		items[k] = rows[k] * per_row;
+		if (rows[k] > Min(j->first_batch, CF_TA_CHAIN_MAX_KEYS))
+			return;
+		items[k] = rows[k] * most_items(&preds[k]);
 	}
 
 	/* the answers of the chain before this one go: no scan may hold them */
@@ -842,7 +852,6 @@ void
 colfam_join_explain(ForeignScanState *node, ExplainState *es)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-
 	List	   *chain = list_nth(plan->fdw_private, JP_CHAIN);
 	ColfamJoinState *js = node->fdw_state;
 

@@ -12,10 +12,7 @@
 harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
-if [[ ! -f $COLFAM_ROOT/colfam_fdw.so ]] || ! command -v psql >/dev/null; then
-  echo "1..0 # SKIP colfam_fdw.so is not built or psql is missing (make; scripts/deps.sh build)"
-  exit 0
-fi
+harness_skip_without_fdw
 tap_plan 10
 
 host=127.0.0.46
@@ -118,10 +115,6 @@ front() {   # SUFFIX: the front page over those tables
   echo "SELECT e.title, a.email FROM tagged$1 t JOIN entries$1 e ON e.key = t.value
 JOIN authors$1 a ON a.key = e.author WHERE t.key = '__notag__'
 ORDER BY t.column_name DESC LIMIT 10;"
-}
-tap_is() {  # GOT WANT DESCRIPTION
-  if [[ $1 == "$2" ]]; then tap_ok 0 "$3"
-  else tap_ok 1 "$3"; printf '#   got:  %s\n#   want: %s\n' "$1" "$2"; fi
 }
 run() { out=$(psql -X -q -A -t -v ON_ERROR_STOP=1 -c "$1" 2>&1); rc=$?; }
 show() { sed 's/^/#   | /' <<<"$out"; }

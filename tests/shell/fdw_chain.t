@@ -3,7 +3,8 @@
 # colfamd answers that one method with a TApplicationException UNKNOWN_METHOD and
 # forwards every other frame untouched. The front page through it must give the rows it
 # gives against colfamd itself, with no chain sent (EXPLAIN ANALYZE), the method asked
-# once per backend and server (then remembered), and the backend's connection still
+# once per cached connection (then remembered; an ALTER SERVER that points the server at
+# a colfamd that has it asks again), and the backend's connection still
 # good afterwards. And against a colfamd whose frame limit holds each step's answer but
 # not all of them in one reply: the same rows, each join asking for itself. A private
 # PostgreSQL loads this tree's colfam_fdw.so (an overlay).
@@ -13,7 +14,7 @@ harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
 harness_skip_without_fdw
-tap_plan 10
+tap_plan 11
 
 host=127.0.0.46
 
@@ -179,3 +180,14 @@ run "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $big"
 tap_ok "$([[ $rc -eq 0 && $out == *"Colfam Chain Requests: 0"* && $out != *"Chain Answers Used: 1"* ]]; echo $?)" \
   "EXPLAIN ANALYZE: the chain too big for a frame, no answer used"
 [[ $rc -eq 0 && $out == *"Colfam Chain Requests: 0"* ]] || show
+
+# The refusal is remembered with the cached connection: once the server is pointed at
+# a colfamd that has the method, the same backend sends its chain again.
+refused=$(wc -l <"$H_TMP/refused")
+run "$(front _old)
+ALTER SERVER old OPTIONS (SET hosts '$host:$port');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $(front _old)"
+tap_ok "$([[ $rc -eq 0 && $(wc -l <"$H_TMP/refused") -eq $((refused + 1)) &&
+             $out == *"Colfam Chain Requests: 1"* ]]; echo $?)" \
+  "refused, then the server altered to a colfamd with the method: the same backend chains"
+[[ $out == *"Colfam Chain Requests: 1"* ]] || show

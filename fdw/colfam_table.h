@@ -214,6 +214,8 @@ extern void colfam_report(struct cf_status *st, const char *what, const char *ke
 extern int	colfam_keyspace_cfs(Oid serverid, const char *keyspace, char ***names,
 								ColfamCfMeta **cfs);
 extern bool colfam_cf_estimate(const ColfamTable *t, double *keys, double *columns);
+extern bool colfam_conn_chainless(const struct cfc_conn *conn);
+extern void colfam_conn_set_chainless(const struct cfc_conn *conn);
 
 /* in import.c */
 extern List *colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid);

@@ -66,6 +66,7 @@ typedef struct ConnEntry
 	uint32		mapping_hash;
 	bool		invalid;
 	bool		logs_in;		/* the user mapping gives a username */
+	bool		chainless;		/* colfamd refused colfam_multiget_chain (join.c) */
 } ConnEntry;
 
 typedef struct MetaKey
@@ -260,6 +261,7 @@ drop_entry(ConnEntry *e)
 	free(e->keyspace);
 	e->keyspace = NULL;
 	e->invalid = false;
+	e->chainless = false;
 }
 
 /* Is there a user mapping for userid (or PUBLIC) on the server? */
@@ -352,6 +354,7 @@ colfam_connect(Oid serverid, const char *keyspace)
 		e->conn = NULL;
 		e->keyspace = NULL;
 		e->invalid = false;
+		e->chainless = false;
 	}
 	if (e->invalid)
 		drop_entry(e);
@@ -399,6 +402,47 @@ colfam_connect(Oid serverid, const char *keyspace)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	}
 	return e->conn;
+}
+
+/* The cached connection entry of conn, or NULL. */
+static ConnEntry *
+entry_of(const cfc_conn *conn)
+{
+	HASH_SEQ_STATUS scan;
+	ConnEntry  *e;
+
+	if (conn_hash == NULL)
+		return NULL;
+	hash_seq_init(&scan, conn_hash);
+	while ((e = hash_seq_search(&scan)) != NULL)
+		if (e->conn == conn)
+		{
+			hash_seq_term(&scan);
+			return e;
+		}
+	return NULL;
+}
+
+/*
+ * Has the colfamd behind conn refused colfam_multiget_chain (an older colfamd, or a
+ * Cassandra)? Remembered with the cached connection: a changed server or user mapping
+ * (ALTER SERVER pointing at an upgraded colfamd) makes a new one, which asks again.
+ */
+bool
+colfam_conn_chainless(const cfc_conn *conn)
+{
+	ConnEntry  *e = entry_of(conn);
+
+	return e != NULL && e->chainless;
+}
+
+void
+colfam_conn_set_chainless(const cfc_conn *conn)
+{
+	ConnEntry  *e = entry_of(conn);
+
+	if (e != NULL)
+		e->chainless = true;
 }
 
 /* ---- metadata ---- */

@@ -451,7 +451,6 @@ typedef struct ColfamJoinState
 	InnerRow   *inner_rows;		/* sorted by key */
 	int			pos;			/* the next outer row to emit */
 
-	Oid			serverid;
 	int			cl;				/* the consistency level of every table of the join */
 
 	/* the plan's chain (JP_CHAIN) */
@@ -463,9 +462,6 @@ typedef struct ColfamJoinState
 	cf_arena   *chain_arena;	/* the answers of the chain this join sent last */
 	int			chain_requests; /* chains this join sent */
 } ColfamJoinState;
-
-/* Servers that do not know colfam_multiget_chain (an older colfamd): not asked again. */
-static List *chainless_servers = NIL;
 
 static int
 inner_row_cmp(const void *a, const void *b)
@@ -500,7 +496,6 @@ colfam_join_begin(ForeignScanState *node, int eflags)
 	js = MemoryContextAllocZero(cxt, sizeof(ColfamJoinState));
 	t = colfam_get_table((Oid) intVal(list_nth(priv, JP_INNER_REL)));
 	js->inner = colfam_scan_begin(colfam_spec_from_list(list_nth(priv, JP_INNER_SPEC)), t, cxt);
-	js->serverid = t->serverid;
 	js->cl = t->read_cl;
 	rel = RelationIdGetRelation(t->relid);
 	js->inner_slot = ExecInitExtraTupleSlot(estate, CreateTupleDescCopy(RelationGetDescr(rel)),
@@ -575,8 +570,6 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 	size_t		n_answers;
 	cf_status  *st;
 
-	if (list_member_oid(chainless_servers, js->serverid))
-		return;
 	/*
 	 * The joins from node down (node is step n), then the scan under them (step 0). A
 	 * node whose parameters changed would be rescanned when first run; the chain reads
@@ -592,7 +585,8 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 	base = cur->fdw_state;
 	super0 = colfam_scan_super_unpinned(base);
 	if (!colfam_scan_chain_first(base, cur->ss.ps.ps_ExprContext, &conn, &keys, &n_keys,
-								 &parent, &preds[0]))
+								 &parent, &preds[0]) ||
+		colfam_conn_chainless(conn))
 		return;
 
 	/*
@@ -655,10 +649,7 @@ send_chain(ForeignScanState *node, ColfamJoinState *js)
 								   &n_answers);
 	if (st != NULL && cfc_unknown_method(st))
 	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		chainless_servers = lappend_oid(chainless_servers, js->serverid);
-		MemoryContextSwitchTo(old);
+		colfam_conn_set_chainless(conn);	/* not asked again on this connection */
 		cf_status_free(st);
 		return;
 	}

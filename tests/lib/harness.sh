@@ -167,6 +167,15 @@ harness_colfamd() {     # NAME HOST BIN [ARG...]
 
 harness_pg_bindir() { "${PG_CONFIG:-pg_config}" --bindir; }
 
+# For a TAP test of colfam_fdw: skips the whole test (and exits) when this tree's
+# colfam_fdw.so is not built or psql is missing.
+harness_skip_without_fdw() {
+  if [[ ! -f $COLFAM_ROOT/colfam_fdw.so ]] || ! command -v psql >/dev/null; then
+    echo "1..0 # SKIP colfam_fdw.so is not built or psql is missing (make; scripts/deps.sh build)"
+    exit 0
+  fi
+}
+
 # A private overlay of the PostgreSQL installation in $H_TMP/pginst: its programs
 # copied (PostgreSQL finds its library and share directories relative to the
 # postgres binary), everything else linked, except colfam_fdw's files, which are this

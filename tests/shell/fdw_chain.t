@@ -3,7 +3,8 @@
 # colfamd answers that one method with a TApplicationException UNKNOWN_METHOD and
 # forwards every other frame untouched. The front page through it must give the rows it
 # gives against colfamd itself, with no chain sent (EXPLAIN ANALYZE), the method asked
-# once per backend and server (then remembered), and the backend's connection still
+# once per cached connection (then remembered; an ALTER SERVER that points the server at
+# a colfamd that has it asks again), and the backend's connection still
 # good afterwards. And against a colfamd whose frame limit holds each step's answer but
 # not all of them in one reply: the same rows, each join asking for itself. A private
 # PostgreSQL loads this tree's colfam_fdw.so (an overlay).
@@ -12,11 +13,8 @@
 harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
-if [[ ! -f $COLFAM_ROOT/colfam_fdw.so ]] || ! command -v psql >/dev/null; then
-  echo "1..0 # SKIP colfam_fdw.so is not built or psql is missing (make; scripts/deps.sh build)"
-  exit 0
-fi
-tap_plan 10
+harness_skip_without_fdw
+tap_plan 11
 
 host=127.0.0.46
 
@@ -119,10 +117,6 @@ front() {   # SUFFIX: the front page over those tables
 JOIN authors$1 a ON a.key = e.author WHERE t.key = '__notag__'
 ORDER BY t.column_name DESC LIMIT 10;"
 }
-tap_is() {  # GOT WANT DESCRIPTION
-  if [[ $1 == "$2" ]]; then tap_ok 0 "$3"
-  else tap_ok 1 "$3"; printf '#   got:  %s\n#   want: %s\n' "$1" "$2"; fi
-}
 run() { out=$(psql -X -q -A -t -v ON_ERROR_STOP=1 -c "$1" 2>&1); rc=$?; }
 show() { sed 's/^/#   | /' <<<"$out"; }
 
@@ -186,3 +180,14 @@ run "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $big"
 tap_ok "$([[ $rc -eq 0 && $out == *"Colfam Chain Requests: 0"* && $out != *"Chain Answers Used: 1"* ]]; echo $?)" \
   "EXPLAIN ANALYZE: the chain too big for a frame, no answer used"
 [[ $rc -eq 0 && $out == *"Colfam Chain Requests: 0"* ]] || show
+
+# The refusal is remembered with the cached connection: once the server is pointed at
+# a colfamd that has the method, the same backend sends its chain again.
+refused=$(wc -l <"$H_TMP/refused")
+run "$(front _old)
+ALTER SERVER old OPTIONS (SET hosts '$host:$port');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $(front _old)"
+tap_ok "$([[ $rc -eq 0 && $(wc -l <"$H_TMP/refused") -eq $((refused + 1)) &&
+             $out == *"Colfam Chain Requests: 1"* ]]; echo $?)" \
+  "refused, then the server altered to a colfamd with the method: the same backend chains"
+[[ $out == *"Colfam Chain Requests: 1"* ]] || show

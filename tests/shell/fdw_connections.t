@@ -18,10 +18,7 @@
 harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
-if [[ ! -f $COLFAM_ROOT/colfam_fdw.so ]] || ! command -v psql >/dev/null; then
-  echo "1..0 # SKIP colfam_fdw.so is not built or psql is missing (make; scripts/deps.sh build)"
-  exit 0
-fi
+harness_skip_without_fdw
 tap_plan 38
 
 host=127.0.0.43

@@ -6,6 +6,10 @@ tap_ok() {      # COND-EXIT-STATUS DESCRIPTION
   T_N=$((T_N + 1))
   if [[ $1 -eq 0 ]]; then echo "ok $T_N - $2"; else echo "not ok $T_N - $2"; T_FAILED=1; fi
 }
+tap_is() {      # GOT WANT DESCRIPTION: ok when GOT equals WANT, both shown when not
+  if [[ $1 == "$2" ]]; then tap_ok 0 "$3"
+  else tap_ok 1 "$3"; printf '#   got:  %s\n#   want: %s\n' "$1" "$2"; fi
+}
 # tap_run DESCRIPTION EXPECTED-EXIT PATTERN CMD...: runs CMD, checks its exit status
 # and that its combined output matches the extended regex PATTERN.
 tap_run() {

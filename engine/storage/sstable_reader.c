@@ -187,6 +187,9 @@ line_up(size_t x)
 	return (x + KEY_LINE - 1) & ~((size_t) KEY_LINE - 1);
 }
 
+/* The most of a data block's records load_data prefetches (see there). */
+#define PREFETCH_MAX 4096
+
 /* Asks the CPU to bring the n bytes at p into its cache (a hint: no fault, no wait). */
 static inline void
 prefetch_range(const void *p, size_t n)
@@ -2103,11 +2106,16 @@ load_data(cf_sstable_cells *ci, size_t j)
 		 * decodes and copies a run of them, a dozen or more cache lines that are cold
 		 * when the row is much larger than the CPU's caches. Asking for all of them now
 		 * overlaps their misses instead of taking them one after another (~1 µs less
-		 * per warm slice of a 10M-column row); a block is ~2 KiB, so this costs little.
+		 * per warm slice of a 10M-column row). A block is ~2 KiB; one that holds a big
+		 * cell is more, and only its first PREFETCH_MAX bytes are asked for: a seek
+		 * or a count may never touch the rest, and the whole would push the lines
+		 * just asked for out of the CPU's first-level cache.
 		 */
+		size_t		from = b->ix[ci->lo].at,
+					to = ci->hi < b->n ? b->ix[ci->hi].at : b->len;
+
 		prefetch_range(b->ix + ci->lo, (ci->hi - ci->lo) * sizeof(blk_at));
-		prefetch_range(b->data + b->ix[ci->lo].at,
-					   (ci->hi < b->n ? b->ix[ci->hi].at : b->len) - b->ix[ci->lo].at);
+		prefetch_range(b->data + from, to - from < PREFETCH_MAX ? to - from : PREFETCH_MAX);
 	}
 	if (row->n_top > 0 && ci->lo == ci->hi)
 		return corrupt(ci->t, "data block of a wide row holds none of its cells", h.offset);

@@ -187,6 +187,9 @@ line_up(size_t x)
 	return (x + KEY_LINE - 1) & ~((size_t) KEY_LINE - 1);
 }
 
+/* The most of a data block's records load_data prefetches (see there). */
+#define PREFETCH_MAX 4096
+
 /* Asks the CPU to bring the n bytes at p into its cache (a hint: no fault, no wait). */
 static inline void
 prefetch_range(const void *p, size_t n)
@@ -1254,6 +1257,26 @@ index_prefixes(cblk *b, size_t n)
 #define SPARE_MAX ((size_t) 256 << 10)
 
 /*
+ * Fills keys (KEY_LINE aligned, key_levels_bytes(n, klen) of them) with the names of n
+ * column-index entries and their summary levels. Entry i is at data + the uint32_t
+ * that begins element i of at (elements of stride bytes: ix's blk_at, or tops), its
+ * name klen bytes long (proven by the index builder that chose klen).
+ */
+static void
+dense_fill(uint8_t *keys, const uint8_t *data, const void *at, size_t stride, size_t n,
+		   size_t klen)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		const uint8_t *e = data + *(const uint32_t *) ((const char *) at + i * stride);
+
+		(void) dec_bytes(&e);	/* its super column */
+		memcpy(keys + i * klen, dec_bytes(&e).p, klen);
+	}
+	key_levels_build(keys, n, klen);
+}
+
+/*
  * Reads, checks, decodes and indexes the block at h as a block of kind into a new
  * cblk: one allocation holding the header, the index and the decoded bytes, the
  * thread's spare (see blk_free) when that is big enough. uncached: the block will not
@@ -1323,36 +1346,17 @@ load_block(cf_sstable *t, cf_block_handle h, blk_kind kind, bool uncached, cblk 
 	b->tk = n_tk ? (blk_at *) (b->tops + b->n_tops) : NULL;
 	p = (uint8_t *) (b->tops + b->n_tops + 2 * n_tk);
 	b->keys = keys_bytes ? (uint8_t *) line_up((uintptr_t) p) : NULL;
+	/* a column-index block's names, proven by index_colblock */
 	if (sc->klen)
-	{
-		/* the names of a column-index block's entries, proven by index_colblock */
-		for (size_t i = 0; i < sc->n; i++)
-		{
-			const uint8_t *e = sc->raw.data + sc->ix[i].at;
-
-			(void) dec_bytes(&e);
-			memcpy((uint8_t *) b->keys + i * sc->klen, dec_bytes(&e).p, sc->klen);
-		}
-		key_levels_build((uint8_t *) b->keys, sc->n, sc->klen);
-	}
+		dense_fill((uint8_t *) b->keys, sc->raw.data, sc->ix, sizeof(blk_at), sc->n, sc->klen);
+	/* the names of each row entry's top level, proven by index_kblock */
+	if (n_tk)
+		memcpy(b->tk, sc->tk, n_tk * sizeof(blk_at));
 	for (size_t i = 0; i < n_tk; i++)
-	{
-		/* the names of row entry i's top level, proven by index_kblock */
-		uint8_t    *k = (uint8_t *) b->keys + sc->tk[i].at;
-		size_t		klen = sc->tk[i].aux;
-
-		b->tk[i] = sc->tk[i];
-		for (size_t j = sc->top_first[i]; klen && j < sc->top_first[i + 1]; j++, k += klen)
-		{
-			const uint8_t *e = sc->raw.data + sc->tops[j];
-
-			(void) dec_bytes(&e);
-			memcpy(k, dec_bytes(&e).p, klen);
-		}
-		if (klen)
-			key_levels_build((uint8_t *) b->keys + sc->tk[i].at,
-							 sc->top_first[i + 1] - sc->top_first[i], klen);
-	}
+		if (sc->tk[i].aux)
+			dense_fill((uint8_t *) b->keys + sc->tk[i].at, sc->raw.data,
+					   sc->tops + sc->top_first[i], sizeof(uint32_t),
+					   sc->top_first[i + 1] - sc->top_first[i], sc->tk[i].aux);
 	if (keys_bytes)
 		p = (uint8_t *) b->keys + keys_bytes;
 	memcpy(b->ix, sc->ix, sc->n * sizeof(blk_at));
@@ -2102,11 +2106,16 @@ load_data(cf_sstable_cells *ci, size_t j)
 		 * decodes and copies a run of them, a dozen or more cache lines that are cold
 		 * when the row is much larger than the CPU's caches. Asking for all of them now
 		 * overlaps their misses instead of taking them one after another (~1 µs less
-		 * per warm slice of a 10M-column row); a block is ~2 KiB, so this costs little.
+		 * per warm slice of a 10M-column row). A block is ~2 KiB; one that holds a big
+		 * cell is more, and only its first PREFETCH_MAX bytes are asked for: a seek
+		 * or a count may never touch the rest, and the whole would push the lines
+		 * just asked for out of the CPU's first-level cache.
 		 */
+		size_t		from = b->ix[ci->lo].at,
+					to = ci->hi < b->n ? b->ix[ci->hi].at : b->len;
+
 		prefetch_range(b->ix + ci->lo, (ci->hi - ci->lo) * sizeof(blk_at));
-		prefetch_range(b->data + b->ix[ci->lo].at,
-					   (ci->hi < b->n ? b->ix[ci->hi].at : b->len) - b->ix[ci->lo].at);
+		prefetch_range(b->data + from, to - from < PREFETCH_MAX ? to - from : PREFETCH_MAX);
 	}
 	if (row->n_top > 0 && ci->lo == ci->hi)
 		return corrupt(ci->t, "data block of a wide row holds none of its cells", h.offset);

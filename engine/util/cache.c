@@ -18,14 +18,15 @@
  * (shard NULL) has no shard, and its count is atomic.
  *
  * Each shard's hash table is open addressing with linear probing, each slot the key's
- * full hash and the entry, kept at most half full (doubling) and without tombstones
- * (a removal shifts the probe sequence back). A key's hash picks the shard by its top
- * bits and the home slot by its low ones. Why not chains: an entry is a separate
- * allocation, cold in the CPU cache by the time it is looked up again, and walking a
- * chain loads each entry to compare its key; perf put ~70% of a lookup on that load.
- * Here a probe reads the slots (adjacent, one line) and dereferences an entry only when
- * its full hash matches, so a miss (every lookup of a scan, which does not fill the
- * cache) costs one cache line and a hit one line plus the entry it takes anyway.
+ * full hash, the entry and its value (see slot), kept at most half full (doubling) and
+ * without tombstones (a removal shifts the probe sequence back). A key's hash picks the
+ * shard by its top bits and the home slot by its low ones. Why not chains: an entry is
+ * a separate allocation, cold in the CPU cache by the time it is looked up again, and
+ * walking a chain loads each entry to compare its key; perf put ~70% of a lookup on
+ * that load. Here a probe reads the slots (adjacent, a line or two) and dereferences an
+ * entry only when its full hash matches, so a miss (every lookup of a scan, which does
+ * not fill the cache) costs about one cache line and a hit that plus the entry it takes
+ * anyway.
  */
 #include "util/cache.h"
 

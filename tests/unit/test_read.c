@@ -1591,11 +1591,11 @@ wide_row_reversed_slice_reads_few_blocks(void **state)
 }
 
 /*
- * Reversed slices of a wide row in small blocks (a column index of many blocks and a
- * top level of dozens, searched through their dense names and summary levels) with
- * tombstones in the way: every 5th cell deleted, and a run of 60 deleted cells that
- * spans blocks. Every answer against arithmetic, from starts on, between and around
- * cells, and through a block cache as the db reads.
+ * Reversed slices of a wide row in small blocks (6 column-index blocks of hundreds of
+ * entries, so a top level of 6, searched through their dense names and summary levels)
+ * with tombstones in the way: every 5th cell deleted, and a run of 60 deleted cells
+ * that spans blocks. Every answer against arithmetic, from starts on, between and
+ * around cells, and through a block cache as the db reads.
  */
 static void
 wide_row_reversed_slices_skip_tombstones(void **state)

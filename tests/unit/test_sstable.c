@@ -467,7 +467,8 @@ column_index_search_within_and_across_super_columns(void **state)
  * The dense column-index searches (summary levels over the names of a column-index
  * block and of a row's top level; 8-byte names compared as integers) against the
  * answer worked out by arithmetic, for one row of many thousand cells in 256-byte
- * blocks (dozens of column-index blocks of hundreds of entries each): LongType names
+ * blocks (2 to 9 column-index blocks of hundreds of entries each, and so a top level
+ * of 2 to 9 entries, more than one line of names for the TimeUUIDs): LongType names
  * (negative ones included: signed), 8-byte BytesType names with the high bit set
  * (unsigned), 3-byte BytesType names and 16-byte TimeUUIDs (compared by the type), and
  * the names of one super column. Every target around every cell, and a walk of 10
@@ -554,7 +555,7 @@ dense_column_index_seeks_match_arithmetic(void **state)
 		}
 		OK(cf_sstable_writer_end_row(w));
 		OK(cf_sstable_writer_finish(w, &st));
-		/* 256 B blocks of ~10 cells, 8 KiB column-index blocks: a top level of dozens */
+		/* 256 B blocks of ~10 cells, 8 KiB column-index blocks: a top level of 2 to 9 */
 		assert_true(st.data_blocks > 1000);
 		OK(cf_sstable_open_cached(env, test_path(dir, file), &o, cache, &t));
 		OK(cf_sstable_get(t, S("r"), S("row"), &row));

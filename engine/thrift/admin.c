@@ -125,9 +125,7 @@ static const cf_ts_field multiget_chain_args_f[] = {
 	REQ(2, cf_ta_args, column_parent, cf_t_type_column_parent),
 	REQ(3, cf_ta_args, predicate, cf_t_type_slice_predicate),
 	REQ_N(4, cf_ta_args, steps, t_list_chain_step),
-	{.id = 5,.name = "consistency_level",.type = &t_i32,
-	.off = offsetof(cf_ta_args, consistency_level),.has_off = CF_TS_NO_FLAG,
-	.has_default = true,.def_i = CF_T_CL_ONE},
+	DEF_I(5, cf_ta_args, consistency_level, t_i32, CF_T_CL_ONE),
 };
 STRUCT(st_multiget_chain_args, "colfam_multiget_chain_args", cf_ta_args,
 	   multiget_chain_args_f);

@@ -30,10 +30,6 @@ static const cf_ts_type t_string = {.kind = CF_TS_STRING};
 
 /* ---- fields (and see codec_int.h) ---- */
 
-/* A required field with an IDL default: absent means the default, not an error. */
-#define DEF_I(id_, S, m, t, v) \
-	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
-	 .has_off = CF_TS_NO_FLAG, .has_default = true, .def_i = (v)}
 #define OPT_DEF_S(id_, S, m, v) \
 	{.id = id_, .name = #m, .type = &t_string, .off = offsetof(S, m), \
 	 .has_off = offsetof(S, has_##m), .has_default = true, .def_s = (v)}

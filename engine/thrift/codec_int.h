@@ -53,6 +53,11 @@
 	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
 	 .n_off = offsetof(S, n_##m), .has_off = offsetof(S, has_##m)}
 
+/* A required field with an IDL default: absent means the default, not an error. */
+#define DEF_I(id_, S, m, t, v) \
+	{.id = id_, .name = #m, .type = &(t), .off = offsetof(S, m), \
+	 .has_off = CF_TS_NO_FLAG, .has_default = true, .def_i = (v)}
+
 /* The descriptor var of the C struct S named idl_name, over the array fields_. */
 #define STRUCT(var, idl_name, S, fields_) \
 	static const cf_ts_struct var = {idl_name, sizeof(S), fields_, lengthof(fields_)}

@@ -1666,11 +1666,12 @@ dsp_chain_run(dsp_call *c, const cf_ta_args *a, cf_read_rows **rows)
 
 /*
  * One colfam_multiget_chain call (its args decoded into arena): the reads, then the
- * reply straight from the engine's answers (dispatch_reply.h); errors as
- * multiget_slice's (its declared IRE, UE, TE; the frame limit's IRE; a server fault
- * an INTERNAL_ERROR TApplicationException).
+ * reply straight from the engine's answers (dispatch_reply.h). Returns the call's
+ * error, the reply then not written (dsp_admin answers it as multiget_slice would: its
+ * declared IRE, UE or TE, else an INTERNAL_ERROR TApplicationException): a step's, the
+ * frame limit's (dsp_too_large's words) or an encoding fault (CF_ERR_INTERNAL).
  */
-static void
+static cf_status *
 dsp_chain(cf_dispatch *d, cf_dispatch_session *sess, const cf_ta_args *a, cf_arena *arena,
 		  int32_t seqid, cf_buf *reply)
 {
@@ -1680,7 +1681,6 @@ dsp_chain(cf_dispatch *d, cf_dispatch_session *sess, const cf_ta_args *a, cf_are
 	cf_read_rows **rows = dsp_alloc(&c, n, sizeof(*rows));
 	size_t		mark = reply->len;
 	uint8_t		failed = reply->failed;
-	cf_ta_result res = {0};
 	cf_status  *s = n && rows == NULL ? DSP_NO_MEMORY() : NULL;
 	cf_status  *ws;
 
@@ -1688,59 +1688,24 @@ dsp_chain(cf_dispatch *d, cf_dispatch_session *sess, const cf_ta_args *a, cf_are
 		memset(rows, 0, n * sizeof(*rows));
 	if (s == NULL)
 		s = dsp_chain_run(&c, a, rows);
-	if (s == NULL)
+	if (s == NULL &&
+		(ws = cf_tr_write_chain_reply(reply, name, seqid, (const cf_read_rows *const *) rows,
+									  n)) != NULL)
 	{
-		ws = cf_tr_write_chain_reply(reply, name, seqid, (const cf_read_rows *const *) rows, n);
-		if (ws != NULL)
-		{
-			dsp_rewind(reply, mark, failed);
-			if (cf_status_code(ws) == CF_ERR_TOO_LARGE)
-				s = dsp_too_large(sess, name, ws);
-			else
-			{
-				/* not the user's: an INTERNAL_ERROR, as dsp_reply does */
-				s = cf_status_make(CF_ERR_INTERNAL, "encoding the reply: %s",
-								   cf_status_msg(ws));
-				cf_status_free(ws);
-			}
-		}
-	}
-	if (s != NULL)
-	{
-		switch (dsp_exception_kind(CF_T_M_MULTIGET_SLICE, cf_status_code(s)))
-		{
-			case CF_T_EXC_INVALID_REQUEST:
-				res.has_ire = true;
-				break;
-			case CF_T_EXC_UNAVAILABLE:
-				res.has_ue = true;
-				break;
-			case CF_T_EXC_TIMED_OUT:
-				res.has_te = true;
-				break;
-			default:
-				break;
-		}
-		res.ire.why = dsp_str_slice_arena(arena, cf_status_msg(s));
-		if (res.has_ire || res.has_ue || res.has_te)
-			ws = cf_ta_write_reply(reply, CF_TA_M_MULTIGET_CHAIN, seqid, &res);
+		dsp_rewind(reply, mark, failed);
+		if (cf_status_code(ws) == CF_ERR_TOO_LARGE)
+			s = dsp_too_large(sess, name, ws);
 		else
 		{
-			cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, name, cf_status_msg(s));
-			ws = cf_status_make(CF_ERR_INTERNAL, "%s", cf_status_msg(s));
-		}
-		if (ws != NULL)
-		{
-			dsp_rewind(reply, mark, failed);
-			cf_t_write_app_exception(reply, cf_slice_str(name), seqid,
-									 CF_T_APP_INTERNAL_ERROR, cf_status_msg(ws));
+			/* not the user's: an INTERNAL_ERROR, as dsp_reply does */
+			s = cf_status_make(CF_ERR_INTERNAL, "encoding the reply: %s", cf_status_msg(ws));
 			cf_status_free(ws);
 		}
-		cf_status_free(s);
 	}
 	for (size_t i = 0; i < n; i++)
 		cf_read_rows_free(rows[i]);
 	cf_schema_unref(c.schema);
+	return s;
 }
 
 /* ---------------------------------------------------------------- admin methods */
@@ -1877,9 +1842,11 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 }
 
 /*
- * One admin call (r at the args): user errors (those 0.7 methods report as
- * InvalidRequestException) become the declared IRE, anything else an
- * INTERNAL_ERROR TApplicationException. Returns false to close the connection.
+ * One call of a colfam method (r at the args). Errors: user errors (those 0.7
+ * methods report as InvalidRequestException) become the declared IRE, or for
+ * multiget_chain, a read, multiget_slice's declared exception (IRE, UE or TE);
+ * anything else an INTERNAL_ERROR TApplicationException. Returns false to close the
+ * connection.
  */
 static bool
 dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
@@ -1909,25 +1876,31 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 		return true;			/* as for the 0.7 methods: see cf_dispatch_handle */
 	}
 	if (m == CF_TA_M_MULTIGET_CHAIN)
+		s = dsp_chain(d, sess, &a, arena, seqid, reply);	/* writes its success */
+	else
+		s = dsp_admin_run(d, sess, m, &a, arena, &res);
+	if (s)
 	{
-		dsp_chain(d, sess, &a, arena, seqid, reply);
-		cf_arena_free(arena);
-		return true;
-	}
-	s = dsp_admin_run(d, sess, m, &a, arena, &res);
-	if (s && dsp_user_error(cf_status_code(s)))
-	{
+		cf_t_exception_kind k = dsp_exception_kind(CF_T_M_MULTIGET_SLICE, cf_status_code(s));
+		bool		read = m == CF_TA_M_MULTIGET_CHAIN;
+
 		memset(&res, 0, sizeof(res));
-		res.has_ire = true;
-		res.ire.why = dsp_str_slice_arena(arena, cf_status_msg(s));
+		if (k == CF_T_EXC_NONE)
+		{
+			cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, cf_ta_method_name(m),
+						 cf_status_msg(s));
+			cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR,
+									 cf_status_msg(s));
+		}
+		else
+		{
+			res.has_ue = read && k == CF_T_EXC_UNAVAILABLE;
+			res.has_te = read && k == CF_T_EXC_TIMED_OUT;
+			res.has_ire = !res.has_ue && !res.has_te;
+			res.ire.why = dsp_str_slice_arena(arena, cf_status_msg(s));
+		}
 	}
-	else if (s)
-	{
-		cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, cf_ta_method_name(m),
-					 cf_status_msg(s));
-		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR, cf_status_msg(s));
-	}
-	if (s == NULL || res.has_ire)
+	if (s == NULL ? m != CF_TA_M_MULTIGET_CHAIN : res.has_ire || res.has_ue || res.has_te)
 	{
 		cf_status  *ws = cf_ta_write_reply(reply, m, seqid, &res);
 

@@ -257,5 +257,5 @@ cfc_reply_too_large(const cf_status *st)
 {
 	/* thrift/dispatch.c's dsp_too_large words the InvalidRequestException so */
 	return cf_status_code(st) == CF_ERR_INVALID &&
-		strstr(cf_status_msg(st), "does not fit in a frame") != NULL;
+		strstr(cf_status_msg(st), CF_T_TOO_LARGE_WORDS) != NULL;
 }

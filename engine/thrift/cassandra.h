@@ -43,6 +43,13 @@
 
 #define CF_THRIFT_API_VERSION "19.4.0"
 
+/*
+ * The words of colfamd's InvalidRequestException for a reply over its frame limit
+ * (thrift/dispatch.c), which libcolfam recognises (cfc_reply_too_large): an IRE
+ * carries only its message.
+ */
+#define CF_T_TOO_LARGE_WORDS "does not fit in a frame"
+
 /* ---- enums ---- */
 
 typedef enum cf_t_consistency

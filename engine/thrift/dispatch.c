@@ -1387,8 +1387,8 @@ dsp_rewind(cf_buf *reply, size_t mark, uint8_t failed)
 static cf_status *
 dsp_too_large(const cf_dispatch_session *sess, const char *method, cf_status *ws)
 {
-	cf_status  *s = cf_status_make(CF_ERR_TOO_LARGE, "the reply of %s does not fit in a "
-								   "frame: %s (colfamd's thrift_framed_transport_size_in_mb); "
+	cf_status  *s = cf_status_make(CF_ERR_TOO_LARGE, "the reply of %s " CF_T_TOO_LARGE_WORDS
+								   ": %s (colfamd's thrift_framed_transport_size_in_mb); "
 								   "ask for fewer rows or columns per call", method,
 								   cf_status_msg(ws));
 

@@ -104,14 +104,33 @@ colfamd_handle(void *ctx, void *session, cf_slice request, cf_buf *reply)
 	return cf_dispatch_handle(d->dispatch, session, request, reply);
 }
 
-/* Inline or on a worker: writes inline only when none waits for its own fsync. */
+/* What the route asks the schema about: one request of one session. */
+typedef struct colfamd_route_ctx
+{
+	cf_dispatch *dispatch;
+	cf_dispatch_session *session;
+} colfamd_route_ctx;
+
+static bool
+colfamd_route_is_super(void *ctx, cf_slice cf)
+{
+	colfamd_route_ctx *rc = ctx;
+
+	return cf_dispatch_cf_is_super(rc->dispatch, rc->session, cf);
+}
+
+/*
+ * Inline or on a worker: writes inline only when none waits for its own fsync; reads
+ * by what they select, the session's keyspace's schema telling which CFs are Super.
+ */
 static int
 colfamd_route(void *ctx, void *session, cf_slice request)
 {
 	colfamd    *d = ctx;
+	colfamd_route_ctx rc = {d->dispatch, session};
+	cf_route_schema schema = {colfamd_route_is_super, &rc};
 
-	(void) session;
-	return cf_route_request(request, d->cfg.commitlog_sync == CF_COMMITLOG_PERIODIC);
+	return cf_route_request(request, d->cfg.commitlog_sync == CF_COMMITLOG_PERIODIC, &schema);
 }
 
 /* After the last request: the dispatch and service go, then the database is flushed and closed. */

@@ -1,8 +1,9 @@
 /*
  * server/route.c — colfamd's route (contract in route.h). Reads the message header;
- * only the multi-column reads (colfam_multiget_chain too) have their arguments
- * decoded, to count what they select (the worker or loop that runs them decodes them again: a few hundred
- * nanoseconds against the hand-off this saves).
+ * only the reads (colfam_multiget_chain too) have their arguments decoded, to count
+ * what they select and see which column families they read (the worker or loop that
+ * runs them decodes them again: a few hundred nanoseconds against the hand-off this
+ * saves). The schema is asked last, only about a read the count lets run inline.
  */
 #include "server/route.h"
 
@@ -22,9 +23,24 @@ predicate_cells(const cf_t_slice_predicate *p)
 	return 0;
 }
 
-/* The read lane when the call's arguments select few enough columns, else the pool. */
+/*
+ * Does a read of parent answer whole super columns, each with all its sub-columns
+ * (a Super CF, no super column named)? With no schema to ask: whenever it names none.
+ */
+static bool
+whole_supers(const cf_route_schema *schema, const cf_t_column_parent *parent)
+{
+	if (parent->has_super_column)
+		return false;
+	return schema == NULL || schema->is_super(schema->ctx, parent->column_family);
+}
+
+/*
+ * The read lane when the call's arguments select few enough columns and no whole
+ * super column, else the pool.
+ */
 static int
-route_read(cf_rd *r, cf_t_method m)
+route_read(cf_rd *r, cf_t_method m, const cf_route_schema *schema)
 {
 	cf_t_limits lim = cf_t_limits_default();
 	cf_arena   *arena = cf_arena_new(4096);
@@ -34,12 +50,20 @@ route_read(cf_rd *r, cf_t_method m)
 
 	if (arena == NULL)
 		return CF_SERVER_POOL;
-	if ((s = cf_t_read_args(r, m, &lim, arena, &args)) == NULL)
+	s = cf_t_read_args(r, m, &lim, arena, &args);
+	if (s == NULL && m == CF_T_M_GET)
+	{
+		/* one column, or (a super column named, no column) that whole super column */
+		if (!args.column_path.has_super_column || args.column_path.has_column)
+			lane = CF_ROUTE_READS;
+	}
+	else if (s == NULL)
 	{
 		uint64_t	keys = (m == CF_T_M_MULTIGET_SLICE || m == CF_T_M_MULTIGET_COUNT) ?
 			args.n_keys : 1;
 
-		if (keys * predicate_cells(&args.predicate) <= CF_ROUTE_INLINE_CELLS)
+		if (keys * predicate_cells(&args.predicate) <= CF_ROUTE_INLINE_CELLS &&
+			!whole_supers(schema, &args.column_parent))
 			lane = CF_ROUTE_READS;
 	}
 	cf_status_free(s);
@@ -50,10 +74,11 @@ route_read(cf_rd *r, cf_t_method m)
 /*
  * colfam_multiget_chain's lane, by multiget_slice's rule over every step: step 0
  * selects keys x its predicate's columns, and a step's keys are at most the results
- * of the step it draws from (its rows for KEY), each selecting its predicate's columns.
+ * of the step it draws from (its rows for KEY), each selecting its predicate's
+ * columns; and no step may answer whole super columns.
  */
 static int
-route_chain(cf_rd *r)
+route_chain(cf_rd *r, const cf_route_schema *schema)
 {
 	cf_t_limits lim = cf_t_limits_default();
 	cf_arena   *arena = cf_arena_new(4096);
@@ -84,8 +109,13 @@ route_chain(cf_rd *r)
 			cells[i] = keys * predicate_cells(&st->predicate);
 			total += cells[i];
 		}
-		if (total <= CF_ROUTE_INLINE_CELLS)
+		if (total <= CF_ROUTE_INLINE_CELLS && !whole_supers(schema, &args.column_parent))
+		{
 			lane = CF_ROUTE_READS;
+			for (size_t i = 0; i < args.n_steps && lane != CF_SERVER_POOL; i++)
+				if (whole_supers(schema, &args.steps[i].column_parent))
+					lane = CF_SERVER_POOL;
+		}
 	}
 	cf_status_free(s);
 	cf_arena_free(arena);
@@ -93,7 +123,7 @@ route_chain(cf_rd *r)
 }
 
 int
-cf_route_request(cf_slice request, bool writes_inline)
+cf_route_request(cf_slice request, bool writes_inline, const cf_route_schema *schema)
 {
 	cf_rd		r;
 	cf_t_message_header h;
@@ -115,23 +145,22 @@ cf_route_request(cf_slice request, bool writes_inline)
 		cf_ta_method am;
 
 		if (cf_ta_method_lookup(h.name, &am) && am == CF_TA_M_MULTIGET_CHAIN)
-			return route_chain(&r);
+			return route_chain(&r, schema);
 		return CF_SERVER_POOL;
 	}
 	switch (m)
 	{
-		case CF_T_M_GET:
-		case CF_T_M_SET_KEYSPACE:
 		case CF_T_M_DESCRIBE_VERSION:
 		case CF_T_M_DESCRIBE_CLUSTER_NAME:
 		case CF_T_M_DESCRIBE_PARTITIONER:
 		case CF_T_M_DESCRIBE_SNITCH:
 			return CF_ROUTE_READS;
+		case CF_T_M_GET:
 		case CF_T_M_GET_SLICE:
 		case CF_T_M_GET_COUNT:
 		case CF_T_M_MULTIGET_SLICE:
 		case CF_T_M_MULTIGET_COUNT:
-			return route_read(&r, m);
+			return route_read(&r, m, schema);
 		case CF_T_M_INSERT:
 		case CF_T_M_REMOVE:
 		case CF_T_M_BATCH_MUTATE:

@@ -123,7 +123,11 @@ typedef struct cf_peer_info
  *   lane 1..CF_SERVER_LANES to run it inline on the loop thread (see "Inline
  *   requests" above); anything else counts as CF_SERVER_POOL. Must be cheap (it runs
  *   once per request on the loop) and must not block. NULL, or worker_threads 0:
- *   every request runs where worker_threads says.
+ *   every request runs where worker_threads says. A request may be routed before
+ *   the requests ahead of it on its connection have run (a run of pipelined inline
+ *   requests is routed first, then run), so a route that reads session state sees
+ *   it as it was before them; a request routed to the workers ends the run, and the
+ *   requests behind it go with it.
  * drain: once, from cf_server_shutdown, after every request finished and every
  *   session closed, on the thread that called shutdown (colfamd flushes and closes
  *   the database here). Not called when the shutdown timed out.

@@ -113,6 +113,26 @@ cf_dispatch_session_free(cf_dispatch_session *s)
 	free(s);
 }
 
+bool
+cf_dispatch_cf_is_super(cf_dispatch *d, const cf_dispatch_session *s, cf_slice cf)
+{
+	char		name[CF_SCHEMA_NAME_MAX + 1];
+	cf_schema  *schema;
+	const cf_cf_def *def;
+	bool		super;
+
+	if (s == NULL || !s->has_keyspace || cf.len == 0 || cf.len > CF_SCHEMA_NAME_MAX ||
+		memchr(cf.p, '\0', cf.len) != NULL)
+		return false;			/* no such CF: the read is refused */
+	memcpy(name, cf.p, cf.len);
+	name[cf.len] = '\0';
+	schema = cf_db_schema(cf_service_db(d->svc));
+	def = cf_schema_cf(schema, s->keyspace, name);
+	super = def != NULL && def->super;
+	cf_schema_unref(schema);
+	return super;
+}
+
 /* ---------------------------------------------------------------- helpers */
 
 static void *

@@ -77,6 +77,15 @@ cf_dispatch_session *cf_dispatch_session_new(cf_dispatch *d, const char *peer);
 void		cf_dispatch_session_free(cf_dispatch_session *s);
 
 /*
+ * Whether cf names a Super column family of s's keyspace in the current schema: false
+ * for a Standard one, and when s has no keyspace or the keyspace or cf does not
+ * exist (the system keyspace has none). Cheap and never blocks: a schema reference
+ * (a short mutex), two binary searches, no I/O. For colfamd's route
+ * (server/route.h), on the loop thread, while no cf_dispatch_handle of s runs.
+ */
+bool		cf_dispatch_cf_is_super(cf_dispatch *d, const cf_dispatch_session *s, cf_slice cf);
+
+/*
  * Handles one whole message (a frame's payload) and appends the whole reply message
  * to reply (which may already hold bytes). Returns false when the connection must be
  * closed once the reply is sent. Never fails otherwise: every error becomes a reply,

@@ -952,6 +952,69 @@ sessions_keep_their_own_keyspace(void **state)
 	t_close(t);
 }
 
+/*
+ * cf_dispatch_cf_is_super, the route's question: a Super CF of the session's own
+ * keyspace in the schema as it is now; false for everything else.
+ */
+static void
+cf_is_super_asks_the_session_keyspace(void **state)
+{
+	T		   *t = t_open(*state, NULL, 0);
+	cf_dispatch_session *other = cf_dispatch_session_new(t->d, "test:2");
+	cf_t_args	a = args();
+	cf_t_cf_def cfs[2] = {
+		cfdef("BloggyAppy", "TaggedPosts", "Standard", "TimeUUIDType", NULL),
+		cfdef("BloggyAppy", "Comments", "Super", "TimeUUIDType", "UTF8Type"),
+	};
+	char		longname[CF_SCHEMA_NAME_MAX + 2];
+
+	assert_non_null(other);
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	a.ks_def = (cf_t_ks_def) {.name = S("BloggyAppy"),.strategy_class = S("SimpleStrategy"),
+	.replication_factor = 1,.cf_defs = cfs,.n_cf_defs = 2};
+	ok(t, CF_T_M_SYSTEM_ADD_KEYSPACE, &a, NULL);
+	add_twitter(t, 1);
+	/* no keyspace yet */
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	assert_false(cf_dispatch_cf_is_super(t->d, NULL, S("Comments")));
+	set_ks(t, "BloggyAppy");
+	assert_true(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("TaggedPosts")));
+	assert_false(cf_dispatch_cf_is_super(t->d, other, S("Comments")));
+	/* names no CF has */
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Nope")));
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("")));
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, cf_slice_of("Comments\0x", 10)));
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, cf_slice_of("Comments", 7)));
+	memset(longname, 'C', sizeof(longname));
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, cf_slice_of(longname,
+																	 sizeof(longname))));
+	/* another keyspace's, and the system keyspace (no CF) */
+	set_ks(t, "Twitter");
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	set_ks(t, "system");
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	/* schema changes are seen at once: dropped, back as Standard, back as Super */
+	set_ks(t, "BloggyAppy");
+	a = args();
+	a.cfname = S("Comments");
+	ok(t, CF_T_M_SYSTEM_DROP_COLUMN_FAMILY, &a, NULL);
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	a = args();
+	a.cf_def = cfdef("BloggyAppy", "Comments", "Standard", "TimeUUIDType", NULL);
+	ok(t, CF_T_M_SYSTEM_ADD_COLUMN_FAMILY, &a, NULL);
+	assert_false(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	a = args();
+	a.cfname = S("Comments");
+	ok(t, CF_T_M_SYSTEM_DROP_COLUMN_FAMILY, &a, NULL);
+	a = args();
+	a.cf_def = cfs[1];
+	ok(t, CF_T_M_SYSTEM_ADD_COLUMN_FAMILY, &a, NULL);
+	assert_true(cf_dispatch_cf_is_super(t->d, t->sess, S("Comments")));
+	cf_dispatch_session_free(other);
+	t_close(t);
+}
+
 static void
 login_and_grants(void **state)
 {
@@ -1661,6 +1724,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(timeouts_are_timed_out_exceptions, setup, teardown),
 		cmocka_unit_test_setup_teardown(garbage_and_truncated_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(sessions_keep_their_own_keyspace, setup, teardown),
+		cmocka_unit_test_setup_teardown(cf_is_super_asks_the_session_keyspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(login_and_grants, setup, teardown),
 		cmocka_unit_test_setup_teardown(chain_front_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(chain_sources_and_super, setup, teardown),

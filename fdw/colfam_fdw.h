@@ -21,6 +21,12 @@
 #define COLFAM_DEFAULT_FETCH_SIZE 1000
 #define COLFAM_DEFAULT_CONNECT_TIMEOUT_MS 5000
 
+/*
+ * A row key, a column name and a super column name are 1 to 65535 bytes in Cassandra
+ * 0.7 (colfamd refuses others): an SQL value outside that range names nothing stored.
+ */
+#define COLFAM_NAME_BYTES_MAX 65535
+
 /* Microseconds from 1970-01-01 (Cassandra's epoch) to 2000-01-01 (PostgreSQL's). */
 #define UNIX_TO_PG_USECS \
 	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)

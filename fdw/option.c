@@ -43,8 +43,6 @@ typedef struct ColfamOption
 
 /* Cassandra 0.7 names: word characters; 48 is the limit later releases enforce. */
 #define COLFAM_NAME_MAX 48
-/* Cassandra's limit on a column name. */
-#define COLFAM_COLUMN_NAME_MAX 65535
 #define COLFAM_HOSTS_MAX 64
 #define COLFAM_FETCH_SIZE_MAX 100000
 #define COLFAM_CONNECT_TIMEOUT_MAX_MS (3600 * 1000)
@@ -476,8 +474,8 @@ check_column_name(DefElem *def)
 	const char *value = defGetString(def);
 	size_t		len = strlen(value);
 
-	if (len == 0 || len > COLFAM_COLUMN_NAME_MAX)
+	if (len == 0 || len > COLFAM_NAME_BYTES_MAX)
 		bad_value(def, len ? "(too long)" : value,
 				  psprintf("A Cassandra column name is 1 to %d bytes.",
-						   COLFAM_COLUMN_NAME_MAX));
+						   COLFAM_NAME_BYTES_MAX));
 }

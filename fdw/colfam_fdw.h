@@ -20,6 +20,7 @@
 #define COLFAM_DEFAULT_PORT 9160
 #define COLFAM_DEFAULT_FETCH_SIZE 1000
 #define COLFAM_DEFAULT_CONNECT_TIMEOUT_MS 5000
+#define COLFAM_DEFAULT_IO_TIMEOUT_MS 10000
 
 /*
  * A row key, a column name and a super column name are 1 to 65535 bytes in Cassandra

@@ -41,6 +41,12 @@ extern void colfam_check_options(List *options, Oid catalog);
 /* A duration option's value in milliseconds (units as the validator took them), or dflt. */
 extern int	colfam_duration_option_ms(List *options, const char *name, int dflt);
 
+/* in xact.c: an abort after writes WARNs that they stay (colfamd has no transactions) */
+extern void colfam_xact_init(void);
+/* colfamd acknowledged a write of rows SQL rows / a truncate of one column family */
+extern void colfam_xact_rows_written(int64 rows);
+extern void colfam_xact_truncated(void);
+
 /* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
 /* (the version and 60-bit timestamp of the bytes: cf_uuid_version, cf_uuid_v1_timestamp) */
 /* <0, 0, >0 as a sorts before, equals, after b under TimeUUIDType (both version 1). */

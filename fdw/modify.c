@@ -302,6 +302,7 @@ colfam_exec_truncate(List *rels, DropBehavior behavior, bool restart_seqs)
 		if (st != NULL)
 			colfam_report(st, psprintf("truncating %s.%s", t->keyspace, t->column_family),
 						  NULL, 0);
+		colfam_xact_truncated();
 		ereport(DEBUG1,
 				(errmsg_internal("colfam_fdw: truncated %s.%s", t->keyspace,
 								 t->column_family)));
@@ -871,8 +872,13 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 	pfree(nulls);
 }
 
+/*
+ * Sends n row mutations in one batch_mutate; they write sql_rows SQL rows (an UPDATE
+ * that moves a column to another key is two mutations of one row), which xact.c
+ * counts once colfamd has acknowledged them.
+ */
 static void
-send_batch(ColfamModifyState *m, RowMut *rows, int n)
+send_batch(ColfamModifyState *m, RowMut *rows, int n, int sql_rows)
 {
 	cf_t_key_mutations *map = palloc0(sizeof(cf_t_key_mutations) * Max(n, 1));
 	cf_t_cf_mutations *cfs = palloc0(sizeof(cf_t_cf_mutations) * Max(n, 1));
@@ -892,6 +898,7 @@ send_batch(ColfamModifyState *m, RowMut *rows, int n)
 	if (st != NULL)
 		colfam_report(st, psprintf("writing %s.%s", m->table->keyspace, m->table->column_family),
 					  n == 1 ? (const char *) rows[0].key.p : NULL, n == 1 ? rows[0].key.len : 0);
+	colfam_xact_rows_written(sql_rows);
 }
 
 /*
@@ -944,7 +951,7 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 		if (rows[i].n == 0)
 			empty_row(m, &rows[i]);
 	}
-	send_batch(m, rows, *numSlots);
+	send_batch(m, rows, *numSlots, *numSlots);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
 	return slots;
@@ -1066,7 +1073,7 @@ colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	}
 	add_deletion(&r, has_super ? &super : NULL, m->table->rows_mapping ? NULL : &name,
 				 write_timestamps(1));
-	send_batch(m, &r, 1);
+	send_batch(m, &r, 1, 1);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
 	if (rinfo->ri_projectReturning != NULL)
@@ -1128,12 +1135,12 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
 	row_to_mutations(m, slot, &newrow, ts, true, m->sets_writetime);
 	if (!moved)
-		send_batch(m, &newrow, 1);
+		send_batch(m, &newrow, 1, 1);
 	else if (cf_slice_eq(oldrow.key, newrow.key))
 	{
 		/* one row mutation: the old column out (older timestamp), the new one in */
 		add_deletion(&newrow, has_super ? &super : NULL, &name, m->delete_ts);
-		send_batch(m, &newrow, 1);
+		send_batch(m, &newrow, 1, 1);
 	}
 	else
 	{
@@ -1142,7 +1149,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		add_deletion(&oldrow, has_super ? &super : NULL, &name, m->delete_ts);
 		both[0] = oldrow;
 		both[1] = newrow;
-		send_batch(m, both, 2);
+		send_batch(m, both, 2, 1);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);

@@ -23,10 +23,12 @@
 #define COLFAM_DEFAULT_IO_TIMEOUT_MS 10000
 
 /*
- * A row key, a column name and a super column name are 1 to 65535 bytes in Cassandra
- * 0.7 (colfamd refuses others): an SQL value outside that range names nothing stored.
+ * Cassandra 0.7's bounds on a row key, a column name and a super column name: 1 to
+ * 65535 bytes. colfamd refuses a request naming an empty or longer one; no row or
+ * column has one, so a lookup by it finds nothing and a write of it is refused.
  */
 #define COLFAM_NAME_BYTES_MAX 65535
+#define colfam_name_len_ok(len) ((len) > 0 && (len) <= COLFAM_NAME_BYTES_MAX)
 
 /* Microseconds from 1970-01-01 (Cassandra's epoch) to 2000-01-01 (PostgreSQL's). */
 #define UNIX_TO_PG_USECS \

@@ -364,17 +364,9 @@ key_at_pos_cmp(const void *a, const void *b)
 }
 
 /*
- * Can a row key, column or super column name of these bytes be stored? Cassandra 0.7's
- * are 1 to 65535 bytes, and colfamd refuses to be asked for others: SQL finds no row
- * with such a key or name, and neither must the scan.
+ * The names of the list (of cf_slice *) that can exist (colfam_name_len_ok), in
+ * order: SQL finds no row with another, and colfamd refuses to be asked for one.
  */
-static inline bool
-name_can_exist(cf_slice v)
-{
-	return v.len > 0 && v.len <= COLFAM_NAME_BYTES_MAX;
-}
-
-/* The names of the list (of cf_slice *) that can exist (name_can_exist), in order. */
 static List *
 names_that_can_exist(List *names)
 {
@@ -382,7 +374,7 @@ names_that_can_exist(List *names)
 	ListCell   *lc;
 
 	foreach(lc, names)
-		if (name_can_exist(*(cf_slice *) lfirst(lc)))
+		if (colfam_name_len_ok(((cf_slice *) lfirst(lc))->len))
 			out = lappend(out, lfirst(lc));
 	return out;
 }
@@ -390,7 +382,7 @@ names_that_can_exist(List *names)
 /*
  * The distinct keys of the list (of cf_slice *), each at its first place in the list,
  * into a palloc'd *out; returns how many. O(n log n): key = ANY may name many keys.
- * Keys that cannot exist (name_can_exist) are left out.
+ * Keys that cannot exist (colfam_name_len_ok) are left out.
  */
 static int
 distinct_keys(List *keys, cf_slice **out)
@@ -404,7 +396,7 @@ distinct_keys(List *keys, cf_slice **out)
 	{
 		cf_slice	k = *(cf_slice *) lfirst(lc);
 
-		if (!name_can_exist(k))
+		if (!colfam_name_len_ok(k.len))
 			continue;
 		ka[n].key = k;
 		ka[n].at = foreach_current_index(lc);
@@ -482,7 +474,7 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 					s->empty = true;
 				break;
 			case COLFAM_V_SUPER:
-				if (enc == NIL || !name_can_exist(first))
+				if (enc == NIL || !colfam_name_len_ok(first.len))
 					s->empty = true;
 				s->super_value = first;
 				s->parent.has_super_column = true;

@@ -65,7 +65,8 @@ COPY rows_t (key, age) FROM STDIN;
 u9	not a number
 \.
 SELECT count(*) FROM rows_t WHERE key = 'u9';
--- what colfamd refuses (an empty column name) is the statement's ERROR
+-- what colfamd would refuse (an empty column name) is the statement's ERROR, before
+-- the row is sent
 COPY cols FROM STDIN;
 k		v
 \.

@@ -4,7 +4,8 @@
  *
  * The planner callbacks are in plan.c (pushdown, paths, EXPLAIN), the executor's in
  * scan.c (requests and paging), pushed joins in join.c, IMPORT FOREIGN SCHEMA in
- * import.c, ANALYZE in analyze.c, parallel scans' shared chunks in parallel.c.
+ * import.c, ANALYZE in analyze.c, parallel scans' shared chunks in parallel.c, what a
+ * rollback cannot undo in xact.c.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -13,6 +14,15 @@
 #include "foreign/fdwapi.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* When the library is loaded: the transaction callbacks of xact.c. */
+void
+_PG_init(void)
+{
+	colfam_xact_init();
+}
 
 PG_FUNCTION_INFO_V1(colfam_fdw_handler);
 

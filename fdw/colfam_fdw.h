@@ -20,6 +20,15 @@
 #define COLFAM_DEFAULT_PORT 9160
 #define COLFAM_DEFAULT_FETCH_SIZE 1000
 #define COLFAM_DEFAULT_CONNECT_TIMEOUT_MS 5000
+#define COLFAM_DEFAULT_IO_TIMEOUT_MS 10000
+
+/*
+ * Cassandra 0.7's bounds on a row key, a column name and a super column name: 1 to
+ * 65535 bytes. colfamd refuses a request naming an empty or longer one; no row or
+ * column has one, so a lookup by it finds nothing and a write of it is refused.
+ */
+#define COLFAM_NAME_BYTES_MAX 65535
+#define colfam_name_len_ok(len) ((len) > 0 && (len) <= COLFAM_NAME_BYTES_MAX)
 
 /* Microseconds from 1970-01-01 (Cassandra's epoch) to 2000-01-01 (PostgreSQL's). */
 #define UNIX_TO_PG_USECS \
@@ -33,6 +42,12 @@ extern Datum colfam_fdw_validator(PG_FUNCTION_ARGS);
 extern void colfam_check_options(List *options, Oid catalog);
 /* A duration option's value in milliseconds (units as the validator took them), or dflt. */
 extern int	colfam_duration_option_ms(List *options, const char *name, int dflt);
+
+/* in xact.c: an abort after writes WARNs that they stay (colfamd has no transactions) */
+extern void colfam_xact_init(void);
+/* colfamd acknowledged a write of rows SQL rows / a truncate of one column family */
+extern void colfam_xact_rows_written(int64 rows);
+extern void colfam_xact_truncated(void);
 
 /* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
 /* (the version and 60-bit timestamp of the bytes: cf_uuid_version, cf_uuid_v1_timestamp) */

@@ -12,8 +12,8 @@
  *
  * SQLSTATEs (colfam_report, sqlstate_of): no host could be reached, or the connection
  * was lost on every retry — HV00N (fdw_unable_to_establish_connection), with a hint
- * naming the hosts option; a socket timeout (connect_timeout, or 10 s without a byte
- * of a reply) or colfamd's TimedOutException — 08006; UnavailableException — 57P03;
+ * naming the hosts option; a socket timeout (connect_timeout, or io_timeout — 10 s
+ * by default — without a byte of a reply) or colfamd's TimedOutException — 08006; UnavailableException — 57P03;
  * a failed login, or a login missing where colfamd requires one — 28000; no grant —
  * 42501; NotFoundException — HV00R (fdw_table_not_found); a keyspace that does not
  * exist — HV00Q; any other InvalidRequestException — HV000, with colfamd's reason;
@@ -150,7 +150,7 @@ hint_of(cf_code code)
 		case CF_ERR_IO:
 			return "Check that colfamd runs and that the server's hosts option names it (ALTER SERVER ... OPTIONS (SET hosts 'host:9160')), or its rpc_unix_socket ('/path/colfamd.sock').";
 		case CF_ERR_TIMEOUT:
-			return "colfamd did not answer in time; retry, or look at its log.";
+			return "Retry, or look at colfamd's log. \"No progress\" on a request colfamd needs long for: raise the server's io_timeout (10s unless set), e.g. ALTER SERVER ... OPTIONS (ADD io_timeout '60s'); replicas that did not answer: a lower consistency level.";
 		case CF_ERR_UNAVAILABLE:
 			return "Too few replicas are up for the consistency level; lower read_consistency or bring nodes back.";
 		case CF_ERR_AUTHENTICATION:
@@ -371,6 +371,8 @@ colfam_connect(Oid serverid, const char *keyspace)
 		/* durations carry units ('2s'): parsed as the validator did */
 		o.connect_timeout_ms = colfam_duration_option_ms(server->options, "connect_timeout",
 														 COLFAM_DEFAULT_CONNECT_TIMEOUT_MS);
+		o.io_timeout_ms = colfam_duration_option_ms(server->options, "io_timeout",
+													COLFAM_DEFAULT_IO_TIMEOUT_MS);
 		if (um != NULL)
 		{
 			o.username = colfam_option(um->options, "username");

@@ -5,8 +5,10 @@
  *  - A CF with column_metadata (static, object-like rows) gets the 'rows' mapping:
  *    key, [super_column,] one SQL column per declared column (its validator's type),
  *    and `extra jsonb` for the columns nothing declares. A declared name that is a
- *    role's (key, super_column, extra) becomes colN OPTIONS (name '...'); one that no
- *    option can spell (not UTF-8 text, e.g. a LongType name) is left out, with a
+ *    role's (key, super_column, extra) or longer than an SQL identifier (63 bytes,
+ *    which CREATE would cut to another column's name) becomes colN OPTIONS (name
+ *    '...'), N its place (colN_2, ... when a declared name is colN already); one that
+ *    no option can spell (not UTF-8 text, e.g. a LongType name) is left out, with a
  *    NOTICE: the extra column shows it.
  *  - Any other CF gets the 'columns' mapping: key, [super_column,] column_name (the
  *    comparator's type, or the sub-comparator's in a Super CF), value (the default
@@ -125,6 +127,54 @@ nameable(const ColfamColumnMeta *c)
 		(GetDatabaseEncoding() == PG_UTF8 || pg_is_ascii(c->name));
 }
 
+/* Is name one of the n names of used (NULLs skipped)? */
+static bool
+name_used(const char *name, char **used, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (used[i] != NULL && strcmp(used[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The SQL column names of the declared columns of m, into a palloc'd array: a name
+ * as it is when an identifier spells it, else colN (unique among them all: colN_2,
+ * colN_3, ... when colN is taken), whose option "name" then names the column; NULL
+ * for a name that no option can spell (nameable).
+ */
+static char **
+field_sql_names(const ColfamCfMeta *m, bool **by_option)
+{
+	char	  **out = palloc0(sizeof(char *) * Max(m->ncolumns, 1));
+
+	*by_option = palloc0(sizeof(bool) * Max(m->ncolumns, 1));
+	for (int j = 0; j < m->ncolumns; j++)
+	{
+		const ColfamColumnMeta *c = &m->columns[j];
+
+		if (!nameable(c))
+			continue;
+		if (strcmp(c->name, "key") == 0 || strcmp(c->name, "super_column") == 0 ||
+			strcmp(c->name, "extra") == 0 || strlen(c->name) >= NAMEDATALEN)
+			(*by_option)[j] = true;
+		else
+			out[j] = pstrdup(c->name);
+	}
+	for (int j = 0; j < m->ncolumns; j++)
+	{
+		char	   *alias;
+
+		if (!(*by_option)[j])
+			continue;
+		alias = psprintf("col%d", j + 1);
+		for (int k = 2; name_used(alias, out, m->ncolumns); k++)
+			alias = psprintf("col%d_%d", j + 1, k);
+		out[j] = alias;
+	}
+	return out;
+}
+
 static bool
 wanted(ImportForeignSchemaStmt *stmt, const char *cf)
 {
@@ -204,12 +254,14 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 							 sql_type(m->comparator, &o, names[i], "comparator", NULL));
 		if (rows)
 		{
+			bool	   *by_option;
+			char	  **sqlnames = field_sql_names(m, &by_option);
+
 			for (int j = 0; j < m->ncolumns; j++)
 			{
 				ColfamColumnMeta *c = &m->columns[j];
-				const char *colname = c->name;
 
-				if (!nameable(c))
+				if (sqlnames[j] == NULL)
 				{
 					/* no option can name it: left to the extra column (as 0x-hex) */
 					ereport(NOTICE,
@@ -219,17 +271,11 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 							 o.extra ? errhint("Its value is in the \"extra\" column.") : 0));
 					continue;
 				}
-				if (strcmp(colname, "key") == 0 || strcmp(colname, "super_column") == 0 ||
-					strcmp(colname, "extra") == 0)
-				{
-					/* a name that collides with a role: name it by option */
-					appendStringInfo(&sql, ",\n  %s %s", quote_identifier(psprintf("col%d", j + 1)),
-									 sql_type(c->validation_class, &o, names[i], "validator",
-											  psprintf("name %s", quote_literal_cstr(colname))));
-					continue;
-				}
-				appendStringInfo(&sql, ",\n  %s %s", quote_identifier(colname),
-								 sql_type(c->validation_class, &o, names[i], "validator", NULL));
+				appendStringInfo(&sql, ",\n  %s %s", quote_identifier(sqlnames[j]),
+								 sql_type(c->validation_class, &o, names[i], "validator",
+										  by_option[j] ?
+										  psprintf("name %s", quote_literal_cstr(c->name)) :
+										  NULL));
 			}
 			if (o.extra)
 				appendStringInfoString(&sql, ",\n  extra jsonb OPTIONS (role 'extra')");

@@ -19,8 +19,9 @@
  *  - one join clause is `inner.key = expr` with the key type's btree equality whose
  *    colfamd form (equal bytes) is SQL's (plan.c: colfam_key_clause_usable), expr
  *    holding only outer columns, nothing volatile. expr is converted to the key's type
- *    as the operator's implicit cast does; a NULL or a value that cannot be encoded
- *    equals no key, so its outer row joins nothing.
+ *    as the operator's implicit cast does; a NULL, a value that cannot be encoded, or
+ *    one encoded as an empty or over-65535-byte key (no row has one) equals no key,
+ *    so its outer row joins nothing.
  * Every other join clause and the inner table's own restrictions are evaluated by
  * Postgres on the joined row (the ForeignScan's qual over fdw_scan_tlist).
  *-------------------------------------------------------------------------
@@ -758,7 +759,9 @@ read_batch(ForeignScanState *node, ColfamJoinState *js)
 		fill_scan_tuple(js, scan_slot, i, NULL);
 		econtext->ecxt_scantuple = scan_slot;
 		d = ExecEvalExpr(js->key_state, econtext, &isnull);
-		js->has_key[i] = !isnull && colfam_encode_value(js->key_type, d, &js->outer_keys[i]);
+		/* an empty or over-long key names no row (and colfamd refuses to be asked) */
+		js->has_key[i] = !isnull && colfam_encode_value(js->key_type, d, &js->outer_keys[i]) &&
+			colfam_name_len_ok(js->outer_keys[i].len);
 		if (js->has_key[i])
 			keys[n_keys++] = js->outer_keys[i];
 		ResetExprContext(econtext);

@@ -38,7 +38,10 @@
  *
  * A write is acknowledged per row (batched inserts: per batch); a failure is an ERROR
  * and, as in Cassandra, what was acknowledged before it stays written: a foreign
- * table is not transactional.
+ * table is not transactional. The ERROR says how many rows of the statement were
+ * written before it. A row key, column name or super column name outside 1..65535
+ * bytes (Cassandra 0.7's bounds: an empty one included) is refused before its batch
+ * is sent, so no row of that batch is written.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
@@ -117,6 +120,7 @@ typedef struct ColfamModifyState
 	int			nfields;
 	AttrNumber *same_as;		/* [attnum - 1]: the first column naming the same
 								 * Cassandra column, or InvalidAttrNumber */
+	int64		n_written;		/* SQL rows of the statement colfamd acknowledged */
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -302,6 +306,7 @@ colfam_exec_truncate(List *rels, DropBehavior behavior, bool restart_seqs)
 		if (st != NULL)
 			colfam_report(st, psprintf("truncating %s.%s", t->keyspace, t->column_family),
 						  NULL, 0);
+		colfam_xact_truncated();
 		ereport(DEBUG1,
 				(errmsg_internal("colfam_fdw: truncated %s.%s", t->keyspace,
 								 t->column_family)));
@@ -871,13 +876,97 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 	pfree(nulls);
 }
 
+/*
+ * What the statement wrote before a batch that fails, for an ERROR's detail: palloc'd
+ * words ("the statement wrote nothing before it").
+ */
+static char *
+written_before(ColfamModifyState *m)
+{
+	if (m->n_written == 0)
+		return pstrdup("the statement wrote nothing before it");
+	return psprintf("the %lld row%s the statement wrote before it stay%s written",
+					(long long) m->n_written, m->n_written == 1 ? "" : "s",
+					m->n_written == 1 ? "s" : "");
+}
+
+/*
+ * ERROR unless name, a row key or the column name or super column name (`what`) that
+ * row in_row writes or removes (NULL for a key), in a batch of sql_rows SQL rows, is 1
+ * to 65535 bytes: colfamd refuses the whole batch otherwise, and no row has such a
+ * name. Raised before the batch is sent, so none of it is written; the detail says
+ * what the statement wrote before.
+ */
 static void
-send_batch(ColfamModifyState *m, RowMut *rows, int n)
+check_name(ColfamModifyState *m, const char *what, cf_slice name, const RowMut *in_row,
+		   int sql_rows)
+{
+	const char *where = "";
+
+	if (colfam_name_len_ok(name.len))
+		return;
+	if (in_row != NULL)
+		where = psprintf(" in row %s",
+						 colfam_quote_key((const char *) in_row->key.p, in_row->key.len));
+	ereport(ERROR,
+			(errcode(name.len == 0 ? ERRCODE_ZERO_LENGTH_CHARACTER_STRING
+					 : ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+			 name.len == 0 ?
+			 errmsg("empty %s%s of foreign table \"%s\"", what, where, m->table->relname)
+			 : errmsg("%s of %zu bytes%s of foreign table \"%s\"", what, name.len, where,
+					  m->table->relname),
+			 errdetail("A row key, column name or super column name is 1 to %d bytes in Cassandra. Nothing of %s was sent; %s.",
+					   COLFAM_NAME_BYTES_MAX,
+					   sql_rows > 1 ? psprintf("its batch of %d rows", sql_rows) : "the row",
+					   written_before(m))));
+}
+
+/* check_name of every key and name the n row mutations of rows write or remove. */
+static void
+check_names(ColfamModifyState *m, const RowMut *rows, int n, int sql_rows)
+{
+	for (int i = 0; i < n; i++)
+	{
+		const RowMut *r = &rows[i];
+
+		check_name(m, "row key", r->key, NULL, sql_rows);
+		for (int j = 0; j < r->n; j++)
+		{
+			const cf_t_mutation *mu = &r->muts[j];
+
+			if (mu->has_cosc && mu->cosc.has_column)
+				check_name(m, "column name", mu->cosc.column.name, r, sql_rows);
+			if (mu->has_cosc && mu->cosc.has_super_column)
+			{
+				check_name(m, "super column name", mu->cosc.super_column.name, r, sql_rows);
+				for (size_t c = 0; c < mu->cosc.super_column.n_columns; c++)
+					check_name(m, "column name", mu->cosc.super_column.columns[c].name, r,
+							   sql_rows);
+			}
+			if (mu->has_deletion && mu->deletion.has_super_column)
+				check_name(m, "super column name", mu->deletion.super_column, r, sql_rows);
+			if (mu->has_deletion && mu->deletion.has_predicate)
+				for (size_t c = 0; c < mu->deletion.predicate.n_column_names; c++)
+					check_name(m, "column name", mu->deletion.predicate.column_names[c], r,
+							   sql_rows);
+		}
+	}
+}
+
+/*
+ * Sends the n row mutations of rows, which write sql_rows SQL rows (an UPDATE that
+ * moves a column to another key is two mutations of one row), as one batch_mutate;
+ * ERROR if a name is out of bounds (nothing sent) or colfamd fails, saying what the
+ * statement wrote before. xact.c counts the rows once colfamd has acknowledged them.
+ */
+static void
+send_batch(ColfamModifyState *m, RowMut *rows, int n, int sql_rows)
 {
 	cf_t_key_mutations *map = palloc0(sizeof(cf_t_key_mutations) * Max(n, 1));
 	cf_t_cf_mutations *cfs = palloc0(sizeof(cf_t_cf_mutations) * Max(n, 1));
 	cf_status  *st;
 
+	check_names(m, rows, n, sql_rows);
 	colfam_snapshot_before_write(m->table);
 	for (int i = 0; i < n; i++)
 	{
@@ -890,8 +979,13 @@ send_batch(ColfamModifyState *m, RowMut *rows, int n)
 	}
 	st = cfc_batch_mutate(m->conn, map, n, m->cl);
 	if (st != NULL)
-		colfam_report(st, psprintf("writing %s.%s", m->table->keyspace, m->table->column_family),
+		colfam_report(st, psprintf("writing %s.%s%s; %s", m->table->keyspace,
+								   m->table->column_family,
+								   sql_rows > 1 ? psprintf(", a batch of %d rows", sql_rows) : "",
+								   written_before(m)),
 					  n == 1 ? (const char *) rows[0].key.p : NULL, n == 1 ? rows[0].key.len : 0);
+	m->n_written += sql_rows;
+	colfam_xact_rows_written(sql_rows);
 }
 
 /*
@@ -944,7 +1038,7 @@ colfam_exec_batch_insert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **
 		if (rows[i].n == 0)
 			empty_row(m, &rows[i]);
 	}
-	send_batch(m, rows, *numSlots);
+	send_batch(m, rows, *numSlots, *numSlots);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
 	return slots;
@@ -1066,7 +1160,7 @@ colfam_exec_delete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 	}
 	add_deletion(&r, has_super ? &super : NULL, m->table->rows_mapping ? NULL : &name,
 				 write_timestamps(1));
-	send_batch(m, &r, 1);
+	send_batch(m, &r, 1, 1);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);
 	if (rinfo->ri_projectReturning != NULL)
@@ -1128,12 +1222,12 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
 	row_to_mutations(m, slot, &newrow, ts, true, m->sets_writetime);
 	if (!moved)
-		send_batch(m, &newrow, 1);
+		send_batch(m, &newrow, 1, 1);
 	else if (cf_slice_eq(oldrow.key, newrow.key))
 	{
 		/* one row mutation: the old column out (older timestamp), the new one in */
 		add_deletion(&newrow, has_super ? &super : NULL, &name, m->delete_ts);
-		send_batch(m, &newrow, 1);
+		send_batch(m, &newrow, 1, 1);
 	}
 	else
 	{
@@ -1142,7 +1236,7 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 		add_deletion(&oldrow, has_super ? &super : NULL, &name, m->delete_ts);
 		both[0] = oldrow;
 		both[1] = newrow;
-		send_batch(m, both, 2);
+		send_batch(m, both, 2, 1);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(m->cxt);

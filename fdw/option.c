@@ -43,18 +43,16 @@ typedef struct ColfamOption
 
 /* Cassandra 0.7 names: word characters; 48 is the limit later releases enforce. */
 #define COLFAM_NAME_MAX 48
-/* Cassandra's limit on a column name. */
-#define COLFAM_COLUMN_NAME_MAX 65535
 #define COLFAM_HOSTS_MAX 64
 #define COLFAM_FETCH_SIZE_MAX 100000
-#define COLFAM_CONNECT_TIMEOUT_MAX_MS (3600 * 1000)
+#define COLFAM_TIMEOUT_MAX_MS (3600 * 1000)
 
 static void check_hosts(DefElem *def);
 static void check_schema_name(DefElem *def);
 static void check_read_consistency(DefElem *def);
 static void check_write_consistency(DefElem *def);
 static void check_fetch_size(DefElem *def);
-static void check_connect_timeout(DefElem *def);
+static void check_timeout(DefElem *def);
 static void check_truncatable(DefElem *def);
 static void check_nonempty(DefElem *def);
 static void check_any(DefElem *def);
@@ -68,7 +66,8 @@ static const ColfamOption colfam_options[] = {
 	{"read_consistency", ForeignServerRelationId, check_read_consistency},
 	{"write_consistency", ForeignServerRelationId, check_write_consistency},
 	{"fetch_size", ForeignServerRelationId, check_fetch_size},
-	{"connect_timeout", ForeignServerRelationId, check_connect_timeout},
+	{"connect_timeout", ForeignServerRelationId, check_timeout},
+	{"io_timeout", ForeignServerRelationId, check_timeout},
 	{"truncatable", ForeignServerRelationId, check_truncatable},
 
 	{"username", UserMappingRelationId, check_nonempty},
@@ -407,20 +406,21 @@ check_truncatable(DefElem *def)
 				  "truncatable is a boolean: true or false (also on/off, yes/no, 1/0).");
 }
 
+/* connect_timeout and io_timeout: durations, with or without a unit */
 static void
-check_connect_timeout(DefElem *def)
+check_timeout(DefElem *def)
 {
 	const char *value = defGetString(def);
 	int			ms;
 
 	if (!parse_int(value, &ms, GUC_UNIT_MS, NULL) ||
-		ms < 1 || ms > COLFAM_CONNECT_TIMEOUT_MAX_MS)
+		ms < 1 || ms > COLFAM_TIMEOUT_MAX_MS)
 		bad_value(def, value,
-				  "connect_timeout is a duration from 1ms to 1h, such as '500ms' or '5s'; "
-				  "a bare number is milliseconds.");
+				  psprintf("%s is a duration from 1ms to 1h, such as '500ms' or '5s'; "
+						   "a bare number is milliseconds.", def->defname));
 }
 
-/* Parsed as check_connect_timeout parses it. */
+/* Parsed as check_timeout parses it. */
 int
 colfam_duration_option_ms(List *options, const char *name, int dflt)
 {
@@ -476,8 +476,8 @@ check_column_name(DefElem *def)
 	const char *value = defGetString(def);
 	size_t		len = strlen(value);
 
-	if (len == 0 || len > COLFAM_COLUMN_NAME_MAX)
+	if (len == 0 || len > COLFAM_NAME_BYTES_MAX)
 		bad_value(def, len ? "(too long)" : value,
 				  psprintf("A Cassandra column name is 1 to %d bytes.",
-						   COLFAM_COLUMN_NAME_MAX));
+						   COLFAM_NAME_BYTES_MAX));
 }

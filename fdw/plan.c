@@ -40,6 +40,7 @@
 #include "commands/explain.h"
 #include "commands/extension.h"
 #include "foreign/fdwapi.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -195,6 +196,36 @@ encoding_is_total(Oid typid)
 		default:
 			return typid == colfam_timeuuid_typid();
 	}
+}
+
+/*
+ * Is an inclusive slice bound exactly SQL's comparison once colfamd has it? Every value
+ * of the column's type must encode (encoding_is_total); and as scan.c drops a bound
+ * longer than any name (COLFAM_NAME_BYTES_MAX), a text or bytea bound must be a
+ * constant that fits: a parameter might not.
+ */
+static bool
+bound_is_exact(const Cand *c, Oid typid)
+{
+	Node	   *v;
+	StringInfoData buf;
+	bool		fits;
+
+	if (!encoding_is_total(typid))
+		return false;
+	if (typid != TEXTOID && typid != VARCHAROID && typid != BYTEAOID)
+		return true;			/* fixed-length encodings */
+	v = strip_relabel((Node *) c->value);
+	if (v == NULL || !IsA(v, Const))
+		return false;
+	if (((Const *) v)->constisnull)
+		return true;			/* matches nothing; nothing is sent */
+	/* its encoding's length: text is sent in UTF-8, whatever the database's encoding */
+	initStringInfo(&buf);
+	colfam_datum_to_bytes(typid, ((Const *) v)->constvalue, &buf, NULL);
+	fits = buf.len <= COLFAM_NAME_BYTES_MAX;
+	pfree(buf.data);
+	return fits;
 }
 
 /*
@@ -1080,6 +1111,9 @@ colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_siz
 	return fetch_size;
 }
 
+/* EXPLAIN shows a literal longer than this many bytes by its start and length. */
+#define DESCRIBE_LITERAL_MAX 256
+
 /* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
 char *
 colfam_describe_value(PlannerInfo *root, Expr *e)
@@ -1092,10 +1126,20 @@ colfam_describe_value(PlannerInfo *root, Expr *e)
 		Oid			out;
 		bool		varlena;
 
+		char	   *lit;
+		int			len;
+
 		if (k->constisnull)
 			return "NULL";
 		getTypeOutputInfo(k->consttype, &out, &varlena);
-		return quote_literal_cstr(OidOutputFunctionCall(out, k->constvalue));
+		lit = OidOutputFunctionCall(out, k->constvalue);
+		len = strlen(lit);
+		/* a long one (a key or name can be 64 KiB) by its start and its length */
+		if (len > DESCRIBE_LITERAL_MAX)
+			return psprintf("%s... (%d characters)",
+							quote_literal_cstr(pnstrdup(lit, pg_mbcliplen(lit, len, 64))),
+							pg_mbstrlen_with_len(lit, len));
+		return quote_literal_cstr(lit);
 	}
 	if (IsA(n, Param))
 		return psprintf("$%d", ((Param *) n)->paramid);
@@ -1257,21 +1301,21 @@ colfam_get_plan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 		{
 			first_bounds(cands, r, false, &lo, &hi);
 			/*
-			 * an inclusive bound of a type whose every value encodes is exactly SQL's;
-			 * a strict one, or one scan.c may drop, is rechecked
+			 * an inclusive bound colfamd takes as it is (bound_is_exact) is exactly
+			 * SQL's; a strict one, or one scan.c may drop, is rechecked
 			 */
 			if (lo)
 			{
 				push_value(spec, &exprs, lo, COLFAM_V_SLICE_LO, NULL);
 				if (lo->strategy == BTGreaterEqualStrategyNumber &&
-					encoding_is_total(t->cols[lo->attnum - 1].typid))
+					bound_is_exact(lo, t->cols[lo->attnum - 1].typid))
 					exact = lappend(exact, lo->rinfo);
 			}
 			if (hi)
 			{
 				push_value(spec, &exprs, hi, COLFAM_V_SLICE_HI, NULL);
 				if (hi->strategy == BTLessEqualStrategyNumber &&
-					encoding_is_total(t->cols[hi->attnum - 1].typid))
+					bound_is_exact(hi, t->cols[hi->attnum - 1].typid))
 					exact = lappend(exact, hi->rinfo);
 			}
 			if (lo || hi || spec->reversed)

@@ -364,9 +364,25 @@ key_at_pos_cmp(const void *a, const void *b)
 }
 
 /*
+ * The names of the list (of cf_slice *) that can exist (colfam_name_len_ok), in
+ * order: SQL finds no row with another, and colfamd refuses to be asked for one.
+ */
+static List *
+names_that_can_exist(List *names)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (colfam_name_len_ok(((cf_slice *) lfirst(lc))->len))
+			out = lappend(out, lfirst(lc));
+	return out;
+}
+
+/*
  * The distinct keys of the list (of cf_slice *), each at its first place in the list,
  * into a palloc'd *out; returns how many. O(n log n): key = ANY may name many keys.
- * The empty key is left out: colfamd stores no row under it (and refuses to be asked).
+ * Keys that cannot exist (colfam_name_len_ok) are left out.
  */
 static int
 distinct_keys(List *keys, cf_slice **out)
@@ -380,7 +396,7 @@ distinct_keys(List *keys, cf_slice **out)
 	{
 		cf_slice	k = *(cf_slice *) lfirst(lc);
 
-		if (k.len == 0)
+		if (!colfam_name_len_ok(k.len))
 			continue;
 		ka[n].key = k;
 		ka[n].at = foreach_current_index(lc);
@@ -451,13 +467,14 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 					s->empty = true;
 				break;
 			case COLFAM_V_SLICE_EQ:
+				enc = names_that_can_exist(enc);
 				names = list_concat(names, enc);
 				have_names = true;
 				if (enc == NIL)
 					s->empty = true;
 				break;
 			case COLFAM_V_SUPER:
-				if (enc == NIL)
+				if (enc == NIL || !colfam_name_len_ok(first.len))
 					s->empty = true;
 				s->super_value = first;
 				s->parent.has_super_column = true;
@@ -478,26 +495,45 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 				break;
 			case COLFAM_V_KEY_LO:
 			case COLFAM_V_KEY_HI:
-				/* key < NULL is never true; a bound that cannot be encoded is dropped */
+
+				/*
+				 * key < NULL is never true. Postgres rechecks every key bound, so one
+				 * that cannot be sent (unencodable, or longer than any key) is dropped.
+				 * An empty start_key is open, as SQL's key >= '' is; an empty end_key
+				 * would be open too, but no key is <= ''.
+				 */
 				if (isnull)
 					s->empty = true;
+				else if (enc == NIL || first.len > COLFAM_NAME_BYTES_MAX)
+					;
 				else if (v->role == COLFAM_V_KEY_LO)
 					key_lo = first;
+				else if (first.len == 0)
+					s->empty = true;
 				else
 					key_hi = first;
 				break;
 			case COLFAM_V_SLICE_LO:
 			case COLFAM_V_SLICE_HI:
+
+				/*
+				 * A bound that cannot be sent (unencodable, or longer than any name) is
+				 * dropped: plan.c leaves such a bound's comparison to Postgres. An empty
+				 * start is open, as SQL's name >= '' is; an empty finish would be open
+				 * too, but no name is <= ''.
+				 */
 				if (isnull)
 					s->empty = true;
-				else if (enc == NIL)
-					;			/* dropped bound: the local filter applies */
+				else if (enc == NIL || first.len > COLFAM_NAME_BYTES_MAX)
+					;
 				else if (v->role == COLFAM_V_SLICE_LO)
 				{
 					lo = first;
 					lo_d = d;
 					have_lo = true;
 				}
+				else if (first.len == 0)
+					s->empty = true;
 				else
 				{
 					hi = first;

@@ -67,6 +67,11 @@ ALTER SERVER s OPTIONS (connect_timeout '2h');
 ALTER SERVER s OPTIONS (connect_timeout 'soon');
 ALTER SERVER s OPTIONS (connect_timeout '250');
 ALTER SERVER s OPTIONS (SET connect_timeout '1min');
+-- io_timeout: how long a wait for colfamd's socket may take
+ALTER SERVER s OPTIONS (io_timeout '0');
+ALTER SERVER s OPTIONS (io_timeout '61min');
+ALTER SERVER s OPTIONS (io_timeout 'forever');
+ALTER SERVER s OPTIONS (io_timeout '30s');
 -- only the valid changes were made
 SELECT srvoptions FROM pg_foreign_server WHERE srvname = 's';
 

@@ -135,9 +135,14 @@ BEGIN
   END CASE;
 END $$;
 
--- keys that share prefixes, differ in case, and run past 0x7f
+-- keys that share prefixes, differ in case, and run past 0x7f; now and then one that
+-- no row can have (empty, or longer than a key's 65535 bytes) or the longest one
 CREATE FUNCTION pd_key(ktype text) RETURNS text LANGUAGE sql AS $$
-  SELECT CASE WHEN ktype = 'bytea'
+  SELECT CASE WHEN random() < 0.04 THEN
+    CASE WHEN ktype = 'bytea'
+      THEN pd_pick(ARRAY['\x', '\x' || repeat('61', 65536), '\x' || repeat('61', 65535)])
+      ELSE pd_pick(ARRAY['', repeat('a', 65536), repeat('é', 32768), repeat('a', 65535)]) END
+  WHEN ktype = 'bytea'
     THEN pd_pick('{\x61,\x6162,\x616263,\x616264,\x62,\x42,\x00,\x0000,\x7f,\x80,\x8000,\xff,\xff00,\x77696465,\x7769646532,\x63}')
     ELSE pd_pick('{a,ab,abc,abd,b,B,Ab,é,e,z,wide,wide2,c,"a b"}') END
 $$;
@@ -217,6 +222,12 @@ BEGIN
   IF random() < 0.5 THEN
     EXECUTE format('SELECT %I::text FROM n_%s OFFSET %s LIMIT 1', col, tbl,
                    floor(random() * 40)::int) INTO v;
+  ELSIF typ IN ('text', 'bytea') AND random() < 0.1 THEN
+    -- the edges of a name's length: empty (no name), 65535 bytes (the longest one),
+    -- longer (no name; colfamd refuses to be asked)
+    v := CASE typ WHEN 'bytea'
+      THEN pd_pick(ARRAY['\x', '\x' || repeat('7a', 65535), '\x' || repeat('7a', 65536)])
+      ELSE pd_pick(ARRAY['', repeat('z', 65535), repeat('z', 65536), repeat('é', 32768)]) END;
   END IF;
   RETURN quote_literal(coalesce(v, pd_name(dom))) || '::' || typ;
 END $$;
@@ -497,6 +508,58 @@ FROM (VALUES ('SELECT * FROM %T WHERE key = ''a'' AND column_name = ''é'''),
              ('SELECT * FROM %T WHERE key = ''a'' AND column_name < ''é'''),
              ('SELECT * FROM %T WHERE column_name >= ''a'' AND column_name <= ''zé'''),
              ('SELECT * FROM %T WHERE column_name = ANY (ARRAY[''b'', ''ä''])')) v(q);
+-- a key or name is 1 to 65535 bytes: an empty slice finish means "to the end" in
+-- Thrift, so column_name <= '' returned every column, and an empty or longer name or
+-- key in an equality, or a longer bound, made colfamd refuse the request where SQL
+-- finds no rows (or, for a long bound, the rows on its side)
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT * FROM f_utf8 WHERE key = 'a' AND column_name <= '';
+-- (EXPLAIN shows a long value by its start and length)
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT * FROM f_utf8 WHERE key = repeat('é', 65536);
+SELECT l, pd_check(t, q, q, o) AS agrees
+FROM (VALUES
+  ('<= empty', 'utf8', 'SELECT * FROM %T WHERE column_name <= ''''', NULL),
+  ('<= empty, one key', 'utf8', 'SELECT * FROM %T WHERE key = ''a'' AND column_name <= ''''', NULL),
+  ('<= empty, reversed', 'utf8',
+   'SELECT * FROM %T WHERE key = ''wide'' AND column_name <= '''' ORDER BY column_name DESC', 'column_name'),
+  ('< empty', 'utf8', 'SELECT * FROM %T WHERE column_name < ''''', NULL),
+  ('>= empty', 'utf8', 'SELECT * FROM %T WHERE key = ''wide'' AND column_name >= ''''', NULL),
+  ('BETWEEN b AND empty', 'utf8', 'SELECT * FROM %T WHERE column_name BETWEEN ''b'' AND ''''', NULL),
+  ('= empty', 'utf8', 'SELECT * FROM %T WHERE column_name = ''''', NULL),
+  ('IN (empty, a)', 'utf8', 'SELECT * FROM %T WHERE column_name IN ('''', ''a'', ''b'')', NULL),
+  ('= 65536 bytes', 'utf8', 'SELECT * FROM %T WHERE column_name = repeat(''z'', 65536)', NULL),
+  ('<= 65536 bytes', 'utf8', 'SELECT * FROM %T WHERE key = ''wide'' AND column_name <= repeat(''z'', 65536)', NULL),
+  ('>= 65536 bytes', 'utf8', 'SELECT * FROM %T WHERE column_name >= repeat(''a'', 65536)', NULL),
+  ('>= 32768 é', 'utf8',
+   'SELECT * FROM %T WHERE column_name >= repeat(''é'', 32768) ORDER BY column_name DESC LIMIT 3', 'column_name'),
+  ('<= 65535 bytes', 'utf8', 'SELECT * FROM %T WHERE column_name <= repeat(''z'', 65535)', NULL),
+  ('key = empty', 'utf8', 'SELECT * FROM %T WHERE key = ''''', NULL),
+  ('key = 65536 bytes', 'utf8', 'SELECT * FROM %T WHERE key IN (repeat(''a'', 65536), ''a'')', NULL),
+  ('key <= empty', 'utf8', 'SELECT * FROM %T WHERE key <= ''''', NULL),
+  ('key < 65536 bytes', 'utf8', 'SELECT * FROM %T WHERE key < repeat(''b'', 65536)', NULL),
+  ('bytea <= empty', 'bytes', 'SELECT * FROM %T WHERE column_name <= ''\x''::bytea', NULL),
+  ('bytea = empty', 'bytes', 'SELECT * FROM %T WHERE column_name IN (''\x''::bytea, ''\x61'')', NULL),
+  ('bytea key <= empty', 'bytes', 'SELECT * FROM %T WHERE key <= ''\x''::bytea', NULL),
+  ('sub-column <= empty', 'super',
+   'SELECT * FROM %T WHERE key = ''wide'' AND super_column = 0 AND column_name <= ''''', NULL),
+  ('sub-columns <= empty', 'super', 'SELECT * FROM %T WHERE column_name <= ''''', NULL)
+  ) v(l, t, q, o);
+-- a bound whose value the plan cannot see may turn out too long to send: it is
+-- rechecked, and dropped from the request when it is
+SET plan_cache_mode = force_generic_plan;
+PREPARE f_le(text) AS SELECT count(*) FROM f_utf8 WHERE column_name <= $1;
+PREPARE n_le(text) AS SELECT count(*) FROM n_utf8 WHERE column_name <= $1;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE f_le('b');
+EXECUTE f_le('b');
+EXECUTE n_le('b');
+EXECUTE f_le('');
+EXECUTE n_le('');
+EXECUTE f_le(repeat('z', 65536));
+EXECUTE n_le(repeat('z', 65536));
+DEALLOCATE f_le;
+DEALLOCATE n_le;
+RESET plan_cache_mode;
 SELECT * FROM pd_mismatch;
 
 -- ---- the run: the same seed gives the same queries ----

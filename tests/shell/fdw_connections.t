@@ -9,6 +9,7 @@
 #  - cancel: statement_timeout and pg_cancel_backend during a long foreign scan, and
 #    during a call colfamd never answers (SIGSTOP), end with 57014 within 2 s; the same
 #    backend then reads the right values (no stale reply taken for the next answer);
+#    a server's io_timeout ends that wait without a cancel: 08006 with a hint;
 #  - a column family dropped while a scan pages: an ERROR naming it, then recovery;
 #  - passwords (colfamd with SimpleAuthenticator): a wrong one is SQLSTATE 28000 with a
 #    hint; no password in pg_user_mappings or \deu+ for others, in EXPLAIN VERBOSE, in
@@ -19,7 +20,7 @@ harness_init
 B=$COLFAM_ROOT/build/release/bin
 PY=/usr/bin/python3
 harness_skip_without_fdw
-tap_plan 38
+tap_plan 40
 
 host=127.0.0.43
 auth_host=127.0.0.44
@@ -271,6 +272,16 @@ kill -CONT "$cpid"
 check '[[ $st == 57014 && $ms -lt 2000 ]]' "pg_cancel_backend ends a wait for a stopped colfamd: 57014 ($ms ms)"
 q c "$small_check"
 check '[[ $st == 00000 && $out == "$small_want" ]]' "then the same backend reads the right values"
+# without a cancel, the server's io_timeout ends it (10s unless set)
+q c "$(fserver quick "$host:$port" "io_timeout '400ms'")
+$(ftable small_quick quick Small)"
+stop_colfamd
+q c "SELECT value FROM small_quick WHERE key = 'k1' AND column_name = 'c2';"
+kill -CONT "$cpid"
+check '[[ $st == 08006 && $ms -ge 350 && $ms -lt 2500 && $out == *"no progress in 400 ms"* && $out == *io_timeout* ]]' \
+  "io_timeout 400ms ends a wait for a stopped colfamd: 08006, the hint naming io_timeout ($ms ms)"
+q c "SELECT value FROM small_quick WHERE key = 'k2' AND column_name = 'c3';"
+check '[[ $st == 00000 && $out == v2-3 ]]' "after SIGCONT the same server reads the right value"
 
 # ---- a column family dropped while a scan pages through it (10 rows a page)
 sess_open d

@@ -1,0 +1,123 @@
+/*-------------------------------------------------------------------------
+ * fdw/xact.c — telling the user what a rollback cannot undo.
+ *
+ * colfamd has no transactions: it applies a write when it acknowledges it, so a
+ * ROLLBACK, a ROLLBACK TO SAVEPOINT, a PL/pgSQL exception block or an ERROR that
+ * aborts the transaction leaves colfam_fdw's writes in place (README: "a foreign table
+ * is not transactional"). A user who counted on the rollback should hear of it where
+ * it happens, not find out later: modify.c reports every acknowledged write here, and
+ * an abort that follows writes raises a WARNING with how many rows were written (and
+ * column families truncated) since the transaction or savepoint began. A multi-row
+ * statement that fails after some of its batches were acknowledged is told the same
+ * way, since its ERROR aborts the transaction.
+ *
+ * The counts are per backend: writes and truncates since the top-level transaction
+ * began, and for each open subtransaction the counts when it began (indexed by its
+ * nesting level). The callbacks are registered when the library is loaded, so every
+ * subtransaction's start is seen, and cost two additions per event.
+ *-------------------------------------------------------------------------
+ */
+#include "colfam_fdw.h"
+
+#include "access/xact.h"
+#include "utils/memutils.h"
+
+typedef struct WriteCounts
+{
+	int64		rows;			/* rows (row mutations) colfamd acknowledged */
+	int64		truncates;		/* column families truncated */
+} WriteCounts;
+
+static WriteCounts xact_writes;	/* since the top-level transaction began */
+static WriteCounts *sub_start;	/* [nest level]: xact_writes when it began */
+static int	sub_cap;
+
+/*
+ * The WARNING for an abort after writes: d, the writes made since `since`, stay.
+ * what: what is being rolled back.
+ */
+static void
+warn_not_undone(WriteCounts d, const char *what, const char *since)
+{
+	if (d.rows == 0 && d.truncates == 0)
+		return;
+	ereport(WARNING,
+			(errmsg("rolling back %s leaves colfam_fdw's writes in place: %s%s%s since %s",
+					what,
+					d.rows ? psprintf(INT64_FORMAT " row%s written", d.rows,
+									  d.rows == 1 ? "" : "s") : "",
+					d.rows && d.truncates ? " and " : "",
+					d.truncates ? psprintf(INT64_FORMAT " column famil%s truncated",
+										   d.truncates, d.truncates == 1 ? "y" : "ies")
+					: "",
+					since),
+			 errdetail("Column families have no transactions: colfamd applied each write "
+					   "when it acknowledged it.")));
+}
+
+static void
+xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			warn_not_undone(xact_writes, "the transaction", "it began");
+			/* fall through */
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			memset(&xact_writes, 0, sizeof(xact_writes));
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+				 SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+
+	if (event == SUBXACT_EVENT_START_SUB)
+	{
+		if (level >= sub_cap)
+		{
+			int			cap = Max(16, level * 2);
+
+			sub_start = sub_start == NULL
+				? MemoryContextAllocZero(TopMemoryContext, sizeof(WriteCounts) * cap)
+				: repalloc(sub_start, sizeof(WriteCounts) * cap);
+			sub_cap = cap;
+		}
+		sub_start[level] = xact_writes;
+	}
+	else if (event == SUBXACT_EVENT_ABORT_SUB && level < sub_cap)
+	{
+		WriteCounts d = {xact_writes.rows - sub_start[level].rows,
+		xact_writes.truncates - sub_start[level].truncates};
+
+		warn_not_undone(d, "to a savepoint", "the savepoint");
+	}
+}
+
+/* Registers the callbacks; called once, when the library is loaded. */
+void
+colfam_xact_init(void)
+{
+	RegisterXactCallback(xact_callback, NULL);
+	RegisterSubXactCallback(subxact_callback, NULL);
+}
+
+void
+colfam_xact_rows_written(int64 rows)
+{
+	xact_writes.rows += rows;
+}
+
+void
+colfam_xact_truncated(void)
+{
+	xact_writes.truncates++;
+}

@@ -12,12 +12,13 @@
  *
  * SQLSTATEs (colfam_report, sqlstate_of): no host could be reached, or the connection
  * was lost on every retry — HV00N (fdw_unable_to_establish_connection), with a hint
- * naming the hosts option; a socket timeout (connect_timeout, or io_timeout — 10 s
- * by default — without a byte of a reply) or colfamd's TimedOutException — 08006; UnavailableException — 57P03;
- * a failed login, or a login missing where colfamd requires one — 28000; no grant —
- * 42501; NotFoundException — HV00R (fdw_table_not_found); a keyspace that does not
- * exist — HV00Q; any other InvalidRequestException — HV000, with colfamd's reason;
- * a cancel or statement_timeout — 57014, as Postgres reports it.
+ * naming the hosts option; a socket timeout (connect_timeout, or io_timeout — 10 s by
+ * default — without a byte of a reply) or colfamd's TimedOutException — 08006;
+ * UnavailableException — 57P03; a failed login, or a login missing where colfamd
+ * requires one — 28000; no grant — 42501; NotFoundException — HV00R
+ * (fdw_table_not_found); a keyspace that does not exist — HV00Q; any other
+ * InvalidRequestException — HV000, with colfamd's reason; a cancel or statement_timeout
+ * — 57014, as Postgres reports it.
  *
  * Metadata: describe_keyspace and describe_partitioner per (server, keyspace), cached
  * for COLFAM_META_TTL_SEC; a column family the cached answer lacks is asked again at

@@ -1649,8 +1649,9 @@ colfam_encode_value(Oid typid, Datum d, cf_slice *out)
 
 /*
  * Restarts s, a KEYS scan whose spec has no values (colfam_scan_begin), over the
- * distinct keys among keys[0..n): one multiget_slice for up to fetch_size keys. The
- * keys' bytes must live until the scan is restarted or ends.
+ * distinct keys among keys[0..n) that can exist (distinct_keys: not an empty or
+ * over-long one): one multiget_slice for up to fetch_size keys. The keys' bytes must
+ * live until the scan is restarted or ends.
  */
 void
 colfam_scan_lookup(ColfamScanState *s, const cf_slice *keys, int n)

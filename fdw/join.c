@@ -759,9 +759,8 @@ read_batch(ForeignScanState *node, ColfamJoinState *js)
 		fill_scan_tuple(js, scan_slot, i, NULL);
 		econtext->ecxt_scantuple = scan_slot;
 		d = ExecEvalExpr(js->key_state, econtext, &isnull);
-		/* an empty or over-long key names no row (and colfamd refuses to be asked) */
-		js->has_key[i] = !isnull && colfam_encode_value(js->key_type, d, &js->outer_keys[i]) &&
-			colfam_name_len_ok(js->outer_keys[i].len);
+		/* an empty or over-long key is left out of the lookup (colfam_scan_lookup) */
+		js->has_key[i] = !isnull && colfam_encode_value(js->key_type, d, &js->outer_keys[i]);
 		if (js->has_key[i])
 			keys[n_keys++] = js->outer_keys[i];
 		ResetExprContext(econtext);

@@ -1111,8 +1111,12 @@ colfam_first_count(PlannerInfo *root, Path *path, RelOptInfo *rel, int fetch_siz
 	return fetch_size;
 }
 
-/* EXPLAIN shows a literal longer than this many bytes by its start and length. */
+/*
+ * EXPLAIN shows a literal longer than DESCRIBE_LITERAL_MAX bytes by its first
+ * DESCRIBE_LITERAL_START bytes (whole characters) and its length.
+ */
 #define DESCRIBE_LITERAL_MAX 256
+#define DESCRIBE_LITERAL_START 64
 
 /* A value as EXPLAIN shows it: a constant's text, $n, or the outer column. */
 char *
@@ -1125,7 +1129,6 @@ colfam_describe_value(PlannerInfo *root, Expr *e)
 		Const	   *k = (Const *) n;
 		Oid			out;
 		bool		varlena;
-
 		char	   *lit;
 		int			len;
 
@@ -1136,9 +1139,13 @@ colfam_describe_value(PlannerInfo *root, Expr *e)
 		len = strlen(lit);
 		/* a long one (a key or name can be 64 KiB) by its start and its length */
 		if (len > DESCRIBE_LITERAL_MAX)
+		{
+			int			start = pg_mbcliplen(lit, len, DESCRIBE_LITERAL_START);
+
 			return psprintf("%s... (%d characters)",
-							quote_literal_cstr(pnstrdup(lit, pg_mbcliplen(lit, len, 64))),
+							quote_literal_cstr(pnstrdup(lit, start)),
 							pg_mbstrlen_with_len(lit, len));
+		}
 		return quote_literal_cstr(lit);
 	}
 	if (IsA(n, Param))

@@ -415,6 +415,28 @@ distinct_keys(List *keys, cf_slice **out)
 	return kept;
 }
 
+/*
+ * Is a bound of a key or name range (a value's encodings enc, or NULL) sent to
+ * colfamd? False when s can match nothing (then s->empty is set) or the bound is
+ * dropped. A bound that cannot be sent (unencodable, or longer than any key or name)
+ * is dropped: plan.c leaves its comparison to Postgres (a key bound's always).
+ */
+static bool
+bound_to_send(ColfamScanState *s, bool isnull, List *enc, bool is_end)
+{
+	const cf_slice *b = enc != NIL ? linitial(enc) : NULL;
+
+	if (isnull)
+		s->empty = true;		/* x < NULL is never true */
+	else if (b == NULL || b->len > COLFAM_NAME_BYTES_MAX)
+		;						/* dropped */
+	else if (is_end && b->len == 0)
+		s->empty = true;		/* an empty end would be open, but nothing is <= '' */
+	else
+		return true;			/* an empty start is open, as x >= '' is */
+	return false;
+}
+
 /* Builds the request of a (re)scan from the plan's values (evaluated in econtext). */
 static void
 build_request(ExprContext *econtext, ColfamScanState *s)
@@ -495,53 +517,31 @@ build_request(ExprContext *econtext, ColfamScanState *s)
 				break;
 			case COLFAM_V_KEY_LO:
 			case COLFAM_V_KEY_HI:
-
-				/*
-				 * key < NULL is never true. Postgres rechecks every key bound, so one
-				 * that cannot be sent (unencodable, or longer than any key) is dropped.
-				 * An empty start_key is open, as SQL's key >= '' is; an empty end_key
-				 * would be open too, but no key is <= ''.
-				 */
-				if (isnull)
-					s->empty = true;
-				else if (enc == NIL || first.len > COLFAM_NAME_BYTES_MAX)
-					;
-				else if (v->role == COLFAM_V_KEY_LO)
+				if (!bound_to_send(s, isnull, enc, v->role == COLFAM_V_KEY_HI))
+					break;
+				if (v->role == COLFAM_V_KEY_LO)
 					key_lo = first;
-				else if (first.len == 0)
-					s->empty = true;
 				else
 					key_hi = first;
 				break;
 			case COLFAM_V_SLICE_LO:
 			case COLFAM_V_SLICE_HI:
-
-				/*
-				 * A bound that cannot be sent (unencodable, or longer than any name) is
-				 * dropped: plan.c leaves such a bound's comparison to Postgres. An empty
-				 * start is open, as SQL's name >= '' is; an empty finish would be open
-				 * too, but no name is <= ''.
-				 */
-				if (isnull)
-					s->empty = true;
-				else if (enc == NIL || first.len > COLFAM_NAME_BYTES_MAX)
-					;
-				else if (v->role == COLFAM_V_SLICE_LO)
+				bound_type = v->typid;
+				bound_coll = s->table->cols[v->attnum - 1].collid;
+				if (!bound_to_send(s, isnull, enc, v->role == COLFAM_V_SLICE_HI))
+					break;
+				if (v->role == COLFAM_V_SLICE_LO)
 				{
 					lo = first;
 					lo_d = d;
 					have_lo = true;
 				}
-				else if (first.len == 0)
-					s->empty = true;
 				else
 				{
 					hi = first;
 					hi_d = d;
 					have_hi = true;
 				}
-				bound_type = v->typid;
-				bound_coll = s->table->cols[v->attnum - 1].collid;
 				break;
 			case COLFAM_V_TOKEN_LO:
 			case COLFAM_V_TOKEN_LO_EXCL:
@@ -1649,8 +1649,9 @@ colfam_encode_value(Oid typid, Datum d, cf_slice *out)
 
 /*
  * Restarts s, a KEYS scan whose spec has no values (colfam_scan_begin), over the
- * distinct keys among keys[0..n): one multiget_slice for up to fetch_size keys. The
- * keys' bytes must live until the scan is restarted or ends.
+ * distinct keys among keys[0..n) that can exist (distinct_keys: not an empty or
+ * over-long one): one multiget_slice for up to fetch_size keys. The keys' bytes must
+ * live until the scan is restarted or ends.
  */
 void
 colfam_scan_lookup(ColfamScanState *s, const cf_slice *keys, int n)

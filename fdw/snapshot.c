@@ -4,7 +4,8 @@
  *
  * colfamd has no read snapshots (no MVCC): a scan pages through what is stored when
  * each page is asked. A statement that writes a column family while it scans it would
- * see its own writes (the Halloween problem): `UPDATE t SET column_name = column_name || 'x'`
+ * see its own writes (the Halloween problem):
+ * `UPDATE t SET column_name = column_name || 'x'`
  * would meet the renamed columns again further on and rename them twice, and an
  * INSERT ... SELECT from the same CF could feed on its own rows. Postgres gives every
  * scan of a statement the snapshot taken when it began; colfam_fdw gets the same

@@ -140,32 +140,29 @@ name_used(const char *name, char **used, int n)
 /*
  * The SQL column names of the declared columns of m, into a palloc'd array: a name
  * as it is when an identifier spells it, else colN (unique among them all: colN_2,
- * colN_3, ... when colN is taken), whose option "name" then names the column; NULL
- * for a name that no option can spell (nameable).
+ * colN_3, ... when colN is taken), whose option "name" then names the column (the
+ * caller tells the two apart by comparing the names); NULL for a name that no option
+ * can spell (nameable).
  */
 static char **
-field_sql_names(const ColfamCfMeta *m, bool **by_option)
+field_sql_names(const ColfamCfMeta *m)
 {
 	char	  **out = palloc0(sizeof(char *) * Max(m->ncolumns, 1));
 
-	*by_option = palloc0(sizeof(bool) * Max(m->ncolumns, 1));
 	for (int j = 0; j < m->ncolumns; j++)
 	{
 		const ColfamColumnMeta *c = &m->columns[j];
 
-		if (!nameable(c))
-			continue;
-		if (strcmp(c->name, "key") == 0 || strcmp(c->name, "super_column") == 0 ||
-			strcmp(c->name, "extra") == 0 || strlen(c->name) >= NAMEDATALEN)
-			(*by_option)[j] = true;
-		else
+		if (nameable(c) && strcmp(c->name, "key") != 0 &&
+			strcmp(c->name, "super_column") != 0 && strcmp(c->name, "extra") != 0 &&
+			strlen(c->name) < NAMEDATALEN)
 			out[j] = pstrdup(c->name);
 	}
 	for (int j = 0; j < m->ncolumns; j++)
 	{
 		char	   *alias;
 
-		if (!(*by_option)[j])
+		if (out[j] != NULL || !nameable(&m->columns[j]))
 			continue;
 		alias = psprintf("col%d", j + 1);
 		for (int k = 2; name_used(alias, out, m->ncolumns); k++)
@@ -254,8 +251,7 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 							 sql_type(m->comparator, &o, names[i], "comparator", NULL));
 		if (rows)
 		{
-			bool	   *by_option;
-			char	  **sqlnames = field_sql_names(m, &by_option);
+			char	  **sqlnames = field_sql_names(m);
 
 			for (int j = 0; j < m->ncolumns; j++)
 			{
@@ -273,7 +269,7 @@ colfam_import_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 				}
 				appendStringInfo(&sql, ",\n  %s %s", quote_identifier(sqlnames[j]),
 								 sql_type(c->validation_class, &o, names[i], "validator",
-										  by_option[j] ?
+										  strcmp(sqlnames[j], c->name) != 0 ?
 										  psprintf("name %s", quote_literal_cstr(c->name)) :
 										  NULL));
 			}

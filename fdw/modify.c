@@ -120,7 +120,8 @@ typedef struct ColfamModifyState
 	int			nfields;
 	AttrNumber *same_as;		/* [attnum - 1]: the first column naming the same
 								 * Cassandra column, or InvalidAttrNumber */
-	int64		n_written;		/* SQL rows of the statement colfamd acknowledged */
+	EState	   *estate;			/* the statement's: its other result relations */
+	int64		n_written;		/* SQL rows of this state colfamd acknowledged */
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -371,6 +372,7 @@ modify_state_create(EState *estate, Relation rel)
 	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
 	m->cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw modify",
 								   ALLOCSET_DEFAULT_SIZES);
+	m->estate = estate;
 	if (m->table->rows_mapping)
 		field_names(m);
 	return m;
@@ -877,17 +879,32 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 }
 
 /*
- * What the statement wrote before a batch that fails, for an ERROR's detail: palloc'd
- * words ("the statement wrote nothing before it").
+ * What the statement of m wrote before a batch that fails, for an ERROR's detail:
+ * palloc'd words ("the statement wrote nothing before it"). A statement may write
+ * through several states (a partitioned table's foreign partitions): the rows of each
+ * of its result relations that colfam_fdw writes are counted. (xact.c's counts are
+ * the transaction's and a savepoint's, which span statements.)
  */
 static char *
 written_before(ColfamModifyState *m)
 {
-	if (m->n_written == 0)
+	int64		n = 0;
+	ListCell   *lc;
+
+	foreach(lc, list_concat_copy(m->estate->es_opened_result_relations,
+								 m->estate->es_tuple_routing_result_relations))
+	{
+		ResultRelInfo *ri = lfirst(lc);
+
+		if (ri->ri_FdwRoutine != NULL &&
+			ri->ri_FdwRoutine->ExecForeignInsert == colfam_exec_insert &&
+			ri->ri_FdwState != NULL)
+			n += ((ColfamModifyState *) ri->ri_FdwState)->n_written;
+	}
+	if (n == 0)
 		return pstrdup("the statement wrote nothing before it");
 	return psprintf("the %lld row%s the statement wrote before it stay%s written",
-					(long long) m->n_written, m->n_written == 1 ? "" : "s",
-					m->n_written == 1 ? "s" : "");
+					(long long) n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 }
 
 /*

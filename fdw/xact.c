@@ -24,7 +24,7 @@
 
 typedef struct WriteCounts
 {
-	int64		rows;			/* rows (row mutations) colfamd acknowledged */
+	int64		rows;			/* SQL rows colfamd acknowledged */
 	int64		truncates;		/* column families truncated */
 } WriteCounts;
 

@@ -59,6 +59,26 @@ EXCEPTION WHEN division_by_zero THEN
 END $$;
 SELECT count(*) FROM log WHERE key = 'f';
 
+-- a statement that writes through two foreign partitions: the ERROR of the second
+-- counts the rows the first wrote (the first's batch is sent first)
+CREATE TABLE parts (key text COLLATE "C", column_name text COLLATE "C", value text)
+  PARTITION BY LIST (key);
+CREATE FOREIGN TABLE parts_1 PARTITION OF parts FOR VALUES IN ('p1')
+  SERVER rb_srv OPTIONS (column_family 'Log');
+CREATE FOREIGN TABLE parts_2 PARTITION OF parts FOR VALUES IN ('p2')
+  SERVER rb_srv OPTIONS (column_family 'Log');
+DO $$
+DECLARE
+  detail text;
+BEGIN
+  INSERT INTO parts VALUES ('p1', 'c1', 'v'), ('p2', '', 'v'), ('p1', 'c2', 'v');
+EXCEPTION WHEN zero_length_character_string THEN
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+  RAISE NOTICE '%: %', SQLERRM, detail;
+END $$;
+SELECT * FROM log WHERE key IN ('p1', 'p2') ORDER BY key, column_name;
+DROP TABLE parts;
+
 -- TRUNCATE
 BEGIN;
 TRUNCATE log;

@@ -375,19 +375,19 @@ snapshot_restores(void **state)
 	test_tmpdir_free(copy);
 }
 
+/* A test in a fresh db_fixture. */
+#define DB_TEST(fn) cmocka_unit_test_setup_teardown(fn, db_fixture_setup, db_fixture_teardown)
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(take_list_clear, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(every_keyspace_but_system, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(refusals, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(failure_leaves_nothing, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(automatic_ones_are_listed, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(snapshot_restores, db_fixture_setup, db_fixture_teardown),
+		DB_TEST(take_list_clear),
+		DB_TEST(every_keyspace_but_system),
+		DB_TEST(refusals),
+		DB_TEST(failure_leaves_nothing),
+		DB_TEST(automatic_ones_are_listed),
+		DB_TEST(snapshot_restores),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -876,6 +876,23 @@ remove_tree(cf_env *env, const char *dir, int depth)
 }
 
 /*
+ * The automatic snapshot "<prefix>-<µs>" of cf (dropped-, truncated-), taken under
+ * snap_mu like any other.
+ */
+static cf_status *
+auto_snapshot(cf_db *db, cf_cfstore *cf, const char *prefix)
+{
+	char		snap[64];
+	cf_status  *s;
+
+	snprintf(snap, sizeof(snap), "%s-%" PRId64, prefix, cf_env_now_micros(db->o.env));
+	pthread_mutex_lock(&db->snap_mu);
+	s = cf_cfstore_snapshot(cf, snap);
+	pthread_mutex_unlock(&db->snap_mu);
+	return s;
+}
+
+/*
  * Flushes, snapshots, empties and closes the store of a dropped CF; problems are
  * logged. It is out of the store table already, so no write reaches it and its switch
  * needs no barrier. The flush matters: the snapshot links SSTables only, and replay
@@ -888,7 +905,6 @@ remove_tree(cf_env *env, const char *dir, int depth)
 static void
 retire_store(cf_db *db, cf_cfstore *cf, const char *index_dir)
 {
-	char		snap[64];
 	cf_status  *s = NULL;
 
 	if (index_dir)
@@ -907,16 +923,11 @@ retire_store(cf_db *db, cf_cfstore *cf, const char *index_dir)
 		}
 		return;
 	}
-	snprintf(snap, sizeof(snap), "dropped-%" PRId64, cf_env_now_micros(db->o.env));
 	s = cf_cfstore_switch(cf, cf_commitlog_position(db->log));
 	if (s == NULL)
 		s = cf_cfstore_wait_flushed(cf);
 	if (s == NULL)
-	{
-		pthread_mutex_lock(&db->snap_mu);
-		s = cf_cfstore_snapshot(cf, snap);
-		pthread_mutex_unlock(&db->snap_mu);
-	}
+		s = auto_snapshot(db, cf, "dropped");
 	if (s == NULL)
 		s = cf_cfstore_truncate(cf, cf_commitlog_position(db->log));
 	if (s == NULL)
@@ -2094,18 +2105,13 @@ cf_db_truncate(cf_db *db, const char *keyspace, const char *cf)
 	const cf_cf_def *def;
 	cf_cfstore *store;
 	cf_status  *s;
-	char		snap[64];
 
 	if ((s = cf_db_flush(db, keyspace, cf)) != NULL)
 		return s;
 	pthread_rwlock_rdlock(&db->drop_lock);
 	if ((s = resolve(db, keyspace, cf, &schema, &def, &store)) == NULL)
 	{
-		snprintf(snap, sizeof(snap), "truncated-%" PRId64, cf_env_now_micros(db->o.env));
-		pthread_mutex_lock(&db->snap_mu);
-		s = cf_cfstore_snapshot(store, snap);
-		pthread_mutex_unlock(&db->snap_mu);
-		if (s == NULL)
+		if ((s = auto_snapshot(db, store, "truncated")) == NULL)
 		{
 			/* the CF and its indexes at one position, and no write prepared before it */
 			pthread_rwlock_wrlock(&db->barrier);

@@ -575,13 +575,23 @@ run_admin(int argc, char **argv, admin_cmd cmd)
 	return rc;
 }
 
+/*
+ * The command argv[0] names (colfam_main passes the command's name there), for the
+ * entry points that serve several; dflt if it names none of them.
+ */
+static admin_cmd
+cmd_named(int argc, char **argv, admin_cmd dflt)
+{
+	for (size_t c = 0; argc > 0 && c < sizeof(admin_names) / sizeof(admin_names[0]); c++)
+		if (strcmp(argv[0], admin_names[c]) == 0)
+			return (admin_cmd) c;
+	return dflt;
+}
+
 int
 cft_cmd_status(int argc, char **argv)
 {
-	const char *n = argc > 0 ? argv[0] : "status";
-
-	return run_admin(argc, argv, strcmp(n, "info") == 0 ? A_INFO :
-					 strcmp(n, "ring") == 0 ? A_RING : A_STATUS);
+	return run_admin(argc, argv, cmd_named(argc, argv, A_STATUS));
 }
 
 int
@@ -605,8 +615,5 @@ cft_cmd_cfstats(int argc, char **argv)
 int
 cft_cmd_snapshot(int argc, char **argv)
 {
-	const char *n = argc > 0 ? argv[0] : "snapshot";
-
-	return run_admin(argc, argv, strcmp(n, "listsnapshots") == 0 ? A_LISTSNAPSHOTS :
-					 strcmp(n, "clearsnapshot") == 0 ? A_CLEARSNAPSHOT : A_SNAPSHOT);
+	return run_admin(argc, argv, cmd_named(argc, argv, A_SNAPSHOT));
 }

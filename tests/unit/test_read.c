@@ -14,6 +14,7 @@
 #include "storage/partitioner.h"
 #include "support/envtest.h"
 #include "support/tmpdir.h"
+#include "util/buf.h"
 
 #define NONE cf_slice_of("", 0)
 #define NOW 1000
@@ -970,8 +971,7 @@ model_init(model *m, const cf_col_order *o)
 	{
 		int64_t		v = (int64_t) (i - M_NAMES / 2) * 1000;	/* negatives too */
 
-		for (int b = 0; b < 8; b++)
-			m->names[i][b] = (uint8_t) ((uint64_t) v >> (56 - 8 * b));
+		cf_store_be64(m->names[i], (uint64_t) v);
 	}
 	for (int i = 0; i < M_SCS; i++)
 		m->scs[i][0] = (char) ('a' + i);
@@ -1549,8 +1549,7 @@ wide_row_reversed_slice_reads_few_blocks(void **state)
 		uint64_t	v = (uint64_t) i * 2;
 		cf_cell		c = {.name = cf_slice_of(nb, 8), .value = cf_slice_of(val, 7), .timestamp = 1};
 
-		for (int b = 0; b < 8; b++)
-			nb[b] = (uint8_t) (v >> (56 - 8 * b));
+		cf_store_be64(nb, v);
 		OK(cf_sstable_writer_add_cell(w, &c));
 	}
 	OK(cf_sstable_writer_end_row(w));
@@ -1566,21 +1565,15 @@ wide_row_reversed_slice_reads_few_blocks(void **state)
 		uint64_t	before = cf_sstable_block_reads(t),
 					reads;
 
-		for (int b = 0; b < 8; b++)
-			nb[b] = (uint8_t) (start >> (56 - 8 * b));
+		cf_store_be64(nb, start);
 		p = (cf_predicate) {.range = {cf_slice_of(nb, 8), NONE, true, 10}};
 		OK(cf_read_slice(&ts, tok(S("wide")), S("wide"), NONE, &p, NOW, &r));
 		reads = cf_sstable_block_reads(t) - before;
 		worst = reads > worst ? reads : worst;
 		assert_int_equal(r->slice.n_columns, 10);
 		for (int i = 0; i < 10; i++)
-		{
-			uint64_t	v = 0;
-
-			for (int b = 0; b < 8; b++)
-				v = v << 8 | r->slice.columns[i].name.p[b];
-			assert_true(v == (start & ~(uint64_t) 1) - 2 * (uint64_t) i);
-		}
+			assert_true(cf_load_be64(r->slice.columns[i].name.p) ==
+						(start & ~(uint64_t) 1) - 2 * (uint64_t) i);
 		cf_read_result_free(r);
 	}
 	printf("# wide row of %d columns, %llu data blocks: reversed slice of 10 read at most %llu blocks\n",
@@ -1625,8 +1618,7 @@ wide_row_reversed_slices_skip_tombstones(void **state)
 			c.value = NONE;
 			c.local_time = NOW - 10;
 		}
-		for (int b = 0; b < 8; b++)
-			nb[b] = (uint8_t) ((uint64_t) i * 2 >> (56 - 8 * b));
+		cf_store_be64(nb, (uint64_t) i * 2);
 		OK(cf_sstable_writer_add_cell(w, &c));
 	}
 	OK(cf_sstable_writer_end_row(w));
@@ -1643,19 +1635,12 @@ wide_row_reversed_slices_skip_tombstones(void **state)
 		for (int64_t i = start < 0 ? -1 : (start / 2 < N ? start / 2 : N - 1); i >= 0 && nw < 10; i--)
 			if (!DEAD(i))
 				want[nw++] = (int) i;
-		for (int b = 0; b < 8; b++)
-			nb[b] = (uint8_t) ((uint64_t) start >> (56 - 8 * b));
+		cf_store_be64(nb, (uint64_t) start);
 		p = (cf_predicate) {.range = {cf_slice_of(nb, 8), NONE, true, 10}};
 		OK(cf_read_slice(&ts, tok(S("wide")), S("wide"), NONE, &p, NOW, &r));
 		assert_int_equal(r->slice.n_columns, nw);
 		for (int i = 0; i < nw; i++)
-		{
-			uint64_t	v = 0;
-
-			for (int b = 0; b < 8; b++)
-				v = v << 8 | r->slice.columns[i].name.p[b];
-			assert_true(v == 2 * (uint64_t) want[i]);
-		}
+			assert_true(cf_load_be64(r->slice.columns[i].name.p) == 2 * (uint64_t) want[i]);
 		cf_read_result_free(r);
 		checked++;
 	}

@@ -81,6 +81,14 @@ open_plain(db_fixture *f)
 	return db_fixture_open(f, &o);
 }
 
+/* Closes f->db, which must close cleanly. */
+static void
+close_db(db_fixture *f)
+{
+	assert_null(cf_db_close(f->db));
+	f->db = NULL;
+}
+
 /* Takes snapshot name of the keyspaces; fails the test on an error. */
 static void
 take(cf_db *db, const char *const *kss, size_t n, const char *name)
@@ -167,12 +175,10 @@ take_list_clear(void **state)
 	cf_snapshot_list_free(&l);
 
 	/* and after a restart */
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 	db = open_plain(f);
 	assert_int_equal(live_rows(db, "K1", "A"), 60);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 }
 
 static void
@@ -221,8 +227,7 @@ every_keyspace_but_system(void **state)
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	/* clearing everything when there is nothing is no error */
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, true), 0);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 }
 
 static void
@@ -252,8 +257,7 @@ refusals(void **state)
 	assert_int_equal(l.n, 0);	/* no call's out holds anything */
 	/* none of it left anything */
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 }
 
 /* A link failing in the second CF: the first CF's part is removed again. */
@@ -294,8 +298,7 @@ failure_leaves_nothing(void **state)
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.v[0].cf, "B");
 	cf_snapshot_list_free(&l);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 	cf_env_fault_free(env);
 }
 
@@ -329,8 +332,7 @@ automatic_ones_are_listed(void **state)
 	assert_int_equal(count_snapshots(db, gone, 1, NULL, false), 2);
 	assert_int_equal(count_snapshots(db, gone, 1, NULL, true), 2);
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 1);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 }
 
 /*
@@ -352,8 +354,7 @@ snapshot_restores(void **state)
 	write_rows(db, "K1", "A", 0, 30);
 	take(db, k1, 1, "before");
 	write_rows(db, "K1", "A", 30, 20);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 
 	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/data' && cd '%s/data/K1/A' && "
 			 "rm -f *.sst MANIFEST && cp snapshots/before/* . && rm -r snapshots",
@@ -370,24 +371,23 @@ snapshot_restores(void **state)
 
 	db = open_plain(f);
 	assert_int_equal(live_rows(db, "K1", "A"), 50);
-	assert_null(cf_db_close(db));
-	f->db = NULL;
+	close_db(f);
 	test_tmpdir_free(copy);
 }
+
+/* A test in a fresh db_fixture. */
+#define DB_TEST(fn) cmocka_unit_test_setup_teardown(fn, db_fixture_setup, db_fixture_teardown)
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(take_list_clear, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(every_keyspace_but_system, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(refusals, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(failure_leaves_nothing, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(automatic_ones_are_listed, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(snapshot_restores, db_fixture_setup, db_fixture_teardown),
+		DB_TEST(take_list_clear),
+		DB_TEST(every_keyspace_but_system),
+		DB_TEST(refusals),
+		DB_TEST(failure_leaves_nothing),
+		DB_TEST(automatic_ones_are_listed),
+		DB_TEST(snapshot_restores),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

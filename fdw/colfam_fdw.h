@@ -48,6 +48,8 @@ extern void colfam_xact_init(void);
 /* colfamd acknowledged a write of rows SQL rows / a truncate of one column family */
 extern void colfam_xact_rows_written(int64 rows);
 extern void colfam_xact_truncated(void);
+/* The rows colfamd acknowledged for the current top-level statement (any table). */
+extern int64 colfam_xact_statement_rows(void);
 
 /* in timeuuid.c: the timeuuid type (16 bytes, version-1 UUIDs in TimeUUIDType order) */
 /* (the version and 60-bit timestamp of the bytes: cf_uuid_version, cf_uuid_v1_timestamp) */

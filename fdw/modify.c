@@ -120,8 +120,6 @@ typedef struct ColfamModifyState
 	int			nfields;
 	AttrNumber *same_as;		/* [attnum - 1]: the first column naming the same
 								 * Cassandra column, or InvalidAttrNumber */
-	EState	   *estate;			/* the statement's: its other result relations */
-	int64		n_written;		/* SQL rows of this state colfamd acknowledged */
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -372,7 +370,6 @@ modify_state_create(EState *estate, Relation rel)
 	m->conn = colfam_connect(m->table->serverid, m->table->keyspace);
 	m->cxt = AllocSetContextCreate(estate->es_query_cxt, "colfam_fdw modify",
 								   ALLOCSET_DEFAULT_SIZES);
-	m->estate = estate;
 	if (m->table->rows_mapping)
 		field_names(m);
 	return m;
@@ -879,28 +876,16 @@ show_writetime(ResultRelInfo *rinfo, TupleTableSlot *slot, int64 ts)
 }
 
 /*
- * What the statement of m wrote before a batch that fails, for an ERROR's detail:
- * palloc'd words ("the statement wrote nothing before it"). A statement may write
- * through several states (a partitioned table's foreign partitions): the rows of each
- * of its result relations that colfam_fdw writes are counted. (xact.c's counts are
- * the transaction's and a savepoint's, which span statements.)
+ * What the statement wrote before a batch that fails, for an ERROR's detail: palloc'd
+ * words ("the statement wrote nothing before it"). xact.c counts the top-level
+ * statement's rows, whatever table (a partitioned table's foreign partitions) or
+ * function wrote them.
  */
 static char *
-written_before(ColfamModifyState *m)
+written_before(void)
 {
-	int64		n = 0;
-	ListCell   *lc;
+	int64		n = colfam_xact_statement_rows();
 
-	foreach(lc, list_concat_copy(m->estate->es_opened_result_relations,
-								 m->estate->es_tuple_routing_result_relations))
-	{
-		ResultRelInfo *ri = lfirst(lc);
-
-		if (ri->ri_FdwRoutine != NULL &&
-			ri->ri_FdwRoutine->ExecForeignInsert == colfam_exec_insert &&
-			ri->ri_FdwState != NULL)
-			n += ((ColfamModifyState *) ri->ri_FdwState)->n_written;
-	}
 	if (n == 0)
 		return pstrdup("the statement wrote nothing before it");
 	return psprintf("the %lld row%s the statement wrote before it stay%s written",
@@ -935,7 +920,7 @@ check_name(ColfamModifyState *m, const char *what, cf_slice name, const RowMut *
 			 errdetail("A row key, column name or super column name is 1 to %d bytes in Cassandra. Nothing of %s was sent; %s.",
 					   COLFAM_NAME_BYTES_MAX,
 					   sql_rows > 1 ? psprintf("its batch of %d rows", sql_rows) : "the row",
-					   written_before(m))));
+					   written_before())));
 }
 
 /* check_name of every key and name the n row mutations of rows write or remove. */
@@ -999,9 +984,8 @@ send_batch(ColfamModifyState *m, RowMut *rows, int n, int sql_rows)
 		colfam_report(st, psprintf("writing %s.%s%s; %s", m->table->keyspace,
 								   m->table->column_family,
 								   sql_rows > 1 ? psprintf(", a batch of %d rows", sql_rows) : "",
-								   written_before(m)),
+								   written_before()),
 					  n == 1 ? (const char *) rows[0].key.p : NULL, n == 1 ? rows[0].key.len : 0);
-	m->n_written += sql_rows;
 	colfam_xact_rows_written(sql_rows);
 }
 

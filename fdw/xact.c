@@ -11,16 +11,25 @@
  * statement that fails after some of its batches were acknowledged is told the same
  * way, since its ERROR aborts the transaction.
  *
+ * A subtransaction's abort is warned of when the transaction goes on (the next
+ * savepoint starts, which a ROLLBACK TO does at once, or one is released, or the
+ * transaction commits), not when it happens: a plain ROLLBACK with savepoints open
+ * aborts each of them first, and then the one WARNING of the transaction covers
+ * their writes. (A PL/pgSQL exception block inside a transaction block is thus
+ * warned of by the statement that goes on, at the latest by COMMIT.)
+ *
  * The counts are per backend: writes and truncates since the top-level transaction
- * began, and for each open subtransaction the counts when it began (indexed by its
- * nesting level). The callbacks are registered when the library is loaded, so every
- * subtransaction's start is seen, and cost two additions per event.
+ * began, for each open subtransaction the counts when it began (indexed by its
+ * nesting level), and the rows of the current top-level statement, which a write's
+ * ERROR reports (modify.c). The callbacks are registered when the library is loaded,
+ * so every subtransaction's start is seen, and cost a few additions per event.
  *-------------------------------------------------------------------------
  */
 #include "colfam_fdw.h"
 
 #include "access/xact.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 typedef struct WriteCounts
 {
@@ -31,6 +40,9 @@ typedef struct WriteCounts
 static WriteCounts xact_writes;	/* since the top-level transaction began */
 static WriteCounts *sub_start;	/* [nest level]: xact_writes when it began */
 static int	sub_cap;
+static WriteCounts sub_pending;	/* an aborted subtransaction's, not yet warned of */
+static TimestampTz stmt_start;	/* the top-level statement stmt_rows counts for */
+static int64 stmt_rows;
 
 /*
  * The WARNING for an abort after writes: d, the writes made since `since`, stay.
@@ -55,19 +67,36 @@ warn_not_undone(WriteCounts d, const char *what, const char *since)
 					   "when it acknowledged it.")));
 }
 
+/* The pending WARNING of an aborted subtransaction, now that the transaction goes on. */
+static void
+warn_sub_pending(void)
+{
+	WriteCounts d = sub_pending;
+
+	memset(&sub_pending, 0, sizeof(sub_pending));
+	warn_not_undone(d, "to a savepoint", "the savepoint");
+}
+
 static void
 xact_callback(XactEvent event, void *arg)
 {
 	switch (event)
 	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			warn_sub_pending();
+			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			/* covers the writes of the subtransactions it aborted */
 			warn_not_undone(xact_writes, "the transaction", "it began");
 			/* fall through */
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
 			memset(&xact_writes, 0, sizeof(xact_writes));
+			memset(&sub_pending, 0, sizeof(sub_pending));
+			stmt_rows = 0;
 			break;
 		default:
 			break;
@@ -80,6 +109,8 @@ subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	int			level = GetCurrentTransactionNestLevel();
 
+	if (event == SUBXACT_EVENT_START_SUB || event == SUBXACT_EVENT_COMMIT_SUB)
+		warn_sub_pending();
 	if (event == SUBXACT_EVENT_START_SUB)
 	{
 		if (level >= sub_cap)
@@ -95,10 +126,9 @@ subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	}
 	else if (event == SUBXACT_EVENT_ABORT_SUB && level < sub_cap)
 	{
-		WriteCounts d = {xact_writes.rows - sub_start[level].rows,
-		xact_writes.truncates - sub_start[level].truncates};
-
-		warn_not_undone(d, "to a savepoint", "the savepoint");
+		/* its writes include those of any subtransaction inside it still pending */
+		sub_pending.rows = xact_writes.rows - sub_start[level].rows;
+		sub_pending.truncates = xact_writes.truncates - sub_start[level].truncates;
 	}
 }
 
@@ -114,6 +144,18 @@ void
 colfam_xact_rows_written(int64 rows)
 {
 	xact_writes.rows += rows;
+	if (stmt_start != GetCurrentStatementStartTimestamp())
+	{
+		stmt_start = GetCurrentStatementStartTimestamp();
+		stmt_rows = 0;
+	}
+	stmt_rows += rows;
+}
+
+int64
+colfam_xact_statement_rows(void)
+{
+	return stmt_start == GetCurrentStatementStartTimestamp() ? stmt_rows : 0;
 }
 
 void

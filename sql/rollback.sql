@@ -35,6 +35,33 @@ ROLLBACK TO SAVEPOINT s1;
 COMMIT;
 SELECT * FROM log ORDER BY key, column_name;
 
+-- a ROLLBACK with savepoints open: one WARNING, the transaction's, covers theirs
+BEGIN;
+INSERT INTO log VALUES ('h', 'c1', 'v');
+SAVEPOINT s1;
+INSERT INTO log VALUES ('h', 'c2', 'v');
+SAVEPOINT s2;
+INSERT INTO log VALUES ('h', 'c3', 'v');
+ROLLBACK;
+-- a savepoint's abort is warned of when the transaction goes on: a ROLLBACK TO at
+-- once (it starts the savepoint again), an exception block's by what follows it, here
+-- the COMMIT
+BEGIN;
+SAVEPOINT s1;
+INSERT INTO log VALUES ('h', 'c4', 'v');
+SAVEPOINT s2;
+ROLLBACK TO SAVEPOINT s1;
+DO $$
+BEGIN
+  INSERT INTO log VALUES ('h', 'c5', 'v');
+  RAISE division_by_zero;
+EXCEPTION WHEN division_by_zero THEN
+  NULL;
+END $$;
+SELECT 'after the block' AS note;
+COMMIT;
+SELECT * FROM log WHERE key = 'h' ORDER BY column_name;
+
 -- a PL/pgSQL exception block that catches an error after a write
 DO $$
 BEGIN

@@ -113,6 +113,20 @@ cf_dispatch_session_free(cf_dispatch_session *s)
 	free(s);
 }
 
+/*
+ * A keyspace or CF name from the wire as a C string in buf; false (buf untouched)
+ * when v can name none in any schema: empty, over CF_SCHEMA_NAME_MAX bytes, a NUL.
+ */
+static bool
+dsp_name_buf(cf_slice v, char buf[CF_SCHEMA_NAME_MAX + 1])
+{
+	if (v.len == 0 || v.len > CF_SCHEMA_NAME_MAX || memchr(v.p, '\0', v.len) != NULL)
+		return false;
+	memcpy(buf, v.p, v.len);
+	buf[v.len] = '\0';
+	return true;
+}
+
 bool
 cf_dispatch_cf_is_super(cf_dispatch *d, const cf_dispatch_session *s, cf_slice cf)
 {
@@ -121,11 +135,8 @@ cf_dispatch_cf_is_super(cf_dispatch *d, const cf_dispatch_session *s, cf_slice c
 	const cf_cf_def *def;
 	bool		super;
 
-	if (s == NULL || !s->has_keyspace || cf.len == 0 || cf.len > CF_SCHEMA_NAME_MAX ||
-		memchr(cf.p, '\0', cf.len) != NULL)
+	if (s == NULL || !s->has_keyspace || !dsp_name_buf(cf, name))
 		return false;			/* no such CF: the read is refused */
-	memcpy(name, cf.p, cf.len);
-	name[cf.len] = '\0';
 	schema = cf_db_schema(cf_service_db(d->svc));
 	def = cf_schema_cf(schema, s->keyspace, name);
 	super = def != NULL && def->super;
@@ -1798,13 +1809,10 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 		return s;
 	if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
 		return dsp_admin_snapshots(d, m, a, arena, res);
-	if (a->keyspace.len == 0 || a->keyspace.len > CF_SCHEMA_NAME_MAX ||
-		memchr(a->keyspace.p, '\0', a->keyspace.len))
+	if (!dsp_name_buf(a->keyspace, ks))
 		return cf_status_make(CF_ERR_INVALID, "Keyspace %.*s does not exist",
 							  (int) (a->keyspace.len > 64 ? 64 : a->keyspace.len),
 							  (const char *) a->keyspace.p);
-	memcpy(ks, a->keyspace.p, a->keyspace.len);
-	ks[a->keyspace.len] = '\0';
 	if (m != CF_TA_M_CFSTATS && a->n_column_families)
 	{
 		cfs = cf_arena_alloc(arena, a->n_column_families * sizeof(*cfs));

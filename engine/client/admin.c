@@ -64,8 +64,7 @@ admin_once_fn(cfc_conn *c, void *arg, bool *lost)
 	e.kind = res->has_ire ? CF_T_EXC_INVALID_REQUEST : res->has_ue ? CF_T_EXC_UNAVAILABLE :
 		res->has_te ? CF_T_EXC_TIMED_OUT : CF_T_EXC_NONE;
 	return cfc_exception_status_of(cf_ta_method_name(o->m), o->m == CF_TA_M_MULTIGET_CHAIN,
-								   o->args->consistency_level,
-								   cfc_host(c) ? cfc_host(c) : "the server", &e);
+								   o->args->consistency_level, cfc_host_named(c), &e);
 }
 
 /*

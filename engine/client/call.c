@@ -169,9 +169,8 @@ cfc_bad_reply(cfc_conn *c, const char *name, cf_status *s)
 {
 	cf_code		code = cf_status_code(s) == CF_ERR_NO_MEMORY ? CF_ERR_NO_MEMORY
 		: CF_ERR_PROTOCOL;
-	const char *host = cfc_host(c) ? cfc_host(c) : "the server";
-	cf_status  *w = cf_status_make(code, "%s: bad reply from %s: %s", name, host,
-								   cf_status_msg(s));
+	cf_status  *w = cf_status_make(code, "%s: bad reply from %s: %s", name,
+								   cfc_host_named(c), cf_status_msg(s));
 
 	cf_status_free(s);
 	cfc_close_socket(c);

@@ -134,12 +134,19 @@ cf_status  *cfc_roundtrip(cfc_conn *c, cf_t_method m, const cf_t_args *args,
 cf_status  *cfc_exception_status_of(const char *name, bool with_cl, int32_t cl,
 									const char *host, const cf_t_exception *e);
 
+/* c's host as errors name it: the connected one, else "the server". */
+static inline const char *
+cfc_host_named(const cfc_conn *c)
+{
+	return cfc_host(c) ? cfc_host(c) : "the server";
+}
+
 /* cfc_exception_status of a reply on c, named by its connected host. */
 static inline cf_status *
 cfc_conn_exception_status(const cfc_conn *c, cf_t_method m, int32_t cl,
 						  const cf_t_result *res)
 {
-	return cfc_exception_status(m, cl, cfc_host(c) ? cfc_host(c) : "the server", res);
+	return cfc_exception_status(m, cl, cfc_host_named(c), res);
 }
 
 /* A C string as a slice over it (no copy); NULL is the empty slice. */

@@ -306,9 +306,10 @@ static const cf_ts_struct no_args = {"args", sizeof(cf_t_args), NULL, 0};
 
 /* ---- method results: field 0 (success) over cf_t_result ---- */
 
-static const cf_ts_type t_list_key_slice = LIST_TYPE(t_key_slice, cf_t_key_slice);
-
-/* codec_int.h: what thrift/admin.c's colfam_multiget_chain reuses */
+/*
+ * codec_int.h: what thrift/admin.c's colfam_multiget_chain reuses (list<KeySlice> is
+ * also get_range_slices' and get_indexed_slices' result)
+ */
 const cf_ts_type cf_t_type_column_parent = STRUCT_TYPE(st_column_parent);
 const cf_ts_type cf_t_type_slice_predicate = STRUCT_TYPE(st_slice_predicate);
 const cf_ts_type cf_t_type_list_key_slice = LIST_TYPE(t_key_slice, cf_t_key_slice);
@@ -333,7 +334,7 @@ SUCCESS_N(r_coscs, coscs, t_list_cosc);
 SUCCESS(r_count, count, t_i32);
 SUCCESS_N(r_key_coscs, key_coscs, t_map_key_coscs);
 SUCCESS_N(r_key_counts, key_counts, t_map_key_count);
-SUCCESS_N(r_key_slices, key_slices, t_list_key_slice);
+SUCCESS_N(r_key_slices, key_slices, cf_t_type_list_key_slice);
 SUCCESS_N(r_schema_versions, schema_versions, t_map_schema_versions);
 SUCCESS_N(r_ks_defs, ks_defs, t_list_ks_def);
 SUCCESS(r_ks_def, ks_def, t_ks_def);

@@ -113,6 +113,20 @@ cf_dispatch_session_free(cf_dispatch_session *s)
 	free(s);
 }
 
+/*
+ * A keyspace or CF name from the wire as a C string in buf; false (buf untouched)
+ * when v can name none in any schema: empty, over CF_SCHEMA_NAME_MAX bytes, a NUL.
+ */
+static bool
+dsp_name_buf(cf_slice v, char buf[CF_SCHEMA_NAME_MAX + 1])
+{
+	if (v.len == 0 || v.len > CF_SCHEMA_NAME_MAX || memchr(v.p, '\0', v.len) != NULL)
+		return false;
+	memcpy(buf, v.p, v.len);
+	buf[v.len] = '\0';
+	return true;
+}
+
 bool
 cf_dispatch_cf_is_super(cf_dispatch *d, const cf_dispatch_session *s, cf_slice cf)
 {
@@ -121,11 +135,8 @@ cf_dispatch_cf_is_super(cf_dispatch *d, const cf_dispatch_session *s, cf_slice c
 	const cf_cf_def *def;
 	bool		super;
 
-	if (s == NULL || !s->has_keyspace || cf.len == 0 || cf.len > CF_SCHEMA_NAME_MAX ||
-		memchr(cf.p, '\0', cf.len) != NULL)
+	if (s == NULL || !s->has_keyspace || !dsp_name_buf(cf, name))
 		return false;			/* no such CF: the read is refused */
-	memcpy(name, cf.p, cf.len);
-	name[cf.len] = '\0';
 	schema = cf_db_schema(cf_service_db(d->svc));
 	def = cf_schema_cf(schema, s->keyspace, name);
 	super = def != NULL && def->super;
@@ -1798,13 +1809,10 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
 		return s;
 	if (m == CF_TA_M_SNAPSHOT || m == CF_TA_M_LISTSNAPSHOTS || m == CF_TA_M_CLEARSNAPSHOT)
 		return dsp_admin_snapshots(d, m, a, arena, res);
-	if (a->keyspace.len == 0 || a->keyspace.len > CF_SCHEMA_NAME_MAX ||
-		memchr(a->keyspace.p, '\0', a->keyspace.len))
+	if (!dsp_name_buf(a->keyspace, ks))
 		return cf_status_make(CF_ERR_INVALID, "Keyspace %.*s does not exist",
 							  (int) (a->keyspace.len > 64 ? 64 : a->keyspace.len),
 							  (const char *) a->keyspace.p);
-	memcpy(ks, a->keyspace.p, a->keyspace.len);
-	ks[a->keyspace.len] = '\0';
 	if (m != CF_TA_M_CFSTATS && a->n_column_families)
 	{
 		cfs = cf_arena_alloc(arena, a->n_column_families * sizeof(*cfs));
@@ -1865,10 +1873,10 @@ dsp_admin_run(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m,
  * One call of a colfam method (r at the args). Errors: user errors (those 0.7
  * methods report as InvalidRequestException) become the declared IRE, or for
  * multiget_chain, a read, multiget_slice's declared exception (IRE, UE or TE);
- * anything else an INTERNAL_ERROR TApplicationException. Returns false to close the
- * connection.
+ * anything else an INTERNAL_ERROR TApplicationException. The connection stays open
+ * whatever the outcome, an undecodable call's included (as cf_dispatch_handle's).
  */
-static bool
+static void
 dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 		  int32_t seqid, cf_buf *reply)
 {
@@ -1879,11 +1887,13 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 	cf_status  *s;
 	size_t		mark = reply->len;
 	uint8_t		failed = reply->failed;
+	bool		read = m == CF_TA_M_MULTIGET_CHAIN;
+	bool		write_res;
 
 	if (arena == NULL)
 	{
 		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR, "out of memory");
-		return true;
+		return;
 	}
 	memset(&res, 0, sizeof(res));
 	if ((s = cf_ta_read_args(r, m, &d->limits, arena, &a)) != NULL)
@@ -1893,34 +1903,36 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 		cf_t_write_app_exception(reply, name, seqid, CF_T_APP_PROTOCOL_ERROR, cf_status_msg(s));
 		cf_status_free(s);
 		cf_arena_free(arena);
-		return true;			/* as for the 0.7 methods: see cf_dispatch_handle */
+		return;
 	}
-	if (m == CF_TA_M_MULTIGET_CHAIN)
+	/* res is the reply to write: an admin method's success, or a declared exception */
+	if (read)
 		s = dsp_chain(d, sess, &a, arena, seqid, reply);	/* writes its success */
 	else
 		s = dsp_admin_run(d, sess, m, &a, arena, &res);
+	write_res = s == NULL && !read;
 	if (s)
 	{
 		cf_t_exception_kind k = dsp_exception_kind(CF_T_M_MULTIGET_SLICE, cf_status_code(s));
-		bool		read = m == CF_TA_M_MULTIGET_CHAIN;
 
 		memset(&res, 0, sizeof(res));
-		if (k == CF_T_EXC_NONE)
-		{
-			cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, cf_ta_method_name(m),
-						 cf_status_msg(s));
-			cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR,
-									 cf_status_msg(s));
-		}
-		else
+		write_res = k != CF_T_EXC_NONE;
+		if (write_res)
 		{
 			res.has_ue = read && k == CF_T_EXC_UNAVAILABLE;
 			res.has_te = read && k == CF_T_EXC_TIMED_OUT;
 			res.has_ire = !res.has_ue && !res.has_te;
 			res.ire.why = dsp_str_slice_arena(arena, cf_status_msg(s));
 		}
+		else
+		{
+			cf_log_error("dispatch", "%s: %s failed: %s", sess->peer, cf_ta_method_name(m),
+						 cf_status_msg(s));
+			cf_t_write_app_exception(reply, name, seqid, CF_T_APP_INTERNAL_ERROR,
+									 cf_status_msg(s));
+		}
 	}
-	if (s == NULL ? m != CF_TA_M_MULTIGET_CHAIN : res.has_ire || res.has_ue || res.has_te)
+	if (write_res)
 	{
 		cf_status  *ws = cf_ta_write_reply(reply, m, seqid, &res);
 
@@ -1934,7 +1946,6 @@ dsp_admin(cf_dispatch *d, cf_dispatch_session *sess, cf_ta_method m, cf_rd *r,
 	}
 	cf_status_free(s);
 	cf_arena_free(arena);
-	return true;
 }
 
 bool
@@ -1974,7 +1985,10 @@ cf_dispatch_handle(cf_dispatch *d, cf_dispatch_session *sess, cf_slice message,
 		cf_ta_method am;
 
 		if (cf_ta_method_lookup(h.name, &am))
-			return dsp_admin(d, sess, am, &r, h.seqid, reply);
+		{
+			dsp_admin(d, sess, am, &r, h.seqid, reply);
+			return true;
+		}
 
 		snprintf(msg, sizeof(msg), "Invalid method name: '%.*s'",
 				 (int) (h.name.len > 100 ? 100 : h.name.len), (const char *) h.name.p);

@@ -28,11 +28,13 @@
  * nothing but login and describe_version works before a login, and set_keyspace,
  * reads, writes and schema changes check the user's grants (service/auth.h).
  *
- * Admin methods (thrift/admin.h: colfam_flush, colfam_compact, colfam_cfstats) are
- * served next to the 0.7 ones through service/admin.h. With authentication on they
- * need a logged-in user holding <modify-keyspaces>; every user error (unknown
- * keyspace or CF, not logged in, not allowed) is their declared
- * InvalidRequestException, a server fault an INTERNAL_ERROR TApplicationException.
+ * colfam's methods (thrift/admin.h) are served next to the 0.7 ones. The admin
+ * methods (colfam_flush, colfam_compact, colfam_cfstats and the snapshot calls) go
+ * through service/admin.h; with authentication on they need a logged-in user holding
+ * <modify-keyspaces>; every user error (unknown keyspace or CF, not logged in, not
+ * allowed) is their declared InvalidRequestException, a server fault an
+ * INTERNAL_ERROR TApplicationException. colfam_multiget_chain is a read, its steps
+ * multiget_slice's (their checks, grants and declared exceptions: IRE, UE, TE).
  *
  * The system keyspace: describe_keyspaces lists it and describe_keyspace and
  * set_keyspace accept it, as in 0.7 (LocalStrategy, replication_factor 1), but with no

@@ -30,25 +30,26 @@
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A failed check of the method named method (a 0.7 method's or colfam's): abort. */
 static void
-die(const char *what, cf_t_method m, const cf_status *s)
+die(const char *what, const char *method, const cf_status *s)
 {
-	fprintf(stderr, "fuzz_thrift: %s for %s: %s\n", what, cf_t_method_name(m),
-			cf_status_msg(s));
+	fprintf(stderr, "fuzz_thrift: %s for %s: %s\n", what, method, cf_status_msg(s));
 	abort();
 }
 
 static void
-same_bytes(const cf_buf *a, const cf_buf *b, cf_t_method m)
+same_bytes(const cf_buf *a, const cf_buf *b, const char *method)
 {
 	if (a->len != b->len || memcmp(a->data, b->data, a->len) != 0)
-		die("re-encoding differs", m, NULL);
+		die("re-encoding differs", method, NULL);
 }
 
 /* Decoded args of m: encode, decode, encode again; the encodings must match. */
 static void
 check_args(cf_t_method m, const cf_t_args *args, int32_t seqid, const cf_t_limits *lim)
 {
+	const char *name = cf_t_method_name(m);
 	cf_buf		b1 = CF_BUF_INIT;
 	cf_buf		b2 = CF_BUF_INIT;
 	cf_arena   *a = cf_arena_new(0);
@@ -58,21 +59,21 @@ check_args(cf_t_method m, const cf_t_args *args, int32_t seqid, const cf_t_limit
 	cf_rd		r;
 
 	if ((s = cf_t_write_call(&b1, m, seqid, args)) != NULL)
-		die("write_call failed", m, s);
+		die("write_call failed", name, s);
 	cf_rd_init(&r, b1.data, b1.len);
 	if ((s = cf_t_read_message_header(&r, &h)) != NULL)
-		die("own header does not decode", m, s);
+		die("own header does not decode", name, s);
 	s = cf_t_read_args(&r, m, lim, a, &again);
 	if (s == NULL)
 	{
 		if (cf_rd_left(&r) != 0)
-			die("own call has trailing bytes", m, NULL);
+			die("own call has trailing bytes", name, NULL);
 		if ((s = cf_t_write_call(&b2, m, seqid, &again)) != NULL)
-			die("second write_call failed", m, s);
-		same_bytes(&b1, &b2, m);
+			die("second write_call failed", name, s);
+		same_bytes(&b1, &b2, name);
 	}
 	else if (cf_status_code(s) != CF_ERR_TOO_LARGE)
-		die("own call does not decode", m, s);
+		die("own call does not decode", name, s);
 	cf_status_free(s);
 	cf_buf_free(&b1);
 	cf_buf_free(&b2);
@@ -82,6 +83,7 @@ check_args(cf_t_method m, const cf_t_args *args, int32_t seqid, const cf_t_limit
 static void
 check_reply(cf_t_method m, const cf_t_result *res, int32_t seqid, const cf_t_limits *lim)
 {
+	const char *name = cf_t_method_name(m);
 	cf_buf		b1 = CF_BUF_INIT;
 	cf_buf		b2 = CF_BUF_INIT;
 	cf_arena   *a = cf_arena_new(0);
@@ -89,28 +91,20 @@ check_reply(cf_t_method m, const cf_t_result *res, int32_t seqid, const cf_t_lim
 	cf_status  *s;
 
 	if ((s = cf_t_write_reply(&b1, m, seqid, res)) != NULL)
-		die("write_reply failed", m, s);
+		die("write_reply failed", name, s);
 	s = cf_t_read_reply(cf_slice_of(b1.data, b1.len), m, seqid, lim, a, &again);
 	if (s == NULL)
 	{
 		if ((s = cf_t_write_reply(&b2, m, seqid, &again)) != NULL)
-			die("second write_reply failed", m, s);
-		same_bytes(&b1, &b2, m);
+			die("second write_reply failed", name, s);
+		same_bytes(&b1, &b2, name);
 	}
 	else if (cf_status_code(s) != CF_ERR_TOO_LARGE)
-		die("own reply does not decode", m, s);
+		die("own reply does not decode", name, s);
 	cf_status_free(s);
 	cf_buf_free(&b1);
 	cf_buf_free(&b2);
 	cf_arena_free(a);
-}
-
-static void
-die_ta(const char *what, cf_ta_method m, const cf_status *s)
-{
-	fprintf(stderr, "fuzz_thrift: %s for %s: %s\n", what, cf_ta_method_name(m),
-			cf_status_msg(s));
-	abort();
 }
 
 /*
@@ -122,6 +116,7 @@ static void
 check_ta(cf_ta_method m, const cf_ta_args *args, const cf_ta_result *res, int32_t seqid,
 		 const cf_t_limits *lim)
 {
+	const char *name = cf_ta_method_name(m);
 	cf_buf		b1 = CF_BUF_INIT;
 	cf_buf		b2 = CF_BUF_INIT;
 	cf_arena   *a = cf_arena_new(0);
@@ -131,7 +126,7 @@ check_ta(cf_ta_method m, const cf_ta_args *args, const cf_ta_result *res, int32_
 
 	if ((s = args ? cf_ta_write_call(&b1, m, seqid, args) :
 		 cf_ta_write_reply(&b1, m, seqid, res)) != NULL)
-		die_ta("write failed", m, s);
+		die("write failed", name, s);
 	if (args)
 	{
 		cf_t_message_header h;
@@ -139,9 +134,9 @@ check_ta(cf_ta_method m, const cf_ta_args *args, const cf_ta_result *res, int32_
 
 		cf_rd_init(&r, b1.data, b1.len);
 		if ((s = cf_t_read_message_header(&r, &h)) != NULL)
-			die_ta("own header does not decode", m, s);
+			die("own header does not decode", name, s);
 		if ((s = cf_ta_read_args(&r, m, lim, a, &args2)) == NULL && cf_rd_left(&r) != 0)
-			die_ta("own call has trailing bytes", m, NULL);
+			die("own call has trailing bytes", name, NULL);
 	}
 	else
 		s = cf_ta_read_reply(cf_slice_of(b1.data, b1.len), m, seqid, lim, a, &res2);
@@ -149,12 +144,11 @@ check_ta(cf_ta_method m, const cf_ta_args *args, const cf_ta_result *res, int32_
 	{
 		if ((s = args ? cf_ta_write_call(&b2, m, seqid, &args2) :
 			 cf_ta_write_reply(&b2, m, seqid, &res2)) != NULL)
-			die_ta("second write failed", m, s);
-		if (b1.len != b2.len || memcmp(b1.data, b2.data, b1.len) != 0)
-			die_ta("re-encoding differs", m, NULL);
+			die("second write failed", name, s);
+		same_bytes(&b1, &b2, name);
 	}
 	else if (cf_status_code(s) != CF_ERR_TOO_LARGE)
-		die_ta("own encoding does not decode", m, s);
+		die("own encoding does not decode", name, s);
 	cf_status_free(s);
 	cf_buf_free(&b1);
 	cf_buf_free(&b2);
@@ -217,6 +211,7 @@ static void
 check_fast_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *lim,
 				 bool canonical)
 {
+	const char *name = cf_t_method_name(m);
 	cf_arena   *a = cf_arena_new(0);
 	cf_t_result fast;
 	cf_t_result slow;
@@ -227,18 +222,18 @@ check_fast_reply(cf_slice msg, cf_t_method m, int32_t seqid, const cf_t_limits *
 	cf_status  *s = cf_t_read_reply(msg, m, seqid, lim, a, &slow);
 
 	if (ok && s != NULL)
-		die("the hand-written reader accepts what the generic one refuses", m, s);
+		die("the hand-written reader accepts what the generic one refuses", name, s);
 	if (ok && !same_scan_result(&fast, &slow))
-		die("the hand-written reader decodes differently", m, NULL);
+		die("the hand-written reader decodes differently", name, NULL);
 	if (canonical && s == NULL && slow.exception.kind == CF_T_EXC_NONE && !ok)
-		die("the hand-written reader refuses a canonical reply", m, NULL);
+		die("the hand-written reader refuses a canonical reply", name, NULL);
 	if (skim && s == NULL && m != CF_T_M_GET_SLICE)
 	{
 		if (n_keys != slow.n_key_slices)
-			die("the skim counts other keys", m, NULL);
+			die("the skim counts other keys", name, NULL);
 		for (size_t i = 0; i < n_keys; i++)
 			if (!cf_slice_eq(keys[i], slow.key_slices[i].key))
-				die("the skim finds other keys", m, NULL);
+				die("the skim finds other keys", name, NULL);
 	}
 	cf_status_free(s);
 	cf_arena_free(a);

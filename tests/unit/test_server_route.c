@@ -180,7 +180,6 @@ whole_super_columns_are_read_on_the_workers(void **state)
 	a.column_path.has_column = true;
 	a.column_path.column = cf_slice_str("c");
 	assert_int_equal(route_call(CF_T_M_GET, &a, false), CF_ROUTE_READS);
-	schema = &fake_schema;
 }
 
 static void
@@ -418,20 +417,31 @@ chains_of_whole_super_columns_run_on_the_workers(void **state)
 	st[0].column_parent.has_super_column = true;
 	st[0].column_parent.super_column = cf_slice_str("sc");
 	assert_int_equal(route_chain(&a), CF_ROUTE_READS);
+}
+
+/*
+ * Every test starts with the fake schema, whatever the one before it left (two set
+ * it to NULL midway, and a failed assertion ends a test before it could restore it).
+ */
+static int
+with_fake_schema(void **state)
+{
+	(void) state;
 	schema = &fake_schema;
+	return 0;
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(reads_of_few_columns_run_inline),
-		cmocka_unit_test(whole_super_columns_are_read_on_the_workers),
-		cmocka_unit_test(writes_inline_only_when_allowed),
-		cmocka_unit_test(scans_schema_and_login_go_to_the_workers),
-		cmocka_unit_test(odd_messages_go_to_the_workers),
-		cmocka_unit_test(chains_route_as_reads),
-		cmocka_unit_test(chains_of_whole_super_columns_run_on_the_workers),
+		cmocka_unit_test_setup(reads_of_few_columns_run_inline, with_fake_schema),
+		cmocka_unit_test_setup(whole_super_columns_are_read_on_the_workers, with_fake_schema),
+		cmocka_unit_test_setup(writes_inline_only_when_allowed, with_fake_schema),
+		cmocka_unit_test_setup(scans_schema_and_login_go_to_the_workers, with_fake_schema),
+		cmocka_unit_test_setup(odd_messages_go_to_the_workers, with_fake_schema),
+		cmocka_unit_test_setup(chains_route_as_reads, with_fake_schema),
+		cmocka_unit_test_setup(chains_of_whole_super_columns_run_on_the_workers, with_fake_schema),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,11 +77,18 @@ extern char *colfam_quote_key(const char *key, size_t len);
 extern char *colfam_copy_bytes(const void *p, size_t len);
 /*
  * Stored bytes → a Datum of typid (typmod applied, domains checked), palloc'd in the
- * current context. ERROR (HV004, 22021 bad UTF-8, 22P05 U+0000, 22003/22008 out of
- * range) naming ctx's column and row and the expected encoding; ctx may be NULL.
+ * current context; *isnull for the empty value of a type colfam_empty_is_null names.
+ * ERROR (HV004, 22021 bad UTF-8, 22P05 U+0000, 22003/22008 out of range) naming ctx's
+ * column and row and the expected encoding; ctx may be NULL.
  */
 extern Datum colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
-								   const ColfamValueContext *ctx);
+								   const ColfamValueContext *ctx, bool *isnull);
+/*
+ * Whether the empty value reads as NULL under typid (and a NULL value of the 'columns'
+ * mapping writes it): every type but text, varchar, char and bytea, whose empty value
+ * is ''.
+ */
+extern bool colfam_empty_is_null(Oid typid);
 /*
  * A non-null Datum of typid → its stored bytes, appended to out. ERROR for values the
  * encoding cannot hold (numeric fraction/NaN/Inf, sub-millisecond or infinite

@@ -17,7 +17,9 @@
  *   uuid / timeuuid                   16 bytes (LexicalUUIDType / TimeUUIDType, v1 only)
  *   boolean                           1 byte, 0x00 or 0x01 (no textual forms)
  *   double precision                  8-byte big-endian IEEE 754 binary64
- * Domains over these convert as their base type and are then checked.
+ * Domains over these convert as their base type and are then checked. The empty value
+ * (which Cassandra accepts under every validator) is '' for text, varchar, bpchar and
+ * bytea, and NULL for the other types.
  *
  * Assumptions:
  *  - Text travels as UTF-8 whatever the database encoding; conversion to and from the
@@ -444,6 +446,20 @@ call_input(PGFunction fn, const char *s, int32 typmod, const ColfamValueContext 
 	return d;
 }
 
+/* Checks d (or NULL) against domain typid, with the value's column and row as context. */
+static void
+check_domain(Datum d, bool isnull, Oid typid, const ColfamValueContext *ctx)
+{
+	ErrorContextCallback cb;
+
+	cb.callback = conversion_context;
+	cb.arg = (void *) ctx;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+	domain_check(d, isnull, typid, NULL, NULL);
+	error_context_stack = cb.previous;
+}
+
 /* ---------------------------------------------------------------- fixed widths */
 
 /* Appends v as 8 big-endian bytes (LongType, doubles). */
@@ -778,10 +794,7 @@ decimal_to_varint(const char *digits, bool neg, StringInfo out)
 static Datum
 read_integer(const char *data, size_t len, int32 typmod, const ColfamValueContext *ctx)
 {
-	if (len == 0)
-		bad_bytes(ctx, ERRCODE_FDW_INVALID_DATA_TYPE, MARSHAL_INTEGER,
-				  "IntegerType is a two's-complement big-endian integer of at least 1 "
-				  "byte; got 0 bytes.");
+	Assert(len > 0);			/* the empty value is NULL (colfam_bytes_to_datum) */
 	if (len > INTEGER_MAX_BYTES)
 		bad_bytes(ctx, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, MARSHAL_INTEGER,
 				  psprintf("The value is %zu bytes long, beyond the range of type numeric.",
@@ -836,14 +849,38 @@ read_text(const char *data, size_t len, const ColfamValueContext *ctx)
 	return PointerGetDatum(t);
 }
 
+/*
+ * Whether the empty value of base type base is NULL: for every type but the strings and
+ * bytea, whose empty value is '' (Cassandra accepts an empty value under any validator,
+ * and its drivers read it as null for the other types).
+ */
+static bool
+empty_is_null(Oid base)
+{
+	return base != TEXTOID && base != VARCHAROID && base != BPCHAROID && base != BYTEAOID;
+}
+
+bool
+colfam_empty_is_null(Oid typid)
+{
+	return empty_is_null(base_type(typid, NULL));
+}
+
 Datum
 colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
-					  const ColfamValueContext *ctx)
+					  const ColfamValueContext *ctx, bool *isnull)
 {
 	int32		basetypmod = typmod;
 	Oid			base = base_type(typid, &basetypmod);
 	Datum		d;
 
+	*isnull = len == 0 && empty_is_null(base);
+	if (*isnull)
+	{
+		if (typid != base)
+			check_domain((Datum) 0, true, typid, ctx);
+		return (Datum) 0;
+	}
 	switch (base)
 	{
 		case TEXTOID:
@@ -920,7 +957,7 @@ colfam_bytes_to_datum(Oid typid, int32 typmod, const char *data, size_t len,
 			unsupported_type(typid);
 	}
 	if (typid != base)
-		domain_check(d, false, typid, NULL, NULL);
+		check_domain(d, false, typid, ctx);
 	return d;
 }
 
@@ -1027,6 +1064,8 @@ colfam_decode(PG_FUNCTION_ARGS)
 	bytea	   *b;
 	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 1);
 	ColfamValueContext ctx = {0};
+	Datum		d;
+	bool		isnull;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -1042,8 +1081,11 @@ colfam_decode(PG_FUNCTION_ARGS)
 	if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
 		ctx.column = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	b = PG_GETARG_BYTEA_PP(0);
-	PG_RETURN_DATUM(colfam_bytes_to_datum(typid, arg_typmod(fcinfo, 1), VARDATA_ANY(b),
-										  VARSIZE_ANY_EXHDR(b), &ctx));
+	d = colfam_bytes_to_datum(typid, arg_typmod(fcinfo, 1), VARDATA_ANY(b),
+							  VARSIZE_ANY_EXHDR(b), &ctx, &isnull);
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(d);
 }
 
 /* colfam_encode(anyelement) → bytea: the bytes colfamd would store for the value. */

@@ -462,8 +462,13 @@ encode_att(ColfamModifyState *m, TupleTableSlot *slot, AttrNumber att, bool requ
 					(errcode(ERRCODE_NOT_NULL_VIOLATION),
 					 errmsg("column \"%s\" of foreign table \"%s\" cannot be NULL",
 							c->attname, m->table->relname),
+					 c->role == COLFAM_ROLE_VALUE ?
+					 errdetail("It holds the value, and the empty value of type %s is '', not NULL.",
+							   format_type_be(c->typid)) :
 					 errdetail("It holds the %s, which a column family cannot leave empty.",
-							   colfam_role_name(c->role))));
+							   colfam_role_name(c->role)),
+					 c->role == COLFAM_ROLE_VALUE ?
+					 errhint("Write '' for an empty value, or delete the column.") : 0));
 		return false;
 	}
 	*out = encode(m, att, d);
@@ -692,9 +697,10 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 		int32		ttl = 0;
 
 		encode_att(m, slot, t->name_att, true, &name);
-		if (t->value_att != InvalidAttrNumber)
-			encode_att(m, slot, t->value_att, true, &value);
-		else
+		/* NULL is the empty value where that reads as NULL (colfam_empty_is_null) */
+		if (t->value_att == InvalidAttrNumber ||
+			!encode_att(m, slot, t->value_att,
+						!colfam_empty_is_null(t->cols[t->value_att - 1].typid), &value))
 			value = cf_slice_of("", 0);
 		if (t->ttl_att != InvalidAttrNumber)
 		{

@@ -115,6 +115,7 @@ struct ColfamScanState
 	cf_buf		key_copy;		/* cur_key's bytes when the row's page is gone */
 	bool		key_decoded;	/* key_datum holds cur_key as the key column's type */
 	Datum		key_datum;		/* decoded once per row, not once per SQL row */
+	bool		key_isnull;		/* colfamd refuses empty keys; a bad server's reads NULL */
 	cf_t_slice_predicate row_pred;	/* range and index scans: pred, at most
 									 * COLFAM_ROW_COLUMNS columns a row (a range
 									 * scan widens it: widen_range_rows) */
@@ -1125,7 +1126,7 @@ next_items(ColfamScanState *s)
 /* ---- making SQL rows ---- */
 
 static Datum
-decode(ColfamScanState *s, AttrNumber att, cf_slice b)
+decode(ColfamScanState *s, AttrNumber att, cf_slice b, bool *isnull)
 {
 	ColfamColumn *c = &s->table->cols[att - 1];
 	ColfamValueContext ctx;
@@ -1133,28 +1134,32 @@ decode(ColfamScanState *s, AttrNumber att, cf_slice b)
 	ctx.row_key = (const char *) s->cur_key.p;
 	ctx.row_key_len = s->cur_key.len;
 	ctx.column = c->attname;
-	return colfam_bytes_to_datum(c->typid, c->typmod, (const char *) b.p, b.len, &ctx);
+	return colfam_bytes_to_datum(c->typid, c->typmod, (const char *) b.p, b.len, &ctx,
+								 isnull);
 }
 
 /*
- * The current row's key as the key column's Datum. A wide row makes one SQL row per
- * column in the 'columns' mapping: the key is decoded once, into key_cxt, which lives
- * until the scan moves to another row (longer than the executor's per-tuple memory).
+ * The current row's key into the key column. A wide row makes one SQL row per column in
+ * the 'columns' mapping: the key is decoded once, into key_cxt, which lives until the
+ * scan moves to another row (longer than the executor's per-tuple memory).
  */
-static Datum
-row_key_datum(ColfamScanState *s)
+static void
+put_key(ColfamScanState *s, Datum *values, bool *nulls)
 {
+	AttrNumber	att = s->table->key_att;
+
 	if (!s->key_decoded)
 	{
 		MemoryContext old;
 
 		MemoryContextReset(s->key_cxt);
 		old = MemoryContextSwitchTo(s->key_cxt);
-		s->key_datum = decode(s, s->table->key_att, s->cur_key);
+		s->key_datum = decode(s, att, s->cur_key, &s->key_isnull);
 		MemoryContextSwitchTo(old);
 		s->key_decoded = true;
 	}
-	return s->key_datum;
+	values[att - 1] = s->key_datum;
+	nulls[att - 1] = s->key_isnull;
 }
 
 /*
@@ -1191,6 +1196,13 @@ put(ColfamScanState *s, Datum *values, bool *nulls, AttrNumber att, Datum d)
 	}
 }
 
+/* Attribute att decoded from b (NULL for an empty value colfam_empty_is_null names). */
+static void
+put_decoded(ColfamScanState *s, Datum *values, bool *nulls, AttrNumber att, cf_slice b)
+{
+	values[att - 1] = decode(s, att, b, &nulls[att - 1]);
+}
+
 /* Is att an attribute the query reads (InvalidAttrNumber: none)? */
 static inline bool
 wanted(const ColfamScanState *s, AttrNumber att)
@@ -1206,13 +1218,13 @@ column_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 	ColfamTable *t = s->table;
 
 	if (wanted(s, t->key_att))
-		put(s, values, nulls, t->key_att, row_key_datum(s));
+		put_key(s, values, nulls);
 	if (super != NULL && wanted(s, t->super_att))
-		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
+		put_decoded(s, values, nulls, t->super_att, *super);
 	if (wanted(s, t->name_att))
-		put(s, values, nulls, t->name_att, decode(s, t->name_att, col->name));
+		put_decoded(s, values, nulls, t->name_att, col->name);
 	if (wanted(s, t->value_att))
-		put(s, values, nulls, t->value_att, decode(s, t->value_att, col->value));
+		put_decoded(s, values, nulls, t->value_att, col->value);
 	if (wanted(s, t->writetime_att))
 		put(s, values, nulls, t->writetime_att, writetime_datum(s, col->timestamp));
 	if (wanted(s, t->ttl_att) && col->has_ttl)
@@ -1232,9 +1244,9 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 	bool		want_extra = wanted(s, t->extra_att);
 
 	if (wanted(s, t->key_att))
-		put(s, values, nulls, t->key_att, row_key_datum(s));
+		put_key(s, values, nulls);
 	if (super != NULL && wanted(s, t->super_att))
-		put(s, values, nulls, t->super_att, decode(s, t->super_att, *super));
+		put_decoded(s, values, nulls, t->super_att, *super);
 	if (want_extra)
 	{
 		initStringInfo(&extra);
@@ -1253,7 +1265,7 @@ fields_row(ColfamScanState *s, Datum *values, bool *nulls, const cf_slice *super
 			{
 				named = true;
 				if (s->need[a + 1])
-					put(s, values, nulls, a + 1, decode(s, a + 1, cols[i].value));
+					put_decoded(s, values, nulls, a + 1, cols[i].value);
 			}
 		}
 		if (!named && want_extra)

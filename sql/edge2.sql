@@ -2,7 +2,8 @@
 -- edge2: types, mappings, IMPORT and token(key) bounds at their edges, each answer
 -- compared with the same data in a local table where there is one:
 --  - every SQL type both ways at the edges of its range; stored bytes that are not
---    a value of the declared type are an ERROR naming row, column and encoding;
+--    a value of the declared type are an ERROR naming row, column and encoding; the
+--    empty value is '' for text, varchar and bytea and NULL for the other types;
 --  - 'rows' mapping: an INSERT of a row with no column but its key would store
 --    nothing (a Cassandra row exists only through its columns): an ERROR, for
 --    VALUES (before any row of its batch is written) and COPY (which writes row by
@@ -97,8 +98,38 @@ SELECT value FROM v_text WHERE key = 'bad' AND column_name = '\x04';
 SELECT value FROM v_vc WHERE key = 'bad' AND column_name = '\x05';
 SELECT value FROM v_json WHERE key = 'bad' AND column_name = '\x06';
 SELECT value FROM v_text WHERE key = 'bad' AND column_name = '\x07';
-SELECT value FROM v_num WHERE key = 'bad' AND column_name = '\x08';
 SELECT value FROM v_dbl WHERE key = 'bad' AND column_name = '\x03';
+
+-- ---- the empty value: '' for text, varchar and bytea, NULL for every other type ----
+-- (Cassandra accepts an empty value under any validator)
+INSERT INTO vals VALUES ('empty', '\x01', '');
+SELECT 'bigint' AS type, value IS NULL AS is_null, value::text FROM v_big WHERE key = 'empty'
+UNION ALL SELECT 'numeric', value IS NULL, value::text FROM v_num WHERE key = 'empty'
+UNION ALL SELECT 'double precision', value IS NULL, value::text FROM v_dbl WHERE key = 'empty'
+UNION ALL SELECT 'timestamptz', value IS NULL, value::text FROM v_ts WHERE key = 'empty'
+UNION ALL SELECT 'boolean', value IS NULL, value::text FROM v_bool WHERE key = 'empty'
+UNION ALL SELECT 'jsonb', value IS NULL, value::text FROM v_json WHERE key = 'empty'
+UNION ALL SELECT 'text', value IS NULL, value FROM v_text WHERE key = 'empty'
+UNION ALL SELECT 'varchar(3)', value IS NULL, value FROM v_vc WHERE key = 'empty'
+UNION ALL SELECT 'bytea', value IS NULL, value::text FROM vals WHERE key = 'empty';
+-- the column is still there: its name and a count see it
+SELECT column_name, value FROM v_big WHERE key = 'empty' AND value IS NULL;
+-- a NOT NULL domain refuses it, as it refuses any NULL
+CREATE DOMAIN big_nn AS bigint NOT NULL;
+CREATE FOREIGN TABLE v_big_nn (key text COLLATE "C", column_name bytea, value big_nn)
+  SERVER edge2_srv OPTIONS (column_family 'Vals');
+SELECT value FROM v_big_nn WHERE key = 'empty';
+-- 'columns': a NULL value writes the empty value where that reads as NULL, so a row
+-- read and written back is unchanged; for text and bytea NULL is refused ('' is '')
+INSERT INTO v_big VALUES ('empty', '\x02', NULL);
+INSERT INTO v_json VALUES ('empty', '\x03', NULL), ('empty', '\x04', '{}');
+UPDATE v_json SET value = NULL WHERE key = 'empty' AND column_name = '\x04';
+INSERT INTO v_num SELECT key, column_name || '\x05'::bytea, value FROM v_num WHERE key = 'empty';
+SELECT column_name, value FROM vals WHERE key = 'empty';
+INSERT INTO v_text VALUES ('empty', '\x06', NULL);
+INSERT INTO vals VALUES ('empty', '\x06', NULL);
+UPDATE v_vc SET value = NULL WHERE key = 'empty';
+SELECT count(*) FROM vals WHERE key = 'empty';
 
 -- ---- 'rows': a row with nothing but its key stores nothing, so it is refused ----
 CREATE FOREIGN TABLE rows_x (key text COLLATE "C", name text, age bigint,
@@ -137,6 +168,11 @@ SELECT * FROM srows;
 -- an UPDATE that sets every column NULL removes them all: the row goes, as with DELETE
 UPDATE rows_x SET age = NULL, extra = NULL WHERE key = 'e7';
 SELECT key FROM rows_x ORDER BY key;
+-- an empty field reads as NULL under bigint, as '' under text: the row is there
+INSERT INTO rows_b VALUES ('e10', 'name', ''), ('e10', 'age', '');
+SELECT key, name, name = '' AS name_empty, age, age IS NULL AS age_null, extra
+FROM rows_x WHERE key = 'e10';
+DELETE FROM rows_x WHERE key = 'e10';
 
 -- ---- the extra jsonb: names that look alike, quotes, bytes; read and written back ----
 INSERT INTO rows_b VALUES ('x1', 'name', 'bob'), ('x1', '\xff', '\x01'),

@@ -194,6 +194,16 @@ SELECT colfam_decode('\x01', NULL::boolean) AS t, colfam_decode('\x00', NULL::bo
        colfam_decode('\x68c3a96c6c6f', NULL::text) AS text,
        colfam_decode('\x', NULL::text) AS empty_text,
        colfam_decode('\x', NULL::bytea) AS empty_bytea;
+-- the empty value of every other type is NULL
+SELECT 'bigint' AS type, colfam_decode('\x', NULL::bigint) IS NULL AS is_null
+UNION ALL SELECT 'numeric', colfam_decode('\x', NULL::numeric) IS NULL
+UNION ALL SELECT 'timestamptz', colfam_decode('\x', NULL::timestamptz) IS NULL
+UNION ALL SELECT 'uuid', colfam_decode('\x', NULL::uuid) IS NULL
+UNION ALL SELECT 'timeuuid', colfam_decode('\x', NULL::timeuuid) IS NULL
+UNION ALL SELECT 'boolean', colfam_decode('\x', NULL::boolean) IS NULL
+UNION ALL SELECT 'float8', colfam_decode('\x', NULL::float8) IS NULL
+UNION ALL SELECT 'jsonb', colfam_decode('\x', NULL::jsonb) IS NULL
+UNION ALL SELECT 'varchar', colfam_decode('\x', NULL::varchar) IS NULL;
 SELECT format('%s|', colfam_decode('\x6162', NULL::char(4))) AS bpchar,
        colfam_decode('\x6162', NULL::varchar(2)) AS varchar,
        colfam_decode(colfam_encode('{"b": [1, 2], "a": null}'::jsonb), NULL::jsonb) AS jsonb,
@@ -210,12 +220,11 @@ SELECT colfam_decode('\xffffffffffffffff', NULL::positive);
 -- conversion errors: stored bytes that are not a value of the declared type
 -- ===================================================================
 SELECT colfam_decode('\x01020304050607', NULL::bigint, 'jsmith', 'age');
-SELECT colfam_decode('\x', NULL::bigint, '\x00ff10', 'age');
+SELECT colfam_decode('\x01', NULL::bigint, '\x00ff10', 'age');
 SELECT colfam_decode('\x010203040506070809', NULL::timestamptz, 'k', 'at');
 SELECT colfam_decode('\x7fffffffffffffff', NULL::timestamptz, 'k', 'at');
 SELECT colfam_decode('\x0000000080000000', NULL::integer, 'k', 'n');
 SELECT colfam_decode('\x0000000000008000', NULL::smallint, 'k', 'n');
-SELECT colfam_decode('\x', NULL::numeric, 'k', 'n');
 SELECT colfam_decode('\x0000000000003039', NULL::numeric(3, 0), 'k', 'n');
 SELECT colfam_decode('\x68c3', NULL::text, 'k', 'name');
 SELECT colfam_decode('\x610062', NULL::text, 'k', 'name');

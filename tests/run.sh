@@ -151,7 +151,7 @@ suite_fuzz() {
     if [[ $name == cli ]]; then
       cp tests/data/seeds/*.cli "build/fuzz/corpus/$name/" || return 1
     fi
-    # the SSTable reader: its two templates unchanged
+    # the SSTable reader: its templates unchanged (template-0 .. template-2)
     if [[ $name == sstable ]]; then
       CF_FUZZ_SEED_DIR=build/fuzz/corpus/$name "$f" || return 1
     fi

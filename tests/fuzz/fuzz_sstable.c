@@ -10,21 +10,27 @@
  * lets the fuzzer edit the inside of every block and reseals each one (a fresh CRC),
  * so the mutations reach the decoders instead of stopping at the checksum.
  *
- * Two templates are written once, uncompressed (zstd_level < 0, so the stored bytes
- * are the records themselves) with small blocks so rows have column indexes: a
- * Standard CF (BytesType) with a row deletion, a range tombstone, a tombstone, an
- * expiring cell and a wide row; and a Super CF (UTF8Type super columns, TimeUUIDType
- * sub-columns) with a wide row. Input byte 0 picks the template; the rest overlays the
- * stored bytes of its blocks, in file order (a shorter input leaves the rest as
- * written). The file is rebuilt, every block resealed, then opened and read every
- * way: rows in order, each row's cells forwards and backwards, seeks and reverse
- * seeks, point gets of the template's keys.
+ * Three templates are written once, uncompressed (zstd_level < 0, so the stored bytes
+ * are the records themselves) with small blocks so rows have column indexes, each with
+ * a row deletion, a range tombstone, a tombstone, an expiring cell and a wide row:
+ *  0. a Standard CF (BytesType);
+ *  1. a Super CF (UTF8Type super columns, TimeUUIDType sub-columns);
+ *  2. a Standard CF (LongType, negative names too) whose wide row spans ~75 data
+ *     blocks: its names are all 8 bytes, so the reader keeps the column-index block's
+ *     names and the row's top level as dense key arrays, the block's with two summary
+ *     levels, and searches them comparing integers (sstable_reader.c's find_dense,
+ *     key_levels_search) — the one template whose corrupt bytes reach that path.
+ * Input byte 0 picks the template (modulo 3); the rest overlays the stored bytes of its
+ * blocks, in file order (a shorter input leaves the rest as written). The file is
+ * rebuilt, every block resealed, then opened and read every way: rows in order, each
+ * row's cells forwards and backwards, seeks and reverse seeks, point gets of the
+ * template's keys.
  *
  * Checked: no crash, leak or undefined behaviour (ASan, UBSan); every failure is
  * CF_ERR_CORRUPTION (or out of memory); and the unmodified template reads back whole.
  *
- * CF_FUZZ_SEED_DIR=DIR fuzz_sstable writes the two templates' inputs there and exits
- * (tests/run.sh fuzz seeds the corpus so).
+ * CF_FUZZ_SEED_DIR=DIR fuzz_sstable writes the templates' inputs there (template-0 ..
+ * template-2) and exits (tests/run.sh fuzz seeds the corpus so).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +48,7 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_BLOCKS 4096
 #define STEP_CAP 20000			/* cells a read may visit: a loop must end */
+#define N_TEMPLATES 3
 
 typedef struct blk
 {
@@ -62,13 +69,18 @@ typedef struct tmpl
 	int			n_keys;
 } tmpl;
 
-static tmpl templates[2];
+static tmpl templates[N_TEMPLATES];
 static char dir[64];
 static char path[128];
 static uint8_t *work;			/* the rebuilt file */
 
 static const cf_col_order std_order = {false, CF_TYPE_BYTES, CF_TYPE_BYTES};
 static const cf_col_order super_order = {true, CF_TYPE_UTF8, CF_TYPE_TIME_UUID};
+static const cf_col_order long_order = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
+
+/* A value long enough that a LongType template's data block holds only 2 or 3 cells. */
+static const char long_value[] =
+"a value that fills a block of the LongType template, 2 or 3 a block";
 
 static void
 die(const char *what, const cf_status *s)
@@ -107,6 +119,21 @@ timeuuid(uint8_t *u, uint64_t t)
 	return cf_slice_of(u, 16);
 }
 
+/* The LongType name v: 8 bytes, big-endian two's complement. */
+static cf_slice
+longname(uint8_t *u, int64_t v)
+{
+	cf_store_be64(u, (uint64_t) v);
+	return cf_slice_of(u, 8);
+}
+
+/* Name of cell i of a LongType template: INT64_MIN first, then steps of 1000 from -39000. */
+static int64_t
+long_at(int i)
+{
+	return i == 0 ? INT64_MIN : (int64_t) (i - 40) * 1000;
+}
+
 static void
 add(cf_sstable_writer *w, cf_slice sc, cf_slice name, const char *value, uint8_t flags)
 {
@@ -122,11 +149,12 @@ add(cf_sstable_writer *w, cf_slice sc, cf_slice name, const char *value, uint8_t
 	ok(cf_sstable_writer_add_cell(w, &c), "add_cell");
 }
 
-/* Writes template t (0 Standard, 1 Super) to path. */
+/* Writes template t (see the header: its order tells which) to path. */
 static void
 write_template(int t)
 {
 	tmpl	   *T = &templates[t];
+	bool		is_long = !T->order.super && T->order.cmp == CF_TYPE_LONG;
 	cf_sstable_options opt = {.order = T->order, .block_size = 256, .zstd_level = -1};
 	cf_sstable_writer *w;
 	uint8_t		u[16],
@@ -143,31 +171,38 @@ write_template(int t)
 		cf_range_tomb rt = {.sc = cf_slice_of(NULL, 0), .start = str("c0010"),
 		.finish = str("c0020"), .del = {500, 1500000000}};
 		char	   *key = T->keys[T->n_keys++];
-		int			n = r == 3 ? 300 : 4;
+		int			n = r != 3 ? 4 : is_long ? 150 : 300;
 
 		snprintf(key, sizeof(T->keys[0]), "row%d", r);
 		if (r == 1)
 			del = (cf_deletion) {400, 1500000000};
-		if (t == 1)
+		if (T->order.super)
 		{
 			rt.sc = str("beta");
 			rt.start = timeuuid(lo, 1000010);
 			rt.finish = timeuuid(hi, 1000020);
 		}
+		else if (is_long)
+		{
+			rt.start = longname(lo, long_at(10));
+			rt.finish = longname(hi, long_at(20));
+		}
 		ok(cf_sstable_writer_begin_row(w, str("tok"), str(key), del, r == 2 ? &rt : NULL,
 									   r == 2), "begin_row");
-		for (int s = 0; s < (t == 0 ? 1 : r == 3 ? 1 : 3); s++)
+		for (int s = 0; s < (!T->order.super || r == 3 ? 1 : 3); s++)
 			for (int i = 0; i < n; i++)
 			{
 				uint8_t		flags = i == 1 ? CF_CELL_DELETED : i == 2 ? CF_CELL_EXPIRING : 0;
 
-				if (t == 0)
+				if (T->order.super)
+					add(w, str(scs[s]), timeuuid(u, 1000000 + (uint64_t) i * 10), "v", flags);
+				else if (is_long)
+					add(w, cf_slice_of(NULL, 0), longname(u, long_at(i)), long_value, flags);
+				else
 				{
 					snprintf(name, sizeof(name), "c%04d", i);
 					add(w, cf_slice_of(NULL, 0), str(name), "value of the cell", flags);
 				}
-				else
-					add(w, str(scs[s]), timeuuid(u, 1000000 + (uint64_t) i * 10), "v", flags);
 			}
 		ok(cf_sstable_writer_end_row(w), "end_row");
 	}
@@ -247,13 +282,54 @@ allowed(cf_status *s, uint64_t *failures)
 	return false;
 }
 
+/*
+ * Seek target i of template T into *sc, *nm (names in buf, 32 bytes); false past the
+ * last. A LongType template's also lie between, before and after its names, and one is
+ * 4 bytes long (not compared as an integer).
+ */
+static bool
+seek_target(const tmpl *T, int i, uint8_t *buf, cf_slice *sc, cf_slice *nm)
+{
+	static const int64_t longs[] = {INT64_MIN, -22999, 0, 110000, INT64_MAX};
+
+	*sc = T->order.super ? str("beta") : cf_slice_of(NULL, 0);
+	if (T->order.super)
+	{
+		if (i >= 4)
+			return false;
+		*nm = timeuuid(buf, 1000000 + (uint64_t) i * 975);
+	}
+	else if (T->order.cmp == CF_TYPE_LONG)
+	{
+		if (i > 5)
+			return false;
+		if (i == 5)
+		{
+			memcpy(buf, "\x00\x00\x00\x01", 4);
+			*nm = cf_slice_of(buf, 4);
+		}
+		else
+			*nm = longname(buf, longs[i]);
+	}
+	else
+	{
+		if (i >= 4)
+			return false;
+		snprintf((char *) buf, 32, "c%04d", i * 97);
+		*nm = str((char *) buf);
+	}
+	return true;
+}
+
 /* Walks a row's cells forwards, backwards and by seeks; cells visited added to *cells. */
 static void
 read_cells(const tmpl *T, const cf_sstable_row *row, uint64_t *cells, uint64_t *failures)
 {
 	cf_sstable_cells *ci;
 	cf_cell		c;
-	uint8_t		u[16];
+	uint8_t		buf[32];
+	cf_slice	sc,
+				nm;
 	int			n;
 
 	if (!allowed(cf_sstable_cells_new(row, &ci), failures))
@@ -273,14 +349,8 @@ read_cells(const tmpl *T, const cf_sstable_row *row, uint64_t *cells, uint64_t *
 			if (!allowed(cf_sstable_cells_prev(ci), failures))
 				break;
 		}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; seek_target(T, i, buf, &sc, &nm); i++)
 	{
-		cf_slice	sc = T->order.super ? str("beta") : cf_slice_of(NULL, 0);
-		char		name[32];
-		cf_slice	nm;
-
-		snprintf(name, sizeof(name), "c%04d", i * 97);
-		nm = T->order.super ? timeuuid(u, 1000000 + (uint64_t) i * 975) : str(name);
 		if (allowed(cf_sstable_cells_seek(ci, sc, nm), failures) && cf_sstable_cells_valid(ci))
 			cf_sstable_cells_cell(ci, &c);
 		if (allowed(cf_sstable_cells_seek_le(ci, sc, nm), failures) &&
@@ -375,7 +445,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(path, sizeof(path), "%s/t.db", dir);
 	templates[0].order = std_order;
 	templates[1].order = super_order;
-	for (int t = 0; t < 2; t++)
+	templates[2].order = long_order;
+	for (int t = 0; t < N_TEMPLATES; t++)
 	{
 		uint64_t	failures = 0;
 
@@ -421,7 +492,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	T = &templates[data[0] & 1];
+	T = &templates[data[0] % N_TEMPLATES];
 	memcpy(work, T->file, T->size);
 	for (size_t b = 0; b < T->n_blocks; b++)
 	{

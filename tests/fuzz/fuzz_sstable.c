@@ -285,19 +285,22 @@ allowed(cf_status *s, uint64_t *failures)
 /*
  * Seek target i of template T into *sc, *nm (names in buf, 32 bytes); false past the
  * last. A LongType template's also lie between, before and after its names, and one is
- * 4 bytes long (not compared as an integer).
+ * 4 bytes long (not compared as an integer); a Super template's go into two super
+ * columns, one the wide row's, whose sub-column index is searched as dense names.
  */
 static bool
 seek_target(const tmpl *T, int i, uint8_t *buf, cf_slice *sc, cf_slice *nm)
 {
 	static const int64_t longs[] = {INT64_MIN, -22999, 0, 110000, INT64_MAX};
 
-	*sc = T->order.super ? str("beta") : cf_slice_of(NULL, 0);
+	*sc = cf_slice_of(NULL, 0);
 	if (T->order.super)
 	{
-		if (i >= 4)
+		/* into "beta" (most rows), then "alpha" (the wide row's only super column) */
+		if (i >= 8)
 			return false;
-		*nm = timeuuid(buf, 1000000 + (uint64_t) i * 975);
+		*sc = str(i < 4 ? "beta" : "alpha");
+		*nm = timeuuid(buf, 1000000 + (uint64_t) (i % 4) * 975);
 	}
 	else if (T->order.cmp == CF_TYPE_LONG)
 	{

@@ -850,14 +850,15 @@ read_text(const char *data, size_t len, const ColfamValueContext *ctx)
 }
 
 /*
- * Whether the empty value of base type base is NULL: for every type but the strings and
- * bytea, whose empty value is '' (Cassandra accepts an empty value under any validator,
- * and its drivers read it as null for the other types).
+ * Whether the empty value of base type base is NULL: for every supported type but the
+ * strings and bytea, whose empty value is '' (Cassandra accepts an empty value under any
+ * validator, and its drivers read it as null for the other types).
  */
 static bool
 empty_is_null(Oid base)
 {
-	return base != TEXTOID && base != VARCHAROID && base != BPCHAROID && base != BYTEAOID;
+	return base != TEXTOID && base != VARCHAROID && base != BPCHAROID && base != BYTEAOID &&
+		encoding_of(base) != MARSHAL_NONE;
 }
 
 bool

@@ -237,6 +237,7 @@ SELECT colfam_decode('\x3ff0', NULL::float8, 'k', 'x');
 SELECT colfam_decode('\x6ba7b8109dad11d180b400c04fd430', NULL::uuid, 'k', 'id');
 SELECT colfam_decode('\xa0eebc999c0b4ef8bb6d6bb9bd380a11', NULL::timeuuid, 'k', 'column_name');
 SELECT colfam_decode('\x00', NULL::point, 'k', 'p');
+SELECT colfam_decode('\x', NULL::point, 'k', 'p');
 SELECT colfam_decode('\x00', NULL::bigint, convert_to(repeat('é', 40), 'UTF8'), 'age');
 SELECT colfam_decode('\x00', NULL::bigint, decode(repeat('01', 70), 'hex'), 'age');
 

@@ -28,6 +28,8 @@
 #include "colfam_fdw.h"
 
 #include "access/xact.h"
+#include "nodes/plannodes.h"
+#include "tcop/pquery.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -41,7 +43,8 @@ static WriteCounts xact_writes;	/* since the top-level transaction began */
 static WriteCounts *sub_start;	/* [nest level]: xact_writes when it began */
 static int	sub_cap;
 static WriteCounts sub_pending;	/* an aborted subtransaction's, not yet warned of */
-static TimestampTz stmt_start;	/* the top-level statement stmt_rows counts for */
+static TimestampTz stmt_start;	/* the top-level statement stmt_rows counts for: */
+static int	stmt_location;		/* its message's timestamp and its place in it */
 static int64 stmt_rows;
 
 /*
@@ -140,22 +143,45 @@ colfam_xact_init(void)
 	RegisterSubXactCallback(subxact_callback, NULL);
 }
 
+/*
+ * Is stmt_start/stmt_location the top-level statement now running (else, with set,
+ * make it so)? A client's message has one start timestamp however many statements its
+ * text holds, so the statement is also told by its place in the text: that of the
+ * statement the active portal runs, which is the top-level one also while a function
+ * it calls runs statements of its own through SPI (not while a cursor's fetch runs
+ * one, in the cursor's own portal).
+ */
+static bool
+same_statement(bool set)
+{
+	TimestampTz start = GetCurrentStatementStartTimestamp();
+	int			location = -1;
+
+	if (ActivePortal != NULL && ActivePortal->stmts != NIL)
+		location = linitial_node(PlannedStmt, ActivePortal->stmts)->stmt_location;
+	if (start == stmt_start && location == stmt_location)
+		return true;
+	if (set)
+	{
+		stmt_start = start;
+		stmt_location = location;
+	}
+	return false;
+}
+
 void
 colfam_xact_rows_written(int64 rows)
 {
 	xact_writes.rows += rows;
-	if (stmt_start != GetCurrentStatementStartTimestamp())
-	{
-		stmt_start = GetCurrentStatementStartTimestamp();
+	if (!same_statement(true))
 		stmt_rows = 0;
-	}
 	stmt_rows += rows;
 }
 
 int64
 colfam_xact_statement_rows(void)
 {
-	return stmt_start == GetCurrentStatementStartTimestamp() ? stmt_rows : 0;
+	return same_statement(false) ? stmt_rows : 0;
 }
 
 void

@@ -96,8 +96,14 @@ C	c2	v
 	c3	v
 C	c4	v
 \.
+-- two statements of one message (psql's \;) share its start timestamp: the ERROR
+-- counts only its own statement's rows, not those the statement before it wrote
+INSERT INTO links VALUES ('M', 'm1', 'v'), ('M', 'm2', 'v') \; INSERT INTO links VALUES ('', 'm3', 'v');
+-- ... while the statements a function runs count with the statement that called it
+DO $$ BEGIN INSERT INTO links VALUES ('M', 'm3', 'v'); INSERT INTO links VALUES ('', 'm4', 'v'); END $$;
 RESET client_min_messages;
-SELECT key, column_name FROM links WHERE key = 'C' ORDER BY 2;
+SELECT key, column_name FROM links WHERE key IN ('C', 'M') ORDER BY 1, 2;
+DELETE FROM links WHERE key = 'M';
 -- RETURNING sends each row alone; ON CONFLICT is refused
 INSERT INTO links VALUES ('R', 'r1', 'v') RETURNING key, column_name;
 INSERT INTO links VALUES ('', 'r2', 'v') RETURNING key, column_name;

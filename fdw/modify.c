@@ -120,6 +120,9 @@ typedef struct ColfamModifyState
 	int			nfields;
 	AttrNumber *same_as;		/* [attnum - 1]: the first column naming the same
 								 * Cassandra column, or InvalidAttrNumber */
+	bool	   *writes;			/* UPDATE of 'rows' (see update_writes): [attnum - 1]
+								 * whether it writes the column's field; NULL: every
+								 * field, and the row is rewritten whole */
 } ColfamModifyState;
 
 static int64 last_timestamp = 0;
@@ -375,6 +378,40 @@ modify_state_create(EState *estate, Relation rel)
 	return m;
 }
 
+/*
+ * An UPDATE of a 'rows' table writes only the fields of the columns it sets (and of
+ * those naming the same Cassandra columns, which must agree with them), so the
+ * Cassandra columns it does not touch keep their timestamps and TTLs, and an empty
+ * value that reads as NULL stays stored. [attnum - 1] for each column; NULL when the
+ * UPDATE rewrites the row whole: it sets extra (the row becomes exactly the SQL row,
+ * members it lost included), or a BEFORE ROW trigger may change any column (as
+ * postgres_fdw then sends every column). Generated columns count as set.
+ */
+static bool *
+update_writes(ColfamModifyState *m, ResultRelInfo *rinfo, EState *estate)
+{
+	ColfamTable *t = m->table;
+	Bitmapset  *set;
+	bool	   *writes;
+
+	if (!t->rows_mapping ||
+		(rinfo->ri_TrigDesc && rinfo->ri_TrigDesc->trig_update_before_row))
+		return NULL;
+	set = bms_union(ExecGetUpdatedCols(rinfo, estate), ExecGetExtraUpdatedCols(rinfo, estate));
+	if (t->extra_att != InvalidAttrNumber &&
+		bms_is_member(t->extra_att - FirstLowInvalidHeapAttributeNumber, set))
+		return NULL;
+	writes = palloc0(sizeof(bool) * Max(t->natts, 1));
+	/* a set column marks its Cassandra column's first SQL column, then all of them */
+	for (int a = 1; a <= t->natts; a++)
+		if (bms_is_member(a - FirstLowInvalidHeapAttributeNumber, set))
+			writes[(m->same_as[a - 1] != InvalidAttrNumber ? m->same_as[a - 1] : a) - 1] = true;
+	for (int a = 1; a <= t->natts; a++)
+		if (m->same_as[a - 1] != InvalidAttrNumber)
+			writes[a - 1] = writes[m->same_as[a - 1] - 1];
+	return writes;
+}
+
 void
 colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_private,
 					int subplan_index, int eflags)
@@ -404,6 +441,7 @@ colfam_begin_modify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_p
 			m->sets_writetime = wt != InvalidAttrNumber &&
 				bms_is_member(wt - FirstLowInvalidHeapAttributeNumber,
 							  ExecGetUpdatedCols(rinfo, mtstate->ps.state));
+			m->writes = update_writes(m, rinfo, mtstate->ps.state);
 		}
 		if (plan_may_repeat_rows(subplan))
 		{
@@ -664,10 +702,12 @@ extra_bytes(ColfamModifyState *m, AttrNumber a, const char *s, int len)
  * mapping at the row's writetime instead when it has one and own_writetime (an INSERT,
  * or an UPDATE that sets it: the writetime an UPDATE read back from the column is the
  * version it replaces, and writing at it again could lose to that very version).
+ * An UPDATE's (update) NULL fields delete their columns, and it writes only the
+ * fields m->writes names; an INSERT's NULL fields write nothing.
  */
 static void
 row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts,
-				 bool delete_nulls, bool own_writetime)
+				 bool update, bool own_writetime)
 {
 	ColfamTable *t = m->table;
 	cf_slice	super,
@@ -738,6 +778,8 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 	{
 		ColfamColumn *c = &t->cols[a - 1];
 
+		if (update && m->writes != NULL && !m->writes[a - 1])
+			continue;			/* an UPDATE that leaves it (and extra: not set) */
 		if (c->role == COLFAM_ROLE_FIELD)
 		{
 			AttrNumber	first = m->same_as[a - 1];
@@ -746,7 +788,7 @@ row_to_mutations(ColfamModifyState *m, TupleTableSlot *slot, RowMut *r, int64 ts
 				first = a;
 			name = cf_slice_str(c->name);
 			has_value[a - 1] = encode_att(m, slot, a, false, &written[a - 1]);
-			if (!has_value[a - 1] && !delete_nulls)
+			if (!has_value[a - 1] && !update)
 				continue;		/* writes nothing */
 			if (writer[first - 1] != InvalidAttrNumber)
 			{
@@ -1222,14 +1264,18 @@ colfam_exec_update(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 						t->relname),
 				 errhint("INSERT the row under its new key and DELETE the old one.")));
 	/*
-	 * 'rows' with an extra column: the SQL row holds every column of the row, so the
-	 * row becomes exactly it; extra members it no longer has go with the old row
+	 * 'rows' with an extra column, rewritten whole (update_writes): the SQL row holds
+	 * every column of the row, so the row becomes exactly it; extra members it no
+	 * longer has go with the old row
 	 */
-	if (t->rows_mapping && t->extra_att != InvalidAttrNumber)
+	if (t->rows_mapping && t->extra_att != InvalidAttrNumber && m->writes == NULL)
 		add_deletion(&newrow, has_super ? &super : NULL, NULL, m->delete_ts);
 	row_to_mutations(m, slot, &newrow, ts, true, m->sets_writetime);
 	if (!moved)
-		send_batch(m, &newrow, 1, 1);
+	{
+		if (newrow.n > 0)		/* none if it sets only the key or super column, unchanged */
+			send_batch(m, &newrow, 1, 1);
+	}
 	else if (cf_slice_eq(oldrow.key, newrow.key))
 	{
 		/* one row mutation: the old column out (older timestamp), the new one in */

@@ -173,6 +173,33 @@ INSERT INTO rows_b VALUES ('e10', 'name', ''), ('e10', 'age', '');
 SELECT key, name, name = '' AS name_empty, age, age IS NULL AS age_null, extra
 FROM rows_x WHERE key = 'e10';
 DELETE FROM rows_x WHERE key = 'e10';
+-- an UPDATE writes only the fields it sets: the Cassandra columns it leaves keep their
+-- timestamps, TTLs and empty values; one that sets extra rewrites the row whole
+CREATE FOREIGN TABLE rows_t (key text COLLATE "C", column_name bytea, value bytea,
+                             wt bigint OPTIONS (role 'writetime'),
+                             ttl integer OPTIONS (role 'ttl'))
+  SERVER edge2_srv OPTIONS (column_family 'Rows');
+INSERT INTO rows_t VALUES ('e11', 'name', 'n', 1000, NULL), ('e11', 'age', '', 1000, NULL),
+  ('e11', 'tok', 'x', 1000, 3600);
+UPDATE rows_x SET name = 'm' WHERE key = 'e11';
+SELECT column_name, value, wt = 1000 AS same_writetime, ttl FROM rows_t WHERE key = 'e11';
+UPDATE rows_x SET age = 11 WHERE key = 'e11';
+SELECT column_name, value, wt = 1000 AS same_writetime, ttl FROM rows_t WHERE key = 'e11';
+UPDATE rows_x SET age = NULL WHERE key = 'e11';
+SELECT column_name, value, wt = 1000 AS same_writetime, ttl FROM rows_t WHERE key = 'e11';
+UPDATE rows_x SET extra = '{"tok": "y"}' WHERE key = 'e11';
+SELECT column_name, value, wt = 1000 AS same_writetime, ttl FROM rows_t WHERE key = 'e11';
+-- setting the key to itself writes nothing
+UPDATE rows_x SET key = key WHERE key = 'e11';
+SELECT * FROM rows_x WHERE key = 'e11';
+-- a BEFORE ROW trigger may change any column: what it sets is written too
+CREATE FUNCTION age_42() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN NEW.age := 42; RETURN NEW; END $$;
+CREATE TRIGGER age_42 BEFORE UPDATE ON rows_x FOR EACH ROW EXECUTE FUNCTION age_42();
+UPDATE rows_x SET name = 'p' WHERE key = 'e11';
+DROP TRIGGER age_42 ON rows_x;
+SELECT * FROM rows_x WHERE key = 'e11';
+DELETE FROM rows_x WHERE key = 'e11';
 
 -- ---- the extra jsonb: names that look alike, quotes, bytes; read and written back ----
 INSERT INTO rows_b VALUES ('x1', 'name', 'bob'), ('x1', '\xff', '\x01'),

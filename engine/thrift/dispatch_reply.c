@@ -234,13 +234,13 @@ too_large(const cf_buf *out, size_t size)
 }
 
 /*
- * The size of rows as multiget_slice's map entries (as_map) or as KeySlices, their
- * container's header not included; 0 (out failed) on an overlong length.
+ * The size of rows as multiget_slice's map (as_map) or as a list<KeySlice>, the
+ * container's header included; 0 (out failed) on an overlong length.
  */
 static size_t
 rows_size(cf_buf *out, const cf_read_rows *rows, bool as_map)
 {
-	size_t		size = 1;		/* the 0 return is the failure: subtracted below */
+	size_t		size = as_map ? MAP_HDR : LIST_HDR;
 	size_t		part;
 
 	if (!fits_i32(out, rows->n_rows))
@@ -274,15 +274,10 @@ result_size(cf_buf *out, cf_t_method m, const cf_row_slice *rs, const cf_read_ro
 		case CF_T_M_GET_SLICE:
 			part = coscs_size(out, rs);
 			return part ? size + part : 0;
-		case CF_T_M_MULTIGET_SLICE:
-			size += MAP_HDR;
-			break;
 		default:
-			size += LIST_HDR;
-			break;
+			part = rows_size(out, rows, m == CF_T_M_MULTIGET_SLICE);
+			return part ? size + part : 0;
 	}
-	part = rows_size(out, rows, m == CF_T_M_MULTIGET_SLICE);
-	return part ? size + part - 1 : 0;
 }
 
 /* list<KeySlice> of rows (NULL: none). */
@@ -365,11 +360,11 @@ cf_tr_write_chain_reply(cf_buf *out, const char *method, int32_t seqid,
 		return cf_buf_status(out);
 	for (size_t i = 0; i < n_steps; i++)
 	{
-		size_t		part = steps[i] ? rows_size(out, steps[i], false) : 1;
+		size_t		part = steps[i] ? rows_size(out, steps[i], false) : LIST_HDR;
 
 		if (part == 0)
 			return cf_buf_status(out);
-		size += LIST_HDR + part - 1;
+		size += part;
 	}
 	if ((p = cf_tb_room(out, size)) == NULL)
 	{

@@ -79,7 +79,6 @@ admin_call(cfc_conn *c, cf_ta_method m, const cf_ta_args *args, cf_arena *arena,
 	admin_once	o = {m, args, arena, res};
 	cf_status  *s;
 
-	memset(res, 0, sizeof(*res));
 	if ((s = cfc_begin_call(c, &o.arena)) != NULL)
 		return s;
 	return cfc_with_retries(c, cf_ta_method_name(m), retry, admin_once_fn, &o);

@@ -1654,8 +1654,9 @@ dsp_chain_keys(dsp_call *c, size_t i, const cf_ta_chain_step *st, const cf_read_
 /*
  * The chain's reads: step 0 as multiget_slice (dsp_multiget: its checks, messages,
  * grants and read), then each step's keys from its from_step's answer and the same
- * multiget, its errors prefixed "chain step N: ". rows[i] receives step i's answer
- * (the caller frees them, also on error).
+ * multiget, its errors prefixed "chain step N: ". rows[i] (CF_TA_CHAIN_MAX_STEPS + 1
+ * of them, NULL; a chain of more steps is refused before any read) receives step i's
+ * answer (the caller frees them, also on error).
  */
 static cf_status *
 dsp_chain_run(dsp_call *c, const cf_ta_args *a, cf_read_rows **rows)
@@ -1708,20 +1709,15 @@ dsp_chain(cf_dispatch *d, cf_dispatch_session *sess, const cf_ta_args *a, cf_are
 {
 	const char *name = cf_ta_method_name(CF_TA_M_MULTIGET_CHAIN);
 	dsp_call	c = {.d = d,.sess = sess,.arena = arena,.m = CF_T_M_MULTIGET_SLICE};
-	size_t		n = a->n_steps <= CF_TA_CHAIN_MAX_STEPS ? a->n_steps + 1 : 0;
-	cf_read_rows **rows = dsp_alloc(&c, n, sizeof(*rows));
+	cf_read_rows *rows[CF_TA_CHAIN_MAX_STEPS + 1] = {NULL};
 	size_t		mark = reply->len;
 	uint8_t		failed = reply->failed;
-	cf_status  *s = n && rows == NULL ? DSP_NO_MEMORY() : NULL;
+	cf_status  *s = dsp_chain_run(&c, a, rows);
 	cf_status  *ws;
 
-	if (rows)
-		memset(rows, 0, n * sizeof(*rows));
-	if (s == NULL)
-		s = dsp_chain_run(&c, a, rows);
 	if (s == NULL &&
 		(ws = cf_tr_write_chain_reply(reply, name, seqid, (const cf_read_rows *const *) rows,
-									  n)) != NULL)
+									  a->n_steps + 1)) != NULL)
 	{
 		dsp_rewind(reply, mark, failed);
 		if (cf_status_code(ws) == CF_ERR_TOO_LARGE)
@@ -1733,7 +1729,7 @@ dsp_chain(cf_dispatch *d, cf_dispatch_session *sess, const cf_ta_args *a, cf_are
 			cf_status_free(ws);
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i <= CF_TA_CHAIN_MAX_STEPS; i++)
 		cf_read_rows_free(rows[i]);
 	cf_schema_unref(c.schema);
 	return s;

@@ -234,13 +234,42 @@ too_large(const cf_buf *out, size_t size)
 }
 
 /*
- * The size of rows as multiget_slice's map entries (as_map) or as KeySlices, their
- * container's header not included; 0 (out failed) on an overlong length.
+ * Room in out for a reply's last size bytes (its header written from mark on): *p
+ * where they go, or the error (too_large's over the limit, else out's).
+ */
+static cf_status *
+reply_room(cf_buf *out, size_t mark, size_t size, uint8_t **p)
+{
+	if ((*p = cf_tb_room(out, size)) != NULL)
+		return NULL;
+	if (out->failed == CF_BUF_OVERLIMIT)
+		return too_large(out, out->len - mark + size);
+	return cf_buf_status(out);
+}
+
+/*
+ * Ends method's reply, begun at mark, with the result's STOP at p. The sizing pass and
+ * the stores disagreeing is a bug here: CF_ERR_INTERNAL, the reply taken back, never
+ * sent.
+ */
+static cf_status *
+reply_end(cf_buf *out, size_t mark, uint8_t *p, const char *method)
+{
+	*p++ = CF_TB_STOP;
+	if (p == out->data + out->len)
+		return NULL;
+	out->len = mark;
+	return cf_status_make(CF_ERR_INTERNAL, "%s: reply size miscounted", method);
+}
+
+/*
+ * The size of rows as multiget_slice's map (as_map) or as a list<KeySlice>, the
+ * container's header included; 0 (out failed) on an overlong length.
  */
 static size_t
 rows_size(cf_buf *out, const cf_read_rows *rows, bool as_map)
 {
-	size_t		size = 1;		/* the 0 return is the failure: subtracted below */
+	size_t		size = as_map ? MAP_HDR : LIST_HDR;
 	size_t		part;
 
 	if (!fits_i32(out, rows->n_rows))
@@ -274,15 +303,10 @@ result_size(cf_buf *out, cf_t_method m, const cf_row_slice *rs, const cf_read_ro
 		case CF_T_M_GET_SLICE:
 			part = coscs_size(out, rs);
 			return part ? size + part : 0;
-		case CF_T_M_MULTIGET_SLICE:
-			size += MAP_HDR;
-			break;
 		default:
-			size += LIST_HDR;
-			break;
+			part = rows_size(out, rows, m == CF_T_M_MULTIGET_SLICE);
+			return part ? size + part : 0;
 	}
-	part = rows_size(out, rows, m == CF_T_M_MULTIGET_SLICE);
-	return part ? size + part - 1 : 0;
 }
 
 /* list<KeySlice> of rows (NULL: none). */
@@ -315,12 +339,8 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 	cf_t_write_message_header(out, cf_slice_str(cf_t_method_name(m)), CF_T_REPLY, seqid);
 	if (!cf_buf_ok(out) || (size = result_size(out, m, rs, rows)) == 0)
 		return cf_buf_status(out);
-	if ((p = cf_tb_room(out, size)) == NULL)
-	{
-		if (out->failed == CF_BUF_OVERLIMIT)
-			return too_large(out, out->len - mark + size);
-		return cf_buf_status(out);
-	}
+	if ((s = reply_room(out, mark, size, &p)) != NULL)
+		return s;
 	switch (m)
 	{
 		case CF_T_M_GET:
@@ -341,15 +361,7 @@ cf_tr_write_reply(cf_buf *out, cf_t_method m, int32_t seqid, const cf_row_slice 
 			p = put_key_slices(put_field(p, CF_TB_LIST, 0), rows);
 			break;
 	}
-	*p++ = CF_TB_STOP;
-	if (p != out->data + out->len)
-	{
-		/* the sizing pass and the stores disagree: a bug here, never sent */
-		out->len = mark;
-		return cf_status_make(CF_ERR_INTERNAL, "%s: reply size miscounted",
-							  cf_t_method_name(m));
-	}
-	return NULL;
+	return reply_end(out, mark, p, cf_t_method_name(m));
 }
 
 cf_status *
@@ -359,34 +371,25 @@ cf_tr_write_chain_reply(cf_buf *out, const char *method, int32_t seqid,
 	size_t		mark = out->len;
 	size_t		size = FIELD_HDR + LIST_HDR + STOP;
 	uint8_t    *p;
+	cf_status  *s;
 
 	cf_t_write_message_header(out, cf_slice_str(method), CF_T_REPLY, seqid);
 	if (!cf_buf_ok(out) || !fits_i32(out, n_steps))
 		return cf_buf_status(out);
 	for (size_t i = 0; i < n_steps; i++)
 	{
-		size_t		part = steps[i] ? rows_size(out, steps[i], false) : 1;
+		size_t		part = steps[i] ? rows_size(out, steps[i], false) : LIST_HDR;
 
 		if (part == 0)
 			return cf_buf_status(out);
-		size += LIST_HDR + part - 1;
+		size += part;
 	}
-	if ((p = cf_tb_room(out, size)) == NULL)
-	{
-		if (out->failed == CF_BUF_OVERLIMIT)
-			return too_large(out, out->len - mark + size);
-		return cf_buf_status(out);
-	}
+	if ((s = reply_room(out, mark, size, &p)) != NULL)
+		return s;
 	p = put_list(put_field(p, CF_TB_LIST, 0), CF_TB_LIST, n_steps);
 	for (size_t i = 0; i < n_steps; i++)
 		p = put_key_slices(p, steps[i]);
-	*p++ = CF_TB_STOP;
-	if (p != out->data + out->len)
-	{
-		out->len = mark;
-		return cf_status_make(CF_ERR_INTERNAL, "%s: reply size miscounted", method);
-	}
-	return NULL;
+	return reply_end(out, mark, p, method);
 }
 
 /* ---------------------------------------------------------------- streamed range replies */

@@ -197,9 +197,10 @@ fake_serve(fake *f, int fd)
 					 (const char *) mh.name.p);
 			cf_buf_put_u32(&out, 0);
 			cf_t_write_app_exception(&out, mh.name, mh.seqid, CF_T_APP_UNKNOWN_METHOD, msg);
+			/* counted before the reply goes, as n_calls: the client may look at once */
+			atomic_fetch_add(&f->n_unknown, 1);
 			fake_send_frame(fd, &out);
 			cf_buf_free(&out);
-			atomic_fetch_add(&f->n_unknown, 1);
 			free(frame);
 			cf_arena_free(arena);
 			continue;

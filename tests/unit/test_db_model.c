@@ -275,7 +275,7 @@ random_history_matches_the_reference(void **state)
 		{
 			/* half the restarts are clean, half leave the memtables to replay */
 			if (rnd(2))
-				assert_null(cf_db_close(f->db));
+				db_fixture_close(f);
 			else
 			{
 				assert_null(cf_db_abandon(f->db));
@@ -289,8 +289,7 @@ random_history_matches_the_reference(void **state)
 	print_message("db model: %d steps, %d flushes, %d major compactions, %d restarts "
 				  "(%d replaying unflushed memtables)\n",
 				  STEPS, flushes, compactions, restarts, replays);
-	assert_null(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 int

@@ -101,8 +101,7 @@ db_background_threads_are_named(void **state)
 	assert_int_equal(threads_named("cf-clog-sync"), 1);	/* the periodic commit log's */
 	assert_int_equal(threads_named("cf-flush-Entrie"), 1);	/* cut at 15 bytes */
 
-	cf_db_close(f->db);
-	f->db = NULL;
+	db_fixture_close(f);
 	assert_int_equal(threads_named("cf-maint"), 0);
 	assert_int_equal(threads_named("cf-clog-sync"), 0);
 	assert_int_equal(threads_named("cf-flush-Entrie"), 0);

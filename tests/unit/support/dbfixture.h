@@ -31,4 +31,11 @@ cf_db_options db_fixture_options(const db_fixture *f);
  */
 cf_db	   *db_fixture_open(db_fixture *f, const cf_db_options *o);
 
+/*
+ * Closes f->db, which must close cleanly: fails the running test with the close's
+ * message otherwise. f->db is NULL before that check (cf_db_close frees the db even
+ * when it reports an error), so the teardown never abandons a freed db.
+ */
+void		db_fixture_close(db_fixture *f);
+
 #endif

@@ -549,18 +549,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(failed_fsync_in_batch_mode, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(enospc_in_the_commit_log, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(enospc_during_flush, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(segment_ids_grow_past_flushed_positions,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(power_loss_batch, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(power_loss_periodic, db_fixture_setup,
-										db_fixture_teardown),
+		DB_TEST(failed_fsync_in_batch_mode),
+		DB_TEST(enospc_in_the_commit_log),
+		DB_TEST(enospc_during_flush),
+		DB_TEST(segment_ids_grow_past_flushed_positions),
+		DB_TEST(power_loss_batch),
+		DB_TEST(power_loss_periodic),
 	};
 
 	cf_log_set_level(CF_LOG_OFF);	/* the faults make the db log errors, as it should */

@@ -296,7 +296,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(random_history_matches_the_reference, db_fixture_setup, db_fixture_teardown),
+		DB_TEST(random_history_matches_the_reference),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

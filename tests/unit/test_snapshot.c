@@ -367,9 +367,6 @@ snapshot_restores(void **state)
 	test_tmpdir_free(copy);
 }
 
-/* A test in a fresh db_fixture. */
-#define DB_TEST(fn) cmocka_unit_test_setup_teardown(fn, db_fixture_setup, db_fixture_teardown)
-
 int
 main(void)
 {

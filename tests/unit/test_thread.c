@@ -112,8 +112,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_are_set_and_cut_at_fifteen_bytes),
-		cmocka_unit_test_setup_teardown(db_background_threads_are_named,
-										db_fixture_setup, db_fixture_teardown),
+		DB_TEST(db_background_threads_are_named),
 	};
 
 	return cmocka_run_group_tests_name("util/thread", tests, NULL, NULL);

@@ -18,6 +18,9 @@ typedef struct db_fixture
 int			db_fixture_setup(void **state);
 int			db_fixture_teardown(void **state);
 
+/* A cmocka test of fn in a fresh db_fixture (*state). */
+#define DB_TEST(fn) cmocka_unit_test_setup_teardown(fn, db_fixture_setup, db_fixture_teardown)
+
 /*
  * The options of a db in f's directories: the POSIX env, RandomPartitioner, the
  * periodic commit log, every threshold at its default. The caller adjusts them.

@@ -246,9 +246,9 @@ key_le(cf_type t, const uint8_t *k, size_t klen, cf_slice name, bool u64, uint64
 
 /*
  * The last of the n keys of klen at keys (with their summary levels) that is <= name
- * under t; SIZE_MAX if none. Keys in order, as a column index's are. aux, if not NULL,
- * is an array of n elements of aux_size bytes the caller reads at the answer next: the
- * elements of the group the answer lies in are prefetched while level 0 is searched.
+ * under t; SIZE_MAX if none. Keys in order, as a column index's are. aux is an array of
+ * n elements of aux_size bytes the caller reads at the answer next: the elements of the
+ * group the answer lies in are prefetched while level 0 is searched.
  */
 static size_t
 key_levels_search(cf_type t, const uint8_t *keys, size_t n, size_t klen, cf_slice name,
@@ -296,7 +296,7 @@ key_levels_search(cf_type t, const uint8_t *keys, size_t n, size_t klen, cf_slic
 			return a - 1;
 		lo = (a - 1) * g;
 		hi = lo + g < cnt[k - 1] ? lo + g : cnt[k - 1];
-		if (k == 1 && aux)
+		if (k == 1)
 			prefetch_range((const char *) aux + lo * aux_size, (hi - lo) * aux_size);
 	}
 }
@@ -1257,9 +1257,18 @@ index_prefixes(cblk *b, size_t n)
 #define SPARE_MAX ((size_t) 256 << 10)
 
 /*
+ * Where entry i begins: data + the uint32_t that begins element i of at, an array of
+ * elements of stride bytes (a block's ix of blk_at, or a run of tops' uint32_t).
+ */
+static inline const uint8_t *
+entry_at(const uint8_t *data, const void *at, size_t stride, size_t i)
+{
+	return data + *(const uint32_t *) ((const char *) at + i * stride);
+}
+
+/*
  * Fills keys (KEY_LINE aligned, key_levels_bytes(n, klen) of them) with the names of n
- * column-index entries and their summary levels. Entry i is at data + the uint32_t
- * that begins element i of at (elements of stride bytes: ix's blk_at, or tops), its
+ * column-index entries (entry_at(data, at, stride, i)) and their summary levels, each
  * name klen bytes long (proven by the index builder that chose klen).
  */
 static void
@@ -1268,7 +1277,7 @@ dense_fill(uint8_t *keys, const uint8_t *data, const void *at, size_t stride, si
 {
 	for (size_t i = 0; i < n; i++)
 	{
-		const uint8_t *e = data + *(const uint32_t *) ((const char *) at + i * stride);
+		const uint8_t *e = entry_at(data, at, stride, i);
 
 		(void) dec_bytes(&e);	/* its super column */
 		memcpy(keys + i * klen, dec_bytes(&e).p, klen);
@@ -2229,59 +2238,34 @@ cf_sstable_cells_last(cf_sstable_cells *ci)
 }
 
 /*
- * The last of n column-index entries whose first path is <= the target, SIZE_MAX if
- * none, through their dense names (keys, klen: see key_levels_search); e0 is the first
- * entry. Every entry has e0's super column, so either that decides for all of them or
- * the names alone do.
+ * The last of n column-index entries whose first path is <= the target; SIZE_MAX if
+ * none. Entry i is at data + the uint32_t that begins element i of at (elements of
+ * stride bytes: a column-index block's ix, or a wide row's top_at). With their dense
+ * names (keys, klen; klen 0: none) every entry has the first one's super column, so
+ * either that decides for all of them or the names alone do, searched in the array
+ * (the group of at the answer lies in prefetched on the way: it is read next).
  */
 static size_t
-find_dense(const cf_col_order *o, const uint8_t *keys, size_t n, size_t klen, col_entry e0,
-		   cf_slice sc, cf_slice name, bool open_end, const void *aux, size_t aux_size)
-{
-	if (open_end || (o->super && cf_type_compare(o->cmp, e0.sc, sc) != 0))
-		return target_cmp(o, e0.sc, e0.name, sc, name, open_end) <= 0 ? n - 1 : SIZE_MAX;
-	return key_levels_search(o->super ? o->subcmp : o->cmp, keys, n, klen, name, aux,
-							 aux_size);
-}
-
-/* The last entry of a wide row's top level whose first path is <= the target; SIZE_MAX if none. */
-static size_t
-find_top(const cf_col_order *o, const cf_sstable_row *row, cf_slice sc, cf_slice name,
-		 bool open_end)
+find_entry(const cf_col_order *o, const uint8_t *data, const void *at, size_t stride,
+		   size_t n, const uint8_t *keys, size_t klen, cf_slice sc, cf_slice name,
+		   bool open_end)
 {
 	size_t		lo = 0,
-				hi = row->n_top;
+				hi = n;
 
-	if (row->top_klen)
-		return find_dense(o, row->top_keys, row->n_top, row->top_klen, row_top(row, 0), sc,
-						  name, open_end, NULL, 0);
-	while (lo < hi)
+	if (klen)
 	{
-		size_t		mid = lo + (hi - lo) / 2;
-		col_entry	e = row_top(row, mid);
+		col_entry	e0 = colentry_at(entry_at(data, at, stride, 0));
 
-		if (target_cmp(o, e.sc, e.name, sc, name, open_end) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (open_end || (o->super && cf_type_compare(o->cmp, e0.sc, sc) != 0))
+			return target_cmp(o, e0.sc, e0.name, sc, name, open_end) <= 0 ? n - 1 : SIZE_MAX;
+		return key_levels_search(o->super ? o->subcmp : o->cmp, keys, n, klen, name, at,
+								 stride);
 	}
-	return lo == 0 ? SIZE_MAX : lo - 1;
-}
-
-/* The same over the entries of a column-index block. */
-static size_t
-find_col(const cf_col_order *o, const cblk *b, cf_slice sc, cf_slice name, bool open_end)
-{
-	size_t		lo = 0,
-				hi = b->n;
-
-	if (b->klen)
-		return find_dense(o, b->keys, b->n, b->klen, colentry(b, 0), sc, name, open_end,
-						  b->ix, sizeof(blk_at));	/* the answer's entry is found through ix */
 	while (lo < hi)
 	{
 		size_t		mid = lo + (hi - lo) / 2;
-		col_entry	e = colentry(b, mid);
+		col_entry	e = colentry_at(entry_at(data, at, stride, mid));
 
 		if (target_cmp(o, e.sc, e.name, sc, name, open_end) <= 0)
 			lo = mid + 1;
@@ -2303,7 +2287,8 @@ find_block(cf_sstable_cells *ci, cf_slice sc, cf_slice name, bool open_end, bool
 	*before_all = false;
 	if (row->n_top > 0)
 	{
-		i = find_top(&ci->t->order, row, sc, name, open_end);
+		i = find_entry(&ci->t->order, row->tbase, row->top_at, sizeof(uint32_t), row->n_top,
+					   row->top_keys, row->top_klen, sc, name, open_end);
 		if (i == SIZE_MAX)
 		{
 			*before_all = true;
@@ -2315,7 +2300,8 @@ find_block(cf_sstable_cells *ci, cf_slice sc, cf_slice name, bool open_end, bool
 	j = 0;
 	if (row->n_top > 0)
 	{
-		j = find_col(&ci->t->order, ci->cb, sc, name, open_end);
+		j = find_entry(&ci->t->order, ci->cb->data, ci->cb->ix, sizeof(blk_at), ci->cb->n,
+					   ci->cb->keys, ci->cb->klen, sc, name, open_end);
 		if (j == SIZE_MAX)
 		{
 			*before_all = true;

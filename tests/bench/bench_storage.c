@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "util/buf.h"
 #include "util/log.h"
 
 #define KEY_LEN 16
@@ -152,13 +153,6 @@ key_of(uint64_t i, char *out)
 	memcpy(out, tmp, KEY_LEN);
 }
 
-static void
-be64(uint64_t v, uint8_t *out)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		out[i] = (uint8_t) v;
-}
-
 /*
  * db_bench's values: a 1 MiB pool of pieces that compress to half (each 100-byte piece
  * is 50 random printable bytes written twice); value i starts at a varying offset.
@@ -195,8 +189,8 @@ static void
 value_make(uint64_t vi, char *out)
 {
 	memcpy(out, value_of(vi), VALUE_LEN);
-	be64(vi, (uint8_t *) out);
-	be64(vi, (uint8_t *) out + VALUE_LEN / 2);
+	cf_store_be64((uint8_t *) out, vi);
+	cf_store_be64((uint8_t *) out + VALUE_LEN / 2, vi);
 }
 
 static bool
@@ -1117,7 +1111,7 @@ cfb_load_wide(cfb *c, bool super, uint64_t columns)
 
 		for (; k < WIDE_BATCH && i < columns; k++, i++)
 		{
-			be64(i, names + k * NAME_LEN);
+			cf_store_be64(names + k * NAME_LEN, i);
 			cells[k] = (cf_cell) {
 				.sc = super ? cf_slice_of(SC_NAME, 2) : cf_slice_of("", 0),
 				.name = cf_slice_of(names + k * NAME_LEN, NAME_LEN),
@@ -1147,7 +1141,7 @@ cfb_slice(cfb *c, bool super, uint64_t start)
 	cf_predicate p = {.range = {.start = cf_slice_of(name, NAME_LEN),.reversed = true,.count = 10}};
 	size_t		want = start + 1 < 10 ? start + 1 : 10;
 
-	be64(start, name);
+	cf_store_be64(name, start);
 	check(cf_db_view(c->db, KS, super ? SUPER_CF : WIDE_CF, &v), "view");
 	check(cf_read_slice(&v, cfb_token(c, key), key,
 						super ? cf_slice_of(SC_NAME, 2) : cf_slice_of("", 0), &p,
@@ -1159,7 +1153,7 @@ cfb_slice(cfb *c, bool super, uint64_t start)
 	{
 		const cf_read_column *col = &r->slice.columns[j];
 
-		be64(start - j, name);	/* reversed: start, start - 1, ... */
+		cf_store_be64(name, start - j);	/* reversed: start, start - 1, ... */
 		if (col->name.len != NAME_LEN || memcmp(col->name.p, name, NAME_LEN) != 0 ||
 			col->value.len != VALUE_LEN || memcmp(col->value.p, value_of(start - j), VALUE_LEN) != 0)
 			die("colfam slice from %" PRIu64 ": result %zu is not column %" PRIu64,
@@ -1200,7 +1194,7 @@ ldb_wide_key(bool super, uint64_t i, uint8_t *out)
 	size_t		n = super ? 7 : 4;
 
 	memcpy(out, super ? "row|sc|" : "row|", n);
-	be64(i, out + n);
+	cf_store_be64(out + n, i);
 	return n + NAME_LEN;
 }
 

@@ -18,7 +18,7 @@
  *  2. a Standard CF (LongType, negative names too) whose wide row spans ~75 data
  *     blocks: its names are all 8 bytes, so the reader keeps the column-index block's
  *     names and the row's top level as dense key arrays, the block's with two summary
- *     levels, and searches them comparing integers (sstable_reader.c's find_dense,
+ *     levels, and searches them comparing integers (sstable_reader.c's find_entry,
  *     key_levels_search) — the one template whose corrupt bytes reach that path.
  * Input byte 0 picks the template (modulo 3); the rest overlays the stored bytes of its
  * blocks, in file order (a shorter input leaves the rest as written). The file is

@@ -639,23 +639,18 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(write_read_close_reopen, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(replay_after_kill, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(invalid_writes_are_refused_whole, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(schema_changes_persist, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(truncate_and_compaction, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(partitioner_cannot_change, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(idle_memtable_flushes_by_age,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(updated_thresholds_apply_at_once,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(failed_add_cf_is_not_persisted,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(refused_write_is_not_logged,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(full_disk_fails_writes_and_loses_nothing,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(sigkill_loses_no_acknowledged_write, db_fixture_setup, db_fixture_teardown),
+		DB_TEST(write_read_close_reopen),
+		DB_TEST(replay_after_kill),
+		DB_TEST(invalid_writes_are_refused_whole),
+		DB_TEST(schema_changes_persist),
+		DB_TEST(truncate_and_compaction),
+		DB_TEST(partitioner_cannot_change),
+		DB_TEST(idle_memtable_flushes_by_age),
+		DB_TEST(updated_thresholds_apply_at_once),
+		DB_TEST(failed_add_cf_is_not_persisted),
+		DB_TEST(refused_write_is_not_logged),
+		DB_TEST(full_disk_fails_writes_and_loses_nothing),
+		DB_TEST(sigkill_loses_no_acknowledged_write),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

@@ -278,8 +278,7 @@ reopen_and_check(db_fixture *f, cf_env *env, uint64_t memtable_ops, const int *l
 static void
 finish(db_fixture *f, cf_env *env)
 {
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 	cf_env_fault_free(env);
 }
 
@@ -396,9 +395,9 @@ segment_ids_grow_past_flushed_positions(void **state)
 	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	add_schema(f->db);
 	OK(write_v(f->db, 1, 1, 1));
-	OK(cf_db_close(f->db));		/* flushed: SSTables record where in the log */
+	db_fixture_close(f);		/* flushed: SSTables record where in the log */
 	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
-	OK(cf_db_close(f->db));		/* its segments retired: the log directory is empty */
+	db_fixture_close(f);		/* its segments retired: the log directory is empty */
 	open_db(f, env, CF_COMMITLOG_BATCH, 1000000);
 	OK(write_v(f->db, 2, 2, 2));	/* acknowledged: synced to the log */
 	power_off(f, env);
@@ -474,8 +473,7 @@ power_loss_with_writers(db_fixture *f, cf_commitlog_sync_mode mode, const char *
 		state[k] = -1;
 	open_db(f, env, mode, 1000000);
 	add_schema(f->db);
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 	for (int cycle = 0; cycle < 6; cycle++)
 	{
 		writer		w[WRITERS];
@@ -527,8 +525,7 @@ power_loss_with_writers(db_fixture *f, cf_commitlog_sync_mode mode, const char *
 			state[k] = got;
 		}
 		check_index_matches_rows(f->db, when);
-		OK(cf_db_close(f->db));
-		f->db = NULL;
+		db_fixture_close(f);
 		ts_base += 10000000;
 	}
 	print_message("%s: 6 power losses, %d writes acknowledged\n", name, total_acked);
@@ -552,18 +549,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(failed_fsync_in_batch_mode, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(enospc_in_the_commit_log, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(enospc_during_flush, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(segment_ids_grow_past_flushed_positions,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(power_loss_batch, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(power_loss_periodic, db_fixture_setup,
-										db_fixture_teardown),
+		DB_TEST(failed_fsync_in_batch_mode),
+		DB_TEST(enospc_in_the_commit_log),
+		DB_TEST(enospc_during_flush),
+		DB_TEST(segment_ids_grow_past_flushed_positions),
+		DB_TEST(power_loss_batch),
+		DB_TEST(power_loss_periodic),
 	};
 
 	cf_log_set_level(CF_LOG_OFF);	/* the faults make the db log errors, as it should */

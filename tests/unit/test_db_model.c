@@ -275,7 +275,7 @@ random_history_matches_the_reference(void **state)
 		{
 			/* half the restarts are clean, half leave the memtables to replay */
 			if (rnd(2))
-				assert_null(cf_db_close(f->db));
+				db_fixture_close(f);
 			else
 			{
 				assert_null(cf_db_abandon(f->db));
@@ -289,15 +289,14 @@ random_history_matches_the_reference(void **state)
 	print_message("db model: %d steps, %d flushes, %d major compactions, %d restarts "
 				  "(%d replaying unflushed memtables)\n",
 				  STEPS, flushes, compactions, restarts, replays);
-	assert_null(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(random_history_matches_the_reference, db_fixture_setup, db_fixture_teardown),
+		DB_TEST(random_history_matches_the_reference),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

@@ -373,7 +373,7 @@ overwrite_delete_and_row_delete(void **state)
 	OK(cf_db_flush(f->db, KS, "Users"));
 	OK(cf_db_compact(f->db, KS, "Users", true));
 	assert_string_equal(sorted(by_state(f->db, "TX")), "bob erin");
-	OK(cf_db_close(f->db));
+	db_fixture_close(f);
 	open_db(f);
 	put(f->db, "erin", "state", "WA", 41);
 	OK(cf_db_abandon(f->db));
@@ -381,8 +381,7 @@ overwrite_delete_and_row_delete(void **state)
 	assert_string_equal(by_state(f->db, "TX"), "bob");
 	assert_string_equal(by_state(f->db, "WA"), "erin");
 	assert_string_equal(sorted(by_state(f->db, "CA")), "alice carol");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* The empty value is a value: its index row has the empty key (the minimum token). */
@@ -403,11 +402,10 @@ empty_values(void **state)
 	OK(cf_db_compact(f->db, KS, "Users", true));
 	assert_string_equal(by_state(f->db, ""), "a");
 	assert_string_equal(sorted(by_state(f->db, "x")), "b c");
-	OK(cf_db_close(f->db));
+	db_fixture_close(f);
 	open_db(f);
 	assert_string_equal(by_state(f->db, ""), "a");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* Range tombstones over an indexed column, and two indexed columns in one write. */
@@ -445,8 +443,7 @@ range_tombstones_and_multi_column_writes(void **state)
 	t.finish = S("z");
 	OK(cf_db_apply(f->db, KS, S("k2"), &u, 1));
 	assert_string_equal(by_state(f->db, "OR"), "k1");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* Expiring values leave the index when they expire, with no write. */
@@ -477,8 +474,7 @@ ttl_expiry(void **state)
 	/* the expired row written again (newer) is found again */
 	put(f->db, "short", "state", "TX", 11);
 	assert_string_equal(sorted(by_state(f->db, "TX")), "forever short");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 	cf_env_fault_free(env);
 }
 
@@ -607,8 +603,7 @@ query_filters_start_key_count_and_predicate(void **state)
 		OK(query(f->db, "Users", &e, 1, "u00", 100, NULL, &r));	/* u00 is CA */
 		cf_read_rows_free(r);
 	}
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 static void
@@ -676,8 +671,7 @@ query_errors(void **state)
 		OK(cf_db_apply(f->db, KS, cf_slice_of(k, CF_KEY_MAX), &u, 1));
 		free(k);
 	}
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* IntegerType: values equal as numbers share an index row, whatever their bytes. */
@@ -720,8 +714,7 @@ integer_values_match_as_numbers(void **state)
 	OK(query(f->db, "Nums", &e, 1, "", 10, NULL, &r));
 	assert_string_equal(sorted(keys_of(r)), "a c");
 	cf_read_rows_free(r);
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* ---------------------------------------------------------------- schema changes */
@@ -833,7 +826,7 @@ build_drop_and_hidden(void **state)
 	cf_schema_unref(s);
 
 	/* restart: the index is complete and stays so */
-	OK(cf_db_close(f->db));
+	db_fixture_close(f);
 	open_db(f);
 	OK(query(f->db, "Users", &e, 1, "", 100, NULL, &r));
 	assert_int_equal(r->n_rows, 30);
@@ -857,8 +850,7 @@ build_drop_and_hidden(void **state)
 	assert_true(dir_exists(dir));
 	OK(cf_db_drop_cf(f->db, KS, "Users"));
 	assert_false(dir_exists(dir));
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* A build interrupted by a close starts over at the next open. */
@@ -888,8 +880,7 @@ interrupted_build_resumes(void **state)
 	OK(query(f->db, "Users", &e, 1, "", 100, NULL, &r));
 	assert_int_equal(r->n_rows, 10);
 	cf_read_rows_free(r);
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* Truncating a CF empties its indexes; the validator of an indexed column changes. */
@@ -909,7 +900,7 @@ truncate_and_validator_change(void **state)
 	assert_string_equal(by_state(f->db, "TX"), "");
 	put(f->db, "c", "state", "TX", 2);
 	assert_string_equal(by_state(f->db, "TX"), "c");
-	OK(cf_db_close(f->db));
+	db_fixture_close(f);
 	open_db(f);
 	assert_string_equal(by_state(f->db, "TX"), "c");	/* replay does not revive a or b */
 
@@ -928,8 +919,7 @@ truncate_and_validator_change(void **state)
 	assert_true(index_id_of(f->db, "Users", "state") > id);
 	cf_db_wait_index_builds(f->db);
 	assert_string_equal(by_state(f->db, "TX"), "c");
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* ---------------------------------------------------------------- concurrency */
@@ -1075,8 +1065,7 @@ concurrent_writers_and_builds(void **state)
 	open_db(f);
 	cw_check(f->db, "state", 's');
 	cw_check(f->db, "email", 'e');
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* ---------------------------------------------------------------- the model */
@@ -1601,7 +1590,7 @@ random_history_matches_the_model(void **state)
 		{
 			/* half clean, half leaving the memtables to replay */
 			if (rnd(2))
-				OK(cf_db_close(f->db));
+				db_fixture_close(f);
 			else
 				OK(cf_db_abandon(f->db));
 			/*
@@ -1637,8 +1626,7 @@ random_history_matches_the_model(void **state)
 				  "deletes, %d clock steps, %d flushes, %d compactions, %d restarts, %d "
 				  "index adds/drops\n", STEPS, counts[0], counts[1], counts[2], counts[3],
 				  counts[4], counts[5], counts[6], counts[7], counts[8]);
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 	cf_env_fault_free(env);
 	for (int k = 0; k < NK; k++)
 		cf_buf_free(&M.tokens[k]);
@@ -1651,27 +1639,18 @@ main(void)
 		cmocka_unit_test(entry_names_sort_by_token_then_key),
 		cmocka_unit_test(entry_names_refuse_what_they_cannot_hold),
 		cmocka_unit_test(row_keys_and_operators),
-		cmocka_unit_test_setup_teardown(overwrite_delete_and_row_delete, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(empty_values, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(range_tombstones_and_multi_column_writes,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(ttl_expiry, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(query_filters_start_key_count_and_predicate,
-										db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(query_errors, db_fixture_setup, db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(integer_values_match_as_numbers, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(build_drop_and_hidden, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(interrupted_build_resumes, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(truncate_and_validator_change, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(concurrent_writers_and_builds, db_fixture_setup,
-										db_fixture_teardown),
-		cmocka_unit_test_setup_teardown(random_history_matches_the_model, db_fixture_setup,
-										db_fixture_teardown),
+		DB_TEST(overwrite_delete_and_row_delete),
+		DB_TEST(empty_values),
+		DB_TEST(range_tombstones_and_multi_column_writes),
+		DB_TEST(ttl_expiry),
+		DB_TEST(query_filters_start_key_count_and_predicate),
+		DB_TEST(query_errors),
+		DB_TEST(integer_values_match_as_numbers),
+		DB_TEST(build_drop_and_hidden),
+		DB_TEST(interrupted_build_resumes),
+		DB_TEST(truncate_and_validator_change),
+		DB_TEST(concurrent_writers_and_builds),
+		DB_TEST(random_history_matches_the_model),
 	};
 
 	cf_log_set_level(CF_LOG_WARN);

@@ -1526,35 +1526,53 @@ model_standard_and_super(void **state)
 
 /* ---------------------------------------------------------------- a wide row */
 
+static const cf_col_order wide_order = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
+
+/*
+ * Writes to path an sstable (wide_order, blocks of block_size; 0: the default) of one
+ * row "wide": n cells named 0, 2, 4 ... 2(n-1) as LongType, each of value and
+ * timestamp 1, cell i a tombstone (deleted at NOW - 10) where dead is given and true.
+ */
 static void
-wide_row_reversed_slice_reads_few_blocks(void **state)
+write_wide_row(const char *path, size_t block_size, int n, cf_slice value, bool (*dead) (int))
 {
-	fixture    *f = *state;
-	static const cf_col_order o = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
-	cf_sstable_options opt = {.order = o};
+	cf_sstable_options opt = {.order = wide_order, .block_size = block_size};
 	cf_sstable_writer *w;
-	cf_sstable *t;
-	const char *path = test_path(f->dir, "wide.sst");
-	const int	N = 200000;
-	uint8_t		nb[8],
-				val[8] = "value!!";
-	cf_table_set ts = {o, NULL, 0, &t, 1};
-	unsigned	seed = test_seed();
-	uint64_t	worst = 0;
+	uint8_t		nb[8];
 
 	OK(cf_sstable_writer_open(cf_env_posix(), path, &opt, &w));
 	OK(cf_sstable_writer_begin_row(w, tok(S("wide")), S("wide"), cf_deletion_none(), NULL, 0));
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < n; i++)
 	{
-		uint64_t	v = (uint64_t) i * 2;
-		cf_cell		c = {.name = cf_slice_of(nb, 8), .value = cf_slice_of(val, 7), .timestamp = 1};
+		cf_cell		c = {.name = cf_slice_of(nb, 8), .value = value, .timestamp = 1};
 
-		cf_store_be64(nb, v);
+		if (dead && dead(i))
+		{
+			c.flags = CF_CELL_DELETED;
+			c.value = NONE;
+			c.local_time = NOW - 10;
+		}
+		cf_store_be64(nb, (uint64_t) i * 2);
 		OK(cf_sstable_writer_add_cell(w, &c));
 	}
 	OK(cf_sstable_writer_end_row(w));
 	OK(cf_sstable_writer_finish(w, NULL));
-	OK(cf_sstable_open(cf_env_posix(), path, &o, &t));
+}
+
+static void
+wide_row_reversed_slice_reads_few_blocks(void **state)
+{
+	fixture    *f = *state;
+	cf_sstable *t;
+	const char *path = test_path(f->dir, "wide.sst");
+	const int	N = 200000;
+	uint8_t		nb[8];
+	cf_table_set ts = {wide_order, NULL, 0, &t, 1};
+	unsigned	seed = test_seed();
+	uint64_t	worst = 0;
+
+	write_wide_row(path, 0, N, S("value!!"), NULL);
+	OK(cf_sstable_open(cf_env_posix(), path, &wide_order, &t));
 
 	rng_state = seed;
 	for (int rep = 0; rep < 20; rep++)
@@ -1590,40 +1608,27 @@ wide_row_reversed_slice_reads_few_blocks(void **state)
  * that spans blocks. Every answer against arithmetic, from starts on, between and
  * around cells, and through a block cache as the db reads.
  */
+/* The tombstones of wide_row_reversed_slices_skip_tombstones' row. */
+static bool
+wide_dead(int i)
+{
+	return i % 5 == 2 || (i >= 14000 && i < 14060);
+}
+
 static void
 wide_row_reversed_slices_skip_tombstones(void **state)
 {
 	fixture    *f = *state;
-	static const cf_col_order o = {false, CF_TYPE_LONG, CF_TYPE_BYTES};
-	cf_sstable_options opt = {.order = o,.block_size = 256};
-	cf_sstable_writer *w;
 	cf_sstable *t;
 	cf_cache   *cache = cf_cache_new(1 << 20);
 	const char *path = test_path(f->dir, "wide-tombs.sst");
 	const int	N = 30000;
 	uint8_t		nb[8];
-	cf_table_set ts = {o, NULL, 0, &t, 1};
+	cf_table_set ts = {wide_order, NULL, 0, &t, 1};
 	int			checked = 0;
 
-#define DEAD(i) ((i) % 5 == 2 || ((i) >= 14000 && (i) < 14060))
-	OK(cf_sstable_writer_open(cf_env_posix(), path, &opt, &w));
-	OK(cf_sstable_writer_begin_row(w, tok(S("wide")), S("wide"), cf_deletion_none(), NULL, 0));
-	for (int i = 0; i < N; i++)
-	{
-		cf_cell		c = {.name = cf_slice_of(nb, 8),.value = S("v"),.timestamp = 1};
-
-		if (DEAD(i))
-		{
-			c.flags = CF_CELL_DELETED;
-			c.value = NONE;
-			c.local_time = NOW - 10;
-		}
-		cf_store_be64(nb, (uint64_t) i * 2);
-		OK(cf_sstable_writer_add_cell(w, &c));
-	}
-	OK(cf_sstable_writer_end_row(w));
-	OK(cf_sstable_writer_finish(w, NULL));
-	OK(cf_sstable_open_cached(cf_env_posix(), path, &o, cache, &t));
+	write_wide_row(path, 256, N, S("v"), wide_dead);
+	OK(cf_sstable_open_cached(cf_env_posix(), path, &wide_order, cache, &t));
 	for (int64_t start = -1; start <= 2 * N + 1; start += start < 40 || (start > 27900 && start < 28200) ? 1 : 7)
 	{
 		cf_predicate p;
@@ -1633,7 +1638,7 @@ wide_row_reversed_slices_skip_tombstones(void **state)
 
 		/* the live cells <= start, walking down */
 		for (int64_t i = start < 0 ? -1 : (start / 2 < N ? start / 2 : N - 1); i >= 0 && nw < 10; i--)
-			if (!DEAD(i))
+			if (!wide_dead((int) i))
 				want[nw++] = (int) i;
 		cf_store_be64(nb, (uint64_t) start);
 		p = (cf_predicate) {.range = {cf_slice_of(nb, 8), NONE, true, 10}};
@@ -1644,7 +1649,6 @@ wide_row_reversed_slices_skip_tombstones(void **state)
 		cf_read_result_free(r);
 		checked++;
 	}
-#undef DEAD
 	assert_true(checked > 8000);
 	cf_sstable_unref(t);
 	cf_cache_unref(cache);

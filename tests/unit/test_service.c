@@ -39,8 +39,7 @@ static void
 close_service(db_fixture *f, cf_service *svc)
 {
 	cf_service_free(svc);
-	OK(cf_db_close(f->db));
-	f->db = NULL;
+	db_fixture_close(f);
 }
 
 /* Keyspace "Twitter" (strategy, rf): Users (UTF8, "state" KEYS-indexed), Timeline (Super). */

@@ -81,14 +81,6 @@ open_plain(db_fixture *f)
 	return db_fixture_open(f, &o);
 }
 
-/* Closes f->db, which must close cleanly. */
-static void
-close_db(db_fixture *f)
-{
-	assert_null(cf_db_close(f->db));
-	f->db = NULL;
-}
-
 /* Takes snapshot name of the keyspaces; fails the test on an error. */
 static void
 take(cf_db *db, const char *const *kss, size_t n, const char *name)
@@ -175,10 +167,10 @@ take_list_clear(void **state)
 	cf_snapshot_list_free(&l);
 
 	/* and after a restart */
-	close_db(f);
+	db_fixture_close(f);
 	db = open_plain(f);
 	assert_int_equal(live_rows(db, "K1", "A"), 60);
-	close_db(f);
+	db_fixture_close(f);
 }
 
 static void
@@ -227,7 +219,7 @@ every_keyspace_but_system(void **state)
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
 	/* clearing everything when there is nothing is no error */
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, true), 0);
-	close_db(f);
+	db_fixture_close(f);
 }
 
 static void
@@ -257,7 +249,7 @@ refusals(void **state)
 	assert_int_equal(l.n, 0);	/* no call's out holds anything */
 	/* none of it left anything */
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 0);
-	close_db(f);
+	db_fixture_close(f);
 }
 
 /* A link failing in the second CF: the first CF's part is removed again. */
@@ -298,7 +290,7 @@ failure_leaves_nothing(void **state)
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.v[0].cf, "B");
 	cf_snapshot_list_free(&l);
-	close_db(f);
+	db_fixture_close(f);
 	cf_env_fault_free(env);
 }
 
@@ -332,7 +324,7 @@ automatic_ones_are_listed(void **state)
 	assert_int_equal(count_snapshots(db, gone, 1, NULL, false), 2);
 	assert_int_equal(count_snapshots(db, gone, 1, NULL, true), 2);
 	assert_int_equal(count_snapshots(db, NULL, 0, NULL, false), 1);
-	close_db(f);
+	db_fixture_close(f);
 }
 
 /*
@@ -354,7 +346,7 @@ snapshot_restores(void **state)
 	write_rows(db, "K1", "A", 0, 30);
 	take(db, k1, 1, "before");
 	write_rows(db, "K1", "A", 30, 20);
-	close_db(f);
+	db_fixture_close(f);
 
 	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/data' && cd '%s/data/K1/A' && "
 			 "rm -f *.sst MANIFEST && cp snapshots/before/* . && rm -r snapshots",
@@ -371,12 +363,9 @@ snapshot_restores(void **state)
 
 	db = open_plain(f);
 	assert_int_equal(live_rows(db, "K1", "A"), 50);
-	close_db(f);
+	db_fixture_close(f);
 	test_tmpdir_free(copy);
 }
-
-/* A test in a fresh db_fixture. */
-#define DB_TEST(fn) cmocka_unit_test_setup_teardown(fn, db_fixture_setup, db_fixture_teardown)
 
 int
 main(void)

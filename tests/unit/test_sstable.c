@@ -41,8 +41,7 @@ now_sec(void)
 static cf_slice
 long_name(uint8_t *buf, int64_t v)
 {
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		buf[i] = (uint8_t) v;
+	cf_store_be64(buf, (uint64_t) v);
 	return cf_slice_of(buf, 8);
 }
 

@@ -101,8 +101,7 @@ db_background_threads_are_named(void **state)
 	assert_int_equal(threads_named("cf-clog-sync"), 1);	/* the periodic commit log's */
 	assert_int_equal(threads_named("cf-flush-Entrie"), 1);	/* cut at 15 bytes */
 
-	cf_db_close(f->db);
-	f->db = NULL;
+	db_fixture_close(f);
 	assert_int_equal(threads_named("cf-maint"), 0);
 	assert_int_equal(threads_named("cf-clog-sync"), 0);
 	assert_int_equal(threads_named("cf-flush-Entrie"), 0);
@@ -113,8 +112,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_are_set_and_cut_at_fifteen_bytes),
-		cmocka_unit_test_setup_teardown(db_background_threads_are_named,
-										db_fixture_setup, db_fixture_teardown),
+		DB_TEST(db_background_threads_are_named),
 	};
 
 	return cmocka_run_group_tests_name("util/thread", tests, NULL, NULL);

@@ -58,3 +58,14 @@ db_fixture_open(db_fixture *f, const cf_db_options *o)
 		fail_msg("cf_db_open: %s", cf_status_msg(s));
 	return f->db;
 }
+
+void
+db_fixture_close(db_fixture *f)
+{
+	cf_db	   *db = f->db;
+	cf_status  *s;
+
+	f->db = NULL;
+	if ((s = cf_db_close(db)) != NULL)
+		fail_msg("cf_db_close: %s", cf_status_msg(s));
+}

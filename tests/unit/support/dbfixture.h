@@ -18,6 +18,9 @@ typedef struct db_fixture
 int			db_fixture_setup(void **state);
 int			db_fixture_teardown(void **state);
 
+/* A cmocka test of fn in a fresh db_fixture (*state). */
+#define DB_TEST(fn) cmocka_unit_test_setup_teardown(fn, db_fixture_setup, db_fixture_teardown)
+
 /*
  * The options of a db in f's directories: the POSIX env, RandomPartitioner, the
  * periodic commit log, every threshold at its default. The caller adjusts them.
@@ -30,5 +33,12 @@ cf_db_options db_fixture_options(const db_fixture *f);
  * already closed or abandoned.
  */
 cf_db	   *db_fixture_open(db_fixture *f, const cf_db_options *o);
+
+/*
+ * Closes f->db, which must close cleanly: fails the running test with the close's
+ * message otherwise. f->db is NULL before that check (cf_db_close frees the db even
+ * when it reports an error), so the teardown never abandons a freed db.
+ */
+void		db_fixture_close(db_fixture *f);
 
 #endif

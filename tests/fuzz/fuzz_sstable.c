@@ -19,7 +19,9 @@
  *     blocks: its names are all 8 bytes, so the reader keeps the column-index block's
  *     names and the row's top level as dense key arrays, the block's with two summary
  *     levels, and searches them comparing integers (sstable_reader.c's find_entry,
- *     key_levels_search) — the one template whose corrupt bytes reach that path.
+ *     key_levels_search): the one template whose corrupt bytes reach its integer
+ *     compares (0's 5-byte names and 1's 16-byte TimeUUIDs are searched as dense
+ *     names too, compared as bytes).
  * Input byte 0 picks the template (modulo 3); the rest overlays the stored bytes of its
  * blocks, in file order (a shorter input leaves the rest as written). The file is
  * rebuilt, every block resealed, then opened and read every way: rows in order, each
